@@ -1,0 +1,26 @@
+// Runs every test/**/*.test.ts with node's built-in runner through tsx.
+// Node 20's `--test` does not expand globs, so the file list is built here.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function collect(dir, out) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) collect(p, out);
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+let files = collect('test', []).sort();
+if (filters.length) files = files.filter((f) => filters.some((s) => f.includes(s)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+});
+process.exit(r.status ?? 1);

@@ -1,0 +1,121 @@
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { ProgressInfo, RequestOptions } from '../engine/peer.js';
+import type { ClientRequestMap } from '../protocol/methods.js';
+import type {
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListResourcesResult,
+  ListToolsResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '../protocol/types.js';
+
+export interface CallOptions extends RequestOptions {
+  /** Called for each progress notification of this call. */
+  onprogress?: (progress: ProgressInfo) => void;
+}
+
+type Paginated = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
+const ITEMS: Record<Paginated, string> = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+};
+/** Guards against a server whose cursors never end. */
+const MAX_PAGES = 10_000;
+
+/** Typed calls for every server method, written once over `request`. */
+export abstract class ServerCalls {
+  abstract request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject>;
+
+  ping(options?: RequestOptions): Promise<JsonObject> {
+    return this.request('ping', undefined, options);
+  }
+
+  listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<ListToolsResult> {
+    return this.request('tools/list', params, options) as Promise<ListToolsResult>;
+  }
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
+    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    return this.request('tools/call', params, options) as Promise<CallToolResult>;
+  }
+  listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
+    return this.request('resources/list', params, options) as Promise<ListResourcesResult>;
+  }
+  listResourceTemplates(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourceTemplatesResult> {
+    return this.request('resources/templates/list', params, options) as Promise<ListResourceTemplatesResult>;
+  }
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.request('resources/read', { uri }, options) as Promise<ReadResourceResult>;
+  }
+  subscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('resources/subscribe', { uri }, options);
+  }
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('resources/unsubscribe', { uri }, options);
+  }
+  listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<ListPromptsResult> {
+    return this.request('prompts/list', params, options) as Promise<ListPromptsResult>;
+  }
+  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
+    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    return this.request('prompts/get', params, options) as Promise<GetPromptResult>;
+  }
+  complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
+    return this.request('completion/complete', params as unknown as JsonObject, options) as Promise<CompleteResult>;
+  }
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('logging/setLevel', { level }, options);
+  }
+
+  /** Walks every page of a list method, yielding items. */
+  async *paginate<M extends Paginated>(method: M, options?: RequestOptions): AsyncGenerator<ItemOf<M>> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const r = (await this.request(method, cursor === undefined ? undefined : { cursor }, options)) as Record<string, unknown>;
+      for (const item of (r[ITEMS[method]] as ItemOf<M>[] | undefined) ?? []) yield item;
+      // Only a missing nextCursor ends the list; "" is a valid cursor in 2026-07-28.
+      if (typeof r.nextCursor !== 'string') return;
+      cursor = r.nextCursor;
+    }
+    throw new Error(`${method}: the server returned more than ${MAX_PAGES} pages`);
+  }
+
+  async listAllTools(options?: RequestOptions): Promise<Tool[]> {
+    return collect(this.paginate('tools/list', options));
+  }
+  async listAllResources(options?: RequestOptions): Promise<Resource[]> {
+    return collect(this.paginate('resources/list', options));
+  }
+  async listAllResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+    return collect(this.paginate('resources/templates/list', options));
+  }
+  async listAllPrompts(options?: RequestOptions): Promise<Prompt[]> {
+    return collect(this.paginate('prompts/list', options));
+  }
+}
+
+type ItemOf<M extends Paginated> = M extends 'tools/list'
+  ? Tool
+  : M extends 'resources/list'
+    ? Resource
+    : M extends 'resources/templates/list'
+      ? ResourceTemplate
+      : Prompt;
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+export type { ClientRequestMap };

@@ -1,0 +1,51 @@
+import { LocalError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { Peer } from '../engine/peer.js';
+import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types.js';
+import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from '../protocol/versions.js';
+
+/** What the handshake settled for a client connection. */
+export interface HandshakeOutcome {
+  protocolVersion: string;
+  serverInfo: Implementation;
+  serverCapabilities: ServerCapabilities;
+  instructions: string | undefined;
+}
+
+/**
+ * The handshake era's codec, client side: initialize, check the answer, send initialized.
+ * A server answering with a revision we do not speak is a hard, explained failure.
+ */
+export async function performHandshake(
+  peer: Peer,
+  clientInfo: Implementation,
+  capabilities: ClientCapabilities,
+  options: { protocolVersion?: string; supported?: readonly string[]; timeoutMs?: number },
+): Promise<HandshakeOutcome> {
+  const supported = options.supported ?? HANDSHAKE_VERSIONS;
+  const requested = options.protocolVersion ?? LATEST_HANDSHAKE_VERSION;
+  const raw = (await peer.request(
+    'initialize',
+    { protocolVersion: requested, capabilities, clientInfo } as unknown as JsonObject,
+    { timeoutMs: options.timeoutMs },
+  )) as unknown as InitializeResult;
+  const version = raw.protocolVersion;
+  if (typeof version !== 'string' || !supported.includes(version)) {
+    await peer.close().catch(() => {});
+    throw new LocalError(
+      'protocol',
+      `Server answered initialize with protocol version ${JSON.stringify(version)}, which this client does not speak (it speaks ${supported.join(', ')})`,
+    );
+  }
+  if (!raw.serverInfo || typeof raw.serverInfo !== 'object' || !raw.capabilities || typeof raw.capabilities !== 'object') {
+    await peer.close().catch(() => {});
+    throw new LocalError('protocol', 'Server answered initialize without "serverInfo" or "capabilities"');
+  }
+  await peer.notify('notifications/initialized');
+  return {
+    protocolVersion: version,
+    serverInfo: raw.serverInfo,
+    serverCapabilities: raw.capabilities,
+    instructions: raw.instructions,
+  };
+}

@@ -1,0 +1,3 @@
+export { McpClient, type ClientOptions, type SamplingHandler, type ElicitationHandler } from './client.js';
+export type { CallOptions } from './calls.js';
+export type { HandshakeOutcome } from './handshake.js';

@@ -1,0 +1,369 @@
+import { decodeFrame, DEFAULT_LIMITS, errorResponse, type DecodeLimits } from '../jsonrpc/codec.js';
+import { ErrorCode, LocalError, McpError, toErrorObject } from '../jsonrpc/errors.js';
+import type {
+  JsonObject,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
+} from '../jsonrpc/messages.js';
+import type { FrameInfo, Transport } from '../transports/transport.js';
+import { compose, type MessageMiddleware, type Next } from './middleware.js';
+import { InboundRequest } from './inbound.js';
+
+export interface ProgressInfo {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Per-request timeout; defaults to the peer's `requestTimeoutMs`. 0 disables it. */
+  timeoutMs?: number;
+  /** Restart the timeout whenever progress arrives (bounded by `maxTotalTimeoutMs`). */
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+  /** Asks the peer for progress (adds `_meta.progressToken`) and receives it. */
+  onprogress?: (progress: ProgressInfo) => void;
+  /** The inbound request this one is made on behalf of (routes it to that request's stream). */
+  relatedRequestId?: RequestId;
+}
+
+export interface PeerHandlers {
+  onrequest(request: JsonRpcRequest, ctx: InboundRequest): Promise<JsonObject> | JsonObject;
+  onnotification?(notification: JsonRpcNotification, info?: FrameInfo): void | Promise<void>;
+  /** Whether a batch (JSON array frame) may be accepted right now. */
+  allowBatch?(): boolean;
+}
+
+export interface PeerOptions {
+  limits?: Partial<DecodeLimits>;
+  /** Default timeout for outgoing requests (ms). Default 60 000. */
+  requestTimeoutMs?: number;
+  middleware?: MessageMiddleware[];
+  /** Problems that have nowhere else to go (a handler that threw in a notification...). */
+  onerror?: (error: Error) => void;
+}
+
+interface Pending {
+  method: string;
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+  onprogress?: (p: ProgressInfo) => void;
+  timer?: ReturnType<typeof setTimeout>;
+  timeoutMs: number;
+  startedAt: number;
+  maxTotal: number;
+  resetOnProgress: boolean;
+  cleanup?: () => void;
+}
+
+/**
+ * One end of a JSON-RPC connection: correlates ids, runs timeouts, progress and cancellation in
+ * both directions and the middleware chain. It knows nothing of MCP lifecycles; the era codec
+ * and the dispatcher above it decide what a request means.
+ */
+export class Peer {
+  readonly transport: Transport;
+  private readonly handlers: PeerHandlers;
+  private readonly limits: DecodeLimits;
+  private readonly requestTimeoutMs: number;
+  private readonly middleware: MessageMiddleware[];
+  private readonly onerror?: (error: Error) => void;
+  private nextId = 0;
+  private readonly pending = new Map<RequestId, Pending>();
+  /** Inbound requests still being handled, by id. */
+  readonly inflight = new Map<RequestId, InboundRequest>();
+  private closed = false;
+  private closeListeners: Array<(reason?: Error) => void> = [];
+  private sendOut: Next;
+  private receiveIn: Next;
+  private currentInfo: FrameInfo | undefined;
+
+  constructor(transport: Transport, handlers: PeerHandlers, options: PeerOptions = {}) {
+    this.transport = transport;
+    this.handlers = handlers;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.middleware = [...(options.middleware ?? [])];
+    this.onerror = options.onerror;
+    this.sendOut = this.buildOut();
+    this.receiveIn = this.buildIn();
+  }
+
+  /** Adds message middleware (outermost last added runs innermost). */
+  use(mw: MessageMiddleware): void {
+    this.middleware.push(mw);
+    this.sendOut = this.buildOut();
+    this.receiveIn = this.buildIn();
+  }
+
+  private buildOut(): Next {
+    return compose(this.middleware, 'outgoing', (m) => this.transport.send(m, relatedOf(m)));
+  }
+  private buildIn(): Next {
+    return compose(this.middleware, 'incoming', (m) => this.route(m, this.currentInfo));
+  }
+
+  async start(): Promise<void> {
+    this.transport.onmessage = (frame, info) => this.receive(frame, info);
+    this.transport.onclose = (reason) => this.handleClosed(reason);
+    this.transport.onerror = (err) => this.onerror?.(err);
+    await this.transport.start();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  onClose(listener: (reason?: Error) => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.transport.close();
+    // Transports call onclose themselves; this covers one that does not.
+    this.handleClosed();
+  }
+
+  // ---------------------------------------------------------------- outgoing
+
+  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    if (this.closed) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the connection is closed`));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(abortError(method, signal));
+    const id = this.nextId++;
+    let sentParams = params;
+    if (options.onprogress) {
+      const meta = (params?._meta as JsonObject | undefined) ?? {};
+      sentParams = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const message: JsonRpcRequest = sentParams === undefined
+      ? { jsonrpc: '2.0', id, method }
+      : { jsonrpc: '2.0', id, method, params: sentParams };
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+    return new Promise<JsonObject>((resolve, reject) => {
+      const p: Pending = {
+        method,
+        resolve,
+        reject,
+        onprogress: options.onprogress,
+        timeoutMs,
+        startedAt: Date.now(),
+        maxTotal: options.maxTotalTimeoutMs ?? Infinity,
+        resetOnProgress: options.resetTimeoutOnProgress ?? false,
+      };
+      this.pending.set(id, p);
+      if (timeoutMs > 0) this.arm(id, p);
+      if (signal) {
+        const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), String(signal.reason ?? 'aborted'));
+        signal.addEventListener('abort', onAbort, { once: true });
+        p.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      if (options.relatedRequestId !== undefined) related.set(message, options.relatedRequestId);
+      this.sendOut(message).catch((err: unknown) => {
+        this.settle(id)?.reject(err instanceof Error ? err : new Error(String(err)));
+      });
+    });
+  }
+
+  notify(method: string, params?: JsonObject, relatedRequestId?: RequestId): Promise<void> {
+    if (this.closed) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the connection is closed`));
+    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    if (relatedRequestId !== undefined) related.set(message, relatedRequestId);
+    return this.sendOut(message);
+  }
+
+  /** Sends a response (used by InboundRequest). */
+  respond(message: JsonRpcResponse): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (message.id !== undefined && message.id !== null) related.set(message, message.id);
+    return this.sendOut(message);
+  }
+
+  private arm(id: RequestId, p: Pending): void {
+    p.timer = setTimeout(() => {
+      this.cancelOutgoing(
+        id,
+        new LocalError('timeout', `Request "${p.method}" timed out after ${p.timeoutMs} ms`),
+        `Request timed out after ${p.timeoutMs} ms`,
+      );
+    }, p.timeoutMs);
+  }
+
+  private settle(id: RequestId): Pending | undefined {
+    const p = this.pending.get(id);
+    if (!p) return undefined;
+    this.pending.delete(id);
+    if (p.timer) clearTimeout(p.timer);
+    p.cleanup?.();
+    return p;
+  }
+
+  private cancelOutgoing(id: RequestId, error: Error, reason: string): void {
+    const p = this.settle(id);
+    if (!p) return;
+    p.reject(error);
+    // initialize must never be cancelled (spec); for everything else tell the peer to stop.
+    if (p.method !== 'initialize' && !this.closed) {
+      this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => {});
+    }
+  }
+
+  // ---------------------------------------------------------------- incoming
+
+  private receive(frame: unknown, info?: FrameInfo): void {
+    const decoded = decodeFrame(frame, this.limits);
+    if (decoded.batch && !(this.handlers.allowBatch?.() ?? false)) {
+      void this.transport.send(errorResponse(null, ErrorCode.InvalidRequest,
+        'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26'));
+      return;
+    }
+    if (decoded.batch) {
+      void this.receiveBatch(decoded.messages, decoded.errors, info);
+      return;
+    }
+    for (const e of decoded.errors) void this.transport.send(e);
+    const m = decoded.messages[0];
+    if (!m) return;
+    this.currentInfo = info;
+    this.receiveIn(m).catch((err: unknown) => this.onerror?.(asError(err)));
+  }
+
+  /** Batch replies travel together, as JSON-RPC 2.0 asks. */
+  private async receiveBatch(messages: JsonRpcMessage[], errors: JsonRpcResponse[], info?: FrameInfo): Promise<void> {
+    const replies: JsonRpcResponse[] = [...errors];
+    const waits: Promise<void>[] = [];
+    for (const m of messages) {
+      if ('method' in m && 'id' in m) {
+        waits.push(this.handleRequest(m, info, (r) => { replies.push(r); }));
+      } else {
+        this.currentInfo = info;
+        waits.push(this.receiveIn(m).catch((err: unknown) => this.onerror?.(asError(err))));
+      }
+    }
+    await Promise.all(waits);
+    if (replies.length > 0 && !this.closed) await this.transport.send(replies).catch((e: unknown) => this.onerror?.(asError(e)));
+  }
+
+  private async route(m: JsonRpcMessage, info?: FrameInfo): Promise<void> {
+    if ('method' in m) {
+      if ('id' in m) return this.handleRequest(m as JsonRpcRequest, info);
+      return this.handleNotification(m, info);
+    }
+    this.handleResponse(m);
+  }
+
+  private handleResponse(m: JsonRpcResponse): void {
+    if (m.id === undefined || m.id === null) {
+      if ('error' in m) this.onerror?.(new Error(`Peer reported an error: ${m.error.message} (${m.error.code})`));
+      return;
+    }
+    const p = this.settle(m.id);
+    if (!p) return; // late (after timeout/cancel) or unknown: dropped, as the spec asks
+    if ('error' in m) p.reject(McpError.fromObject(m.error));
+    else p.resolve(m.result);
+  }
+
+  private async handleNotification(n: JsonRpcNotification, info?: FrameInfo): Promise<void> {
+    if (n.method === 'notifications/cancelled') {
+      const id = n.params?.requestId as RequestId | undefined;
+      if (id !== undefined) this.inflight.get(id)?.cancel(String(n.params?.reason ?? 'cancelled by peer'));
+      return;
+    }
+    if (n.method === 'notifications/progress') {
+      this.handleProgress(n.params);
+      return;
+    }
+    try {
+      await this.handlers.onnotification?.(n, info);
+    } catch (err) {
+      this.onerror?.(asError(err));
+    }
+  }
+
+  private handleProgress(params: JsonObject | undefined): void {
+    if (!params) return;
+    const token = params.progressToken as RequestId;
+    const p = this.pending.get(token);
+    if (!p?.onprogress) return;
+    if (p.resetOnProgress && p.timer) {
+      clearTimeout(p.timer);
+      if (Date.now() - p.startedAt < p.maxTotal) this.arm(token, p);
+      else {
+        this.cancelOutgoing(token, new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`), 'Maximum total timeout exceeded');
+        return;
+      }
+    }
+    const info: ProgressInfo = { progress: params.progress as number };
+    if (params.total !== undefined) info.total = params.total as number;
+    if (params.message !== undefined) info.message = params.message as string;
+    try {
+      p.onprogress(info);
+    } catch (err) {
+      this.onerror?.(asError(err));
+    }
+  }
+
+  private async handleRequest(req: JsonRpcRequest, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
+    const reply = collect ?? ((r: JsonRpcResponse) => { void this.respond(r).catch((e: unknown) => this.onerror?.(asError(e))); });
+    if (this.inflight.has(req.id)) {
+      reply(errorResponse(req.id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in progress`));
+      return;
+    }
+    const inbound = new InboundRequest(this, req, info);
+    this.inflight.set(req.id, inbound);
+    let response: JsonRpcResponse;
+    try {
+      const result = await this.handlers.onrequest(req, inbound);
+      response = { jsonrpc: '2.0', id: req.id, result };
+    } catch (err) {
+      if (!(err instanceof McpError) && !(err instanceof LocalError) && !inbound.signal.aborted) {
+        this.onerror?.(asError(err));
+      }
+      response = { jsonrpc: '2.0', id: req.id, error: toErrorObject(err) };
+    }
+    inbound.finish();
+    this.inflight.delete(req.id);
+    // A cancelled request gets no reply at all (spec: the receiver SHOULD NOT respond).
+    if (!inbound.cancelled) reply(response);
+  }
+
+  private handleClosed(reason?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    const why = reason?.message ? `: ${reason.message}` : '';
+    for (const [id, p] of [...this.pending]) {
+      this.settle(id);
+      p.reject(new LocalError('closed', `Connection closed before "${p.method}" was answered${why}`, { cause: reason }));
+    }
+    for (const r of this.inflight.values()) r.cancel('connection closed');
+    this.inflight.clear();
+    for (const l of this.closeListeners) {
+      try {
+        l(reason);
+      } catch (err) {
+        this.onerror?.(asError(err));
+      }
+    }
+  }
+}
+
+/** Side table so the transport learns which request a message belongs to without widening the message. */
+const related = new WeakMap<object, RequestId>();
+function relatedOf(m: JsonRpcMessage): { relatedRequestId?: RequestId } | undefined {
+  const id = related.get(m);
+  return id === undefined ? undefined : { relatedRequestId: id };
+}
+
+function abortError(method: string, signal: AbortSignal): LocalError {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+  return new LocalError('aborted', `Request "${method}" was aborted: ${reason}`);
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}

@@ -1,0 +1,17 @@
+export * from './jsonrpc/index.js';
+export * from './protocol/types.js';
+export * from './protocol/methods.js';
+export {
+  HANDSHAKE_VERSIONS,
+  MODERN_VERSIONS,
+  LATEST_HANDSHAKE_VERSION,
+  negotiateVersion,
+  type HandshakeVersion,
+} from './protocol/versions.js';
+export * from './server/index.js';
+export * from './client/index.js';
+export type { Transport, FrameInfo, AuthInfo, SendOptions } from './transports/transport.js';
+export { MemoryTransport, createLinkedPair } from './transports/memory/index.js';
+export type { MessageMiddleware, Next } from './engine/middleware.js';
+export type { ProgressInfo, RequestOptions } from './engine/peer.js';
+export { compileSchema, type SchemaInput, type CompiledSchema } from './schema/index.js';

@@ -1,0 +1,136 @@
+import { ErrorCode } from './errors.js';
+import type { JsonRpcErrorResponse, JsonRpcMessage, RequestId } from './messages.js';
+
+export interface DecodeLimits {
+  /** Largest accepted frame, in UTF-16 code units of the JSON text (≈ bytes for ASCII). */
+  maxMessageSize: number;
+  /** Deepest accepted nesting of arrays/objects. */
+  maxDepth: number;
+}
+
+export const DEFAULT_LIMITS: DecodeLimits = { maxMessageSize: 4 * 1024 * 1024, maxDepth: 64 };
+
+/** What one inbound frame turned into. */
+export interface Decoded {
+  /** Valid messages, in order. */
+  messages: JsonRpcMessage[];
+  /** True when the frame was a JSON array (a batch). */
+  batch: boolean;
+  /** Error responses to send back for the invalid parts of the frame. */
+  errors: JsonRpcErrorResponse[];
+}
+
+export function errorResponse(id: RequestId | null | undefined, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  // Ids that could not be read are sent as null: every SDK in the field parses that, while an
+  // absent id is only allowed from 2025-11-25 on.
+  return { jsonrpc: '2.0', id: id ?? null, error };
+}
+
+/**
+ * Turns a frame (raw JSON text, or a value a memory transport already holds) into validated
+ * JSON-RPC messages. Never throws: every problem becomes an error response.
+ */
+export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Decoded {
+  let value: unknown = frame;
+  if (typeof frame === 'string') {
+    if (frame.length > limits.maxMessageSize) {
+      return fail(null, ErrorCode.InvalidRequest, `Message too large: ${frame.length} bytes exceeds the limit of ${limits.maxMessageSize}`);
+    }
+    try {
+      value = JSON.parse(frame);
+    } catch (e) {
+      return fail(null, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
+    }
+    // A text of n characters cannot nest deeper than n/2, so short frames skip the walk.
+    if (frame.length > limits.maxDepth * 2 && exceedsDepth(value, limits.maxDepth)) {
+      return fail(peekId(value), ErrorCode.InvalidRequest, `Message nested deeper than the limit of ${limits.maxDepth}`);
+    }
+  } else if (exceedsDepth(value, limits.maxDepth)) {
+    return fail(peekId(value), ErrorCode.InvalidRequest, `Message nested deeper than the limit of ${limits.maxDepth}`);
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return fail(null, ErrorCode.InvalidRequest, 'Invalid request: empty batch');
+    const out: Decoded = { messages: [], batch: true, errors: [] };
+    for (const item of value) {
+      const r = validateMessage(item);
+      if (typeof r === 'string') out.errors.push(errorResponse(peekId(item), ErrorCode.InvalidRequest, r));
+      else out.messages.push(r);
+    }
+    return out;
+  }
+  const r = validateMessage(value);
+  if (typeof r === 'string') return fail(peekId(value), ErrorCode.InvalidRequest, r);
+  return { messages: [r], batch: false, errors: [] };
+}
+
+function fail(id: RequestId | null, code: number, message: string): Decoded {
+  return { messages: [], batch: false, errors: [errorResponse(id, code, message)] };
+}
+
+function isId(v: unknown): v is RequestId {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+}
+
+function peekId(v: unknown): RequestId | null {
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const id = (v as { id?: unknown }).id;
+    if (isId(id)) return id;
+  }
+  return null;
+}
+
+/** Returns the message, or a sentence saying why it is not one. Unknown fields are kept. */
+export function validateMessage(v: unknown): JsonRpcMessage | string {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return 'Invalid request: a JSON-RPC message must be an object';
+  const m = v as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return 'Invalid request: "jsonrpc" must be "2.0"';
+  const hasId = 'id' in m;
+  if ('method' in m) {
+    if (typeof m.method !== 'string' || m.method === '') return 'Invalid request: "method" must be a non-empty string';
+    if (m.params !== undefined && (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params))) {
+      return 'Invalid request: "params" must be an object';
+    }
+    if (hasId && !isId(m.id)) return 'Invalid request: "id" must be a string or an integer (never null)';
+    return m as unknown as JsonRpcMessage;
+  }
+  // A response.
+  if ('result' in m) {
+    if (!isId(m.id)) return 'Invalid response: "id" must be a string or an integer';
+    if (m.result === null || typeof m.result !== 'object' || Array.isArray(m.result)) return 'Invalid response: "result" must be an object';
+    return m as unknown as JsonRpcMessage;
+  }
+  if ('error' in m) {
+    const e = m.error as Record<string, unknown> | null;
+    if (!e || typeof e !== 'object' || !Number.isInteger(e.code) || typeof e.message !== 'string') {
+      return 'Invalid response: "error" must have an integer "code" and a string "message"';
+    }
+    if (m.id !== undefined && m.id !== null && !isId(m.id)) return 'Invalid response: bad "id"';
+    return m as unknown as JsonRpcMessage;
+  }
+  return 'Invalid request: neither a request, a notification nor a response';
+}
+
+/** Iterative so that a hostile frame cannot overflow the stack while being measured. */
+export function exceedsDepth(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (d > maxDepth) return true;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+    } else {
+      for (const k in v as object) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+      }
+    }
+  }
+  return false;
+}
+
+/** Compact JSON: no embedded newlines, as stdio framing requires. */
+export function encodeMessage(m: JsonRpcMessage | JsonRpcMessage[]): string {
+  return JSON.stringify(m);
+}

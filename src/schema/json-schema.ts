@@ -1,0 +1,155 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import {
+  failure,
+  quotedPath,
+  success,
+  type IssuePathSegment,
+  type SchemaRole,
+  type ValidationResult,
+} from './format.js';
+
+export type JsonSchemaDialect = 'draft-2020-12' | 'draft-07';
+
+// MCP says a schema without `$schema` is 2020-12. Both URI schemes and the
+// optional empty fragment appear in the wild, so they are normalised away.
+const DIALECTS: ReadonlyMap<string, JsonSchemaDialect> = new Map([
+  ['json-schema.org/draft/2020-12/schema', 'draft-2020-12'],
+  ['json-schema.org/draft-07/schema', 'draft-07'],
+]);
+
+export function detectDialect(schema: Record<string, unknown>): JsonSchemaDialect {
+  const uri = schema.$schema;
+  if (uri === undefined) return 'draft-2020-12';
+  if (typeof uri !== 'string') {
+    throw new TypeError(`JSON Schema "$schema" must be a string, got ${typeof uri}`);
+  }
+  const key = uri.trim().replace(/^https?:\/\//, '').replace(/#$/, '');
+  const dialect = DIALECTS.get(key);
+  if (!dialect) {
+    throw new TypeError(
+      `Unsupported JSON Schema dialect "${uri}": use draft 2020-12 ` +
+        `("https://json-schema.org/draft/2020-12/schema", the MCP default when "$schema" is omitted) ` +
+        `or draft-07 ("http://json-schema.org/draft-07/schema#")`,
+    );
+  }
+  return dialect;
+}
+
+// ajv-formats is CommonJS whose module.exports is the plugin and also carries
+// a `.default` pointing at itself; under NodeNext the type checker only sees
+// the namespace, so `.default` is the spelling that is right in both worlds.
+const addFormats = addFormatsModule.default;
+
+type AjvInstance = Ajv | Ajv2020;
+const instances = new Map<JsonSchemaDialect, AjvInstance>();
+
+function ajvFor(dialect: JsonSchemaDialect): AjvInstance {
+  let ajv = instances.get(dialect);
+  if (!ajv) {
+    // `loadSchema` is deliberately absent: a server must never fetch a remote
+    // `$ref` named by a schema, so such refs fail at compile time instead.
+    // `addUsedSchema: false` keeps each compiled schema out of the shared
+    // registry, so two tools may reuse the same `$id` without clashing.
+    const options = { allErrors: true, strict: false, addUsedSchema: false } as const;
+    ajv = dialect === 'draft-07' ? new Ajv(options) : new Ajv2020(options);
+    addFormats(ajv);
+    instances.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+// Keyed on the caller's schema object so re-registering the same schema (say,
+// one schema shared by many tools) reuses the generated code. Mutating a
+// schema after it was compiled is not supported.
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function compileWithAjv(schema: Record<string, unknown>): ValidateFunction {
+  const cached = compiled.get(schema);
+  if (cached) return cached;
+  const dialect = detectDialect(schema);
+  const ajv = ajvFor(dialect);
+  // The dialect is already chosen by the instance; handing ajv a `$schema` it
+  // spells differently (https vs http, missing '#') would make it look the
+  // meta-schema up by that exact string and fail.
+  const { $schema: _ignored, ...body } = schema;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(body);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const missing = /can't resolve reference (\S+)/i.exec(reason)?.[1];
+    const hint =
+      missing === undefined
+        ? ''
+        : missing.startsWith('#')
+          ? ' (no such definition in this schema)'
+          : ' (only local references such as "#/$defs/Name" are supported; remote schemas are never fetched)';
+    throw new TypeError(`Invalid JSON Schema: ${reason}${hint}`);
+  } finally {
+    // ajv's own cache holds schemas strongly forever; ours is weak.
+    ajv.removeSchema(body);
+  }
+  compiled.set(schema, validate);
+  return validate;
+}
+
+function pointerToPath(pointer: string): IssuePathSegment[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((token) => (/^(0|[1-9]\d*)$/.test(token) ? Number(token) : token));
+}
+
+function describeValues(values: unknown): string {
+  if (!Array.isArray(values)) return JSON.stringify(values);
+  const listed = values.slice(0, 10).map((v) => JSON.stringify(v));
+  return listed.join(', ') + (values.length > 10 ? ', ...' : '');
+}
+
+function describeAjvError(error: ErrorObject): string {
+  const path = pointerToPath(error.instancePath);
+  const at = path.length > 0 ? quotedPath(path) : 'value';
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${quotedPath([...path, String(params.missingProperty)])} is required`;
+    case 'dependentRequired':
+    case 'dependencies':
+      return (
+        `${quotedPath([...path, String(params.missingProperty)])} is required when ` +
+        `${quotedPath([...path, String(params.property)])} is present`
+      );
+    case 'additionalProperties':
+      return `${quotedPath([...path, String(params.additionalProperty)])} is not an allowed property`;
+    case 'unevaluatedProperties':
+      return `${quotedPath([...path, String(params.unevaluatedProperty)])} is not an allowed property`;
+    case 'enum':
+      return `${at} must be one of ${describeValues(params.allowedValues)}`;
+    case 'const':
+      return `${at} must be ${JSON.stringify(params.allowedValue)}`;
+    default:
+      return `${at} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+export type JsonSchemaValidator = (value: unknown) => ValidationResult;
+
+/**
+ * Compiles a raw JSON Schema with the shared ajv instance for its dialect.
+ * Throws a TypeError at compile time for unknown dialects, invalid schemas
+ * and unresolvable (including remote) `$ref`s.
+ */
+export function compileJsonSchema(
+  schema: Record<string, unknown>,
+  role: SchemaRole,
+): JsonSchemaValidator {
+  const validate = compileWithAjv(schema);
+  return (value) => {
+    if (validate(value)) return success(value);
+    return failure(role, (validate.errors ?? []).map(describeAjvError));
+  };
+}

@@ -1,0 +1,139 @@
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
+import type { InboundRequest } from '../engine/inbound.js';
+import type { RequestOptions } from '../engine/peer.js';
+import type { RequestEnvelope } from '../protocol/handshake.js';
+import type {
+  ClientCapabilities,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+  Root,
+} from '../protocol/types.js';
+import { features } from '../protocol/versions.js';
+import type { AuthInfo } from '../transports/transport.js';
+import type { ServerSession } from './session.js';
+
+/** What every handler receives besides its arguments. */
+export interface RequestContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** Fires when the client cancels or the connection goes away. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta` (progress token, trace context, vendor keys). */
+  readonly meta: JsonObject | undefined;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly authInfo: AuthInfo | undefined;
+  /** The connection (handshake era); undefined for stateless requests. */
+  readonly session: ServerSession | undefined;
+  /** Reports progress if the client asked for it; non-increasing values are dropped. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** `notifications/message`, filtered by the client's log level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Asks the user for input through the client (form or URL mode). */
+  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult>;
+  /** Asks the client's model for a completion. */
+  sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>;
+  /** The client's roots. */
+  roots(options?: RequestOptions): Promise<Root[]>;
+  /** Any notification tied to this request. */
+  notify(method: string, params?: JsonObject): Promise<void>;
+}
+
+/** The handshake-era context: server-to-client needs become real requests on the connection. */
+export class ServerContext implements RequestContext {
+  readonly session: ServerSession;
+  private readonly inbound: InboundRequest;
+  private readonly envelope: RequestEnvelope;
+
+  constructor(session: ServerSession, inbound: InboundRequest, envelope: RequestEnvelope) {
+    this.session = session;
+    this.inbound = inbound;
+    this.envelope = envelope;
+  }
+
+  get requestId(): RequestId {
+    return this.inbound.id;
+  }
+  get method(): string {
+    return this.inbound.request.method;
+  }
+  get signal(): AbortSignal {
+    return this.inbound.signal;
+  }
+  get meta(): JsonObject | undefined {
+    return this.inbound.request.params?._meta as JsonObject | undefined;
+  }
+  get protocolVersion(): string {
+    return this.envelope.protocolVersion;
+  }
+  get clientCapabilities(): ClientCapabilities {
+    return this.envelope.clientCapabilities;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.envelope.clientInfo;
+  }
+  get authInfo(): AuthInfo | undefined {
+    return this.inbound.info?.authInfo;
+  }
+
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    const msg = message !== undefined && features.progressMessage(this.protocolVersion) ? message : undefined;
+    return this.inbound.progress(progress, total, msg);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (!this.session.wantsLog(level)) return Promise.resolve();
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.inbound.notify('notifications/message', params);
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.inbound.notify(method, params);
+  }
+
+  async elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
+    const mode = (params as { mode?: string }).mode ?? 'form';
+    if (!features.elicitation(this.protocolVersion)) {
+      throw new LocalError('capability', `Cannot elicit: protocol version ${this.protocolVersion} has no elicitation`);
+    }
+    const cap = this.clientCapabilities.elicitation;
+    if (!cap) throw new LocalError('capability', 'Cannot elicit: the client did not declare the "elicitation" capability');
+    // An empty elicitation object means form only (2025-06-18 semantics).
+    const modes = cap.form || cap.url ? { form: !!cap.form, url: !!cap.url } : { form: true, url: false };
+    if (mode === 'url' && (!modes.url || !features.urlElicitation(this.protocolVersion))) {
+      throw new LocalError('capability', 'Cannot elicit in URL mode: the client did not declare elicitation.url');
+    }
+    if (mode === 'form' && !modes.form) {
+      throw new LocalError('capability', 'Cannot elicit in form mode: the client declared URL mode only');
+    }
+    const result = await this.inbound.sendRequest('elicitation/create', params as unknown as JsonObject, options);
+    const action = result.action;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
+      throw new McpError(ErrorCode.InvalidParams, `Client answered elicitation with an invalid action: ${JSON.stringify(action)}`);
+    }
+    return result as unknown as ElicitResult;
+  }
+
+  async sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    const cap = this.clientCapabilities.sampling;
+    if (!cap) throw new LocalError('capability', 'Cannot sample: the client did not declare the "sampling" capability');
+    if ((params.tools || params.toolChoice) && !cap.tools) {
+      throw new LocalError('capability', 'Cannot sample with tools: the client did not declare sampling.tools');
+    }
+    const result = await this.inbound.sendRequest('sampling/createMessage', params as unknown as JsonObject, options);
+    return result as unknown as CreateMessageResult;
+  }
+
+  async roots(options?: RequestOptions): Promise<Root[]> {
+    if (!this.clientCapabilities.roots) throw new LocalError('capability', 'Cannot list roots: the client did not declare the "roots" capability');
+    const result = await this.inbound.sendRequest('roots/list', undefined, options);
+    return (result.roots as Root[] | undefined) ?? [];
+  }
+}

@@ -1,0 +1,203 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
+import type { LoggingLevel, PromptArgument } from '../protocol/types.js';
+import type { SchemaInput } from '../schema/index.js';
+import type { Transport } from '../transports/transport.js';
+import type { RequestContext } from './context.js';
+import { PromptRegistry, type PromptConfig, type PromptHandler } from './prompts.js';
+import type { Registered } from './registry.js';
+import {
+  ResourceRegistry,
+  type Completer,
+  type ResourceConfig,
+  type ResourceHandler,
+  type TemplateConfig,
+  type TemplateHandler,
+} from './resources.js';
+import { Server, type RequestMiddleware, type ServerOptions } from './server.js';
+import type { ServerSession } from './session.js';
+import { ToolRegistry, type ToolConfig, type ToolHandler } from './tools.js';
+import { UriTemplate } from './uri-template.js';
+
+/** The argument type a handler receives for a given input schema. */
+export type InferArgs<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends { readonly [k: string]: StandardSchemaV1 }
+    ? { [K in keyof S]: StandardSchemaV1.InferOutput<S[K]> }
+    : Record<string, unknown>;
+
+export interface McpServerOptions extends ServerOptions {
+  /** Items per page in list results. Default 1000. */
+  pageSize?: number;
+}
+
+/**
+ * The high-level server: register tools, resources and prompts; serve them over any number of
+ * transports and both eras. Registration compiles schemas once; a request costs a context object.
+ */
+export class McpServer {
+  /** The low-level server underneath (raw handlers, sessions). */
+  readonly server: Server;
+  private readonly tools: ToolRegistry;
+  private readonly resources: ResourceRegistry;
+  private readonly prompts: PromptRegistry;
+  private readonly pageSize: number;
+
+  constructor(options: McpServerOptions) {
+    const { pageSize, ...rest } = options;
+    this.pageSize = pageSize ?? 1000;
+    this.server = new Server(rest);
+    this.server.registerCapabilities({ logging: {} });
+    const size = () => this.pageSize;
+    const warn = (m: string) => this.server.onerror(new Error(m));
+    this.tools = new ToolRegistry(() => this.listChanged('tools'), warn, size);
+    this.resources = new ResourceRegistry(() => this.listChanged('resources'), size);
+    this.prompts = new PromptRegistry(() => this.listChanged('prompts'), size);
+  }
+
+  // ------------------------------------------------------------------ tools
+
+  tool(name: string, handler: ToolHandler<Record<string, unknown>>): Registered<unknown>;
+  tool<S extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig & { input?: S },
+    handler: ToolHandler<InferArgs<S>>,
+  ): Registered<unknown>;
+  tool(name: string, a: ToolConfig | ToolHandler<never>, b?: ToolHandler<never>): Registered<unknown> {
+    const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
+    this.enableTools();
+    return this.tools.add(name, config, handler);
+  }
+
+  private enableTools(): void {
+    if (this.server.hasRequestHandler('tools/list')) return;
+    this.server.registerCapabilities({ tools: { listChanged: true } });
+    this.server.setRequestHandler('tools/list', (p) => this.tools.list(p));
+    this.server.setRequestHandler('tools/call', (p, ctx) => this.tools.call(p, ctx));
+  }
+
+  // -------------------------------------------------------------- resources
+
+  /**
+   * A resource at a fixed URI, or, when `uri` contains `{...}`, an RFC 6570 template whose
+   * handler receives the matched variables.
+   */
+  resource(name: string, uri: string, handler: ResourceHandler): Registered<unknown>;
+  resource(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): Registered<unknown>;
+  resource(name: string, uri: string, a: ResourceConfig | ResourceHandler, b?: ResourceHandler): Registered<unknown> {
+    const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
+    if (UriTemplate.isTemplate(uri)) return this.resourceTemplate(name, uri, config, (u, _v, ctx) => handler(u, ctx));
+    this.enableResources();
+    return this.resources.addStatic(name, uri, config, handler);
+  }
+
+  resourceTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<unknown> {
+    this.enableResources();
+    if (config.complete) this.enableCompletions();
+    return this.resources.addTemplate(name, uriTemplate, config, handler);
+  }
+
+  private enableResources(): void {
+    if (this.server.hasRequestHandler('resources/list')) return;
+    this.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+    const s = this.server;
+    s.setRequestHandler('resources/list', (p, ctx) => this.resources.list(p, ctx));
+    s.setRequestHandler('resources/templates/list', (p) => this.resources.listTemplates(p));
+    s.setRequestHandler('resources/read', (p, ctx) => this.resources.read(p, ctx));
+    s.setRequestHandler('resources/subscribe', (p, ctx) => {
+      ctx.session?.subscriptions.add(requireUri(p));
+      return {};
+    });
+    s.setRequestHandler('resources/unsubscribe', (p, ctx) => {
+      ctx.session?.subscriptions.delete(requireUri(p));
+      return {};
+    });
+  }
+
+  /** Tells every session subscribed to `uri` that it changed. */
+  resourceUpdated(uri: string): void {
+    this.server.broadcast('notifications/resources/updated', { uri }, (s) => s.subscriptions.has(uri));
+  }
+
+  // ---------------------------------------------------------------- prompts
+
+  prompt(name: string, handler: PromptHandler<Record<string, string>>): Registered<unknown>;
+  prompt<S extends SchemaInput | PromptArgument[] | undefined = undefined>(
+    name: string,
+    config: PromptConfig & { args?: S },
+    handler: PromptHandler<S extends PromptArgument[] ? Record<string, string> : InferArgs<S>>,
+  ): Registered<unknown>;
+  prompt(name: string, a: PromptConfig | PromptHandler<never>, b?: PromptHandler<never>): Registered<unknown> {
+    const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
+    if (!this.server.hasRequestHandler('prompts/list')) {
+      this.server.registerCapabilities({ prompts: { listChanged: true } });
+      this.server.setRequestHandler('prompts/list', (p) => this.prompts.list(p));
+      this.server.setRequestHandler('prompts/get', (p, ctx) => this.prompts.get(p, ctx));
+    }
+    if (config.complete) this.enableCompletions();
+    return this.prompts.add(name, config, handler);
+  }
+
+  // ------------------------------------------------------------ completions
+
+  private enableCompletions(): void {
+    if (this.server.hasRequestHandler('completion/complete')) return;
+    this.server.registerCapabilities({ completions: {} });
+    this.server.setRequestHandler('completion/complete', (p, ctx) => this.complete(p, ctx));
+  }
+
+  private async complete(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+    const ref = params?.ref as { type?: string; name?: string; uri?: string } | undefined;
+    const arg = params?.argument as { name?: string; value?: string } | undefined;
+    if (!ref || typeof arg?.name !== 'string' || typeof arg.value !== 'string') {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: completion/complete needs "ref" and "argument" {name, value}');
+    }
+    let completer: Completer | undefined;
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') completer = this.prompts.completer(ref.name, arg.name);
+    else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      if (!this.resources.hasTemplate(ref.uri)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      completer = this.resources.completer(ref.uri, arg.name);
+    } else throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be ref/prompt {name} or ref/resource {uri}');
+    const context = { arguments: ((params?.context as { arguments?: Record<string, string> } | undefined)?.arguments) ?? {} };
+    const all = completer ? await completer(arg.value, context, ctx) : [];
+    const values = all.slice(0, 100);
+    return { completion: { values, total: all.length, hasMore: all.length > values.length } };
+  }
+
+  // ---------------------------------------------------------------- general
+
+  /** Sends `notifications/message` to every session whose log level lets it through. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    const params: JsonObject = logger === undefined ? { level, data } : { level, data, logger };
+    this.server.broadcast('notifications/message', params, (s) => s.wantsLog(level));
+  }
+
+  use(mw: RequestMiddleware | MessageMiddleware): this {
+    this.server.use(mw);
+    return this;
+  }
+
+  connect(transport: Transport): Promise<ServerSession> {
+    return this.server.connect(transport);
+  }
+
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.server.sessions;
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  private listChanged(kind: 'tools' | 'resources' | 'prompts'): void {
+    this.server.broadcast(`notifications/${kind}/list_changed`);
+  }
+}
+
+function requireUri(p: JsonObject | undefined): string {
+  const uri = p?.uri;
+  if (typeof uri !== 'string' || uri === '') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" (a string) is required');
+  return uri;
+}

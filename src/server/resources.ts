@@ -1,0 +1,133 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { Annotations, Icon, ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
+import { features } from '../protocol/versions.js';
+import type { RequestContext } from './context.js';
+import { paginate, Registry, type Registered } from './registry.js';
+import { UriTemplate, type UriVariables } from './uri-template.js';
+
+/** What a resource handler may return; plain values become `contents`. */
+export type ResourceReturn =
+  | ReadResourceResult
+  | ResourceContents[]
+  | string
+  | Uint8Array
+  | { text: string; mimeType?: string }
+  | { blob: string | Uint8Array; mimeType?: string };
+
+export interface ResourceConfig {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+export type Completer = (value: string, context: { arguments: Record<string, string> }, ctx: RequestContext) => string[] | Promise<string[]>;
+
+export interface TemplateConfig extends Omit<ResourceConfig, 'size'> {
+  /** Concrete resources of this template to show in resources/list. */
+  list?: (ctx: RequestContext) => Resource[] | Promise<Resource[]>;
+  /** Value completion for template variables (completion/complete with ref/resource). */
+  complete?: Record<string, Completer>;
+}
+
+export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
+export type TemplateHandler = (uri: string, vars: UriVariables, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
+
+interface StaticDef {
+  wire: Resource;
+  handler: ResourceHandler;
+}
+interface TemplateDef {
+  wire: ResourceTemplate;
+  template: UriTemplate;
+  config: TemplateConfig;
+  handler: TemplateHandler;
+}
+
+export class ResourceRegistry {
+  readonly statics: Registry<StaticDef>;
+  readonly templates: Registry<TemplateDef>;
+
+  constructor(onChange: () => void, private readonly pageSize: () => number) {
+    this.statics = new Registry<StaticDef>('Resource', onChange);
+    this.templates = new Registry<TemplateDef>('Resource template', onChange);
+  }
+
+  addStatic(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): Registered<StaticDef> {
+    if (!URL.canParse(uri)) throw new TypeError(`Resource "${name}": "${uri}" is not an absolute URI`);
+    const wire: Resource = { uri, name, ...config } as Resource;
+    return this.statics.add(uri, { wire, handler });
+  }
+
+  addTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<TemplateDef> {
+    const template = new UriTemplate(uriTemplate);
+    const { list: _l, complete: _c, ...shown } = config;
+    const wire: ResourceTemplate = { uriTemplate, name, ...shown } as ResourceTemplate;
+    return this.templates.add(name, { wire, template, config, handler });
+  }
+
+  async list(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+    let items: Resource[] = this.statics.list().map((s) => s.wire);
+    const listers = this.templates.list().filter((t) => t.config.list);
+    if (listers.length > 0) {
+      items = [...items];
+      for (const t of listers) items.push(...(await t.config.list!(ctx)));
+    }
+    const { page, nextCursor } = paginate(items, params?.cursor, this.pageSize());
+    return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
+  }
+
+  listTemplates(params: JsonObject | undefined): JsonObject {
+    const { page, nextCursor } = paginate(this.templates.list().map((t) => t.wire), params?.cursor, this.pageSize());
+    return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
+  }
+
+  async read(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+    const uri = params?.uri;
+    if (typeof uri !== 'string' || uri === '') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: resources/read needs "uri" (a string)');
+    const s = this.statics.get(uri);
+    if (s) return normalize(await s.handler(uri, ctx), uri, s.wire.mimeType) as unknown as JsonObject;
+    for (const t of this.templates.list()) {
+      const vars = t.template.match(uri);
+      if (vars) return normalize(await t.handler(uri, vars, ctx), uri, t.wire.mimeType) as unknown as JsonObject;
+    }
+    throw resourceNotFound(uri, ctx.protocolVersion);
+  }
+
+  /** Completion for a `ref/resource`: the template's completer for that variable. */
+  completer(uriOrTemplate: string, argument: string): Completer | undefined {
+    for (const t of this.templates.list()) {
+      if (t.wire.uriTemplate === uriOrTemplate) return t.config.complete?.[argument];
+    }
+    return undefined;
+  }
+
+  hasTemplate(uriTemplate: string): boolean {
+    return this.templates.list().some((t) => t.wire.uriTemplate === uriTemplate);
+  }
+}
+
+/** -32002 in the handshake era, -32602 from 2026-07-28 on (SEP-2164). */
+export function resourceNotFound(uri: string, version: string): McpError {
+  const code = features.modern(version) ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+  return new McpError(code, `Resource not found: ${uri}`, { uri });
+}
+
+function toBase64(b: string | Uint8Array): string {
+  return typeof b === 'string' ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+}
+
+function normalize(value: ResourceReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
+  const withMime = <T extends object>(c: T, m?: string): T => (m ?? mimeType) === undefined ? c : { ...c, mimeType: m ?? mimeType };
+  if (typeof value === 'string') return { contents: [withMime({ uri, text: value })] };
+  if (value instanceof Uint8Array) return { contents: [withMime({ uri, blob: toBase64(value) })] };
+  if (Array.isArray(value)) return { contents: value };
+  if ('contents' in value && Array.isArray(value.contents)) return value;
+  if ('text' in value && typeof value.text === 'string') return { contents: [withMime({ uri, text: value.text }, value.mimeType)] };
+  if ('blob' in value) return { contents: [withMime({ uri, blob: toBase64(value.blob) }, value.mimeType)] };
+  throw new Error(`Resource handler for ${uri} returned neither contents, text nor blob`);
+}

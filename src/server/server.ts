@@ -1,0 +1,132 @@
+import type { DecodeLimits } from '../jsonrpc/codec.js';
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
+import type { ServerIdentity } from '../protocol/handshake.js';
+import type { Implementation, ServerCapabilities } from '../protocol/types.js';
+import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
+import type { Transport } from '../transports/transport.js';
+import type { RequestContext } from './context.js';
+import { ServerSession } from './session.js';
+
+export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
+export type NotificationHandler = (params: JsonObject | undefined, session: ServerSession) => void | Promise<void>;
+
+/** Wraps every request handler: observe, change, short-circuit or time requests. */
+export type RequestMiddleware = (
+  method: string,
+  params: JsonObject | undefined,
+  ctx: RequestContext,
+  next: () => Promise<JsonObject>,
+) => Promise<JsonObject>;
+
+export interface ServerOptions extends Implementation {
+  instructions?: string;
+  capabilities?: ServerCapabilities;
+  /** Handshake-era revisions to accept, newest first. */
+  protocolVersions?: readonly string[];
+  /** Default timeout (ms) for requests the server sends to clients. */
+  requestTimeoutMs?: number;
+  limits?: Partial<DecodeLimits>;
+  /** Where problems with no request to report them on go (defaults to stderr, never stdout). */
+  onerror?: (error: Error) => void;
+}
+
+/**
+ * The low-level server: raw method handlers over any number of connections. One definition
+ * serves every session; a connection costs a small session object, never a new server.
+ */
+export class Server {
+  readonly info: Implementation;
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+  readonly versions: readonly string[];
+  readonly requestTimeoutMs: number | undefined;
+  readonly limits: Partial<DecodeLimits> | undefined;
+  readonly onerror: (error: Error) => void;
+  readonly sessions = new Set<ServerSession>();
+  private readonly handlers = new Map<string, MethodHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly requestMiddleware: RequestMiddleware[] = [];
+  readonly messageMiddleware: MessageMiddleware[] = [];
+
+  constructor(options: ServerOptions) {
+    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, ...info } = options;
+    this.info = info;
+    this.capabilities = { ...capabilities };
+    this.instructions = instructions;
+    this.versions = protocolVersions ?? HANDSHAKE_VERSIONS;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this.limits = limits;
+    this.onerror = onerror ?? ((e) => process.stderr.write(`[mcpkit] ${e.stack ?? e.message}\n`));
+  }
+
+  identity(): ServerIdentity {
+    return { info: this.info, capabilities: this.capabilities, instructions: this.instructions, versions: this.versions };
+  }
+
+  /** Declares more capabilities (merged one level deep). */
+  registerCapabilities(caps: ServerCapabilities): void {
+    for (const [k, v] of Object.entries(caps)) {
+      const cur = (this.capabilities as Record<string, unknown>)[k];
+      (this.capabilities as Record<string, unknown>)[k] =
+        cur && typeof cur === 'object' && v && typeof v === 'object' ? { ...cur, ...v } : v;
+    }
+  }
+
+  setRequestHandler(method: string, handler: MethodHandler): void {
+    this.handlers.set(method, handler);
+  }
+  removeRequestHandler(method: string): void {
+    this.handlers.delete(method);
+  }
+  hasRequestHandler(method: string): boolean {
+    return this.handlers.has(method);
+  }
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  /** Request middleware (onion): the first added is the outermost. */
+  use(mw: RequestMiddleware | MessageMiddleware): this {
+    if (typeof mw === 'function') this.requestMiddleware.push(mw);
+    else this.messageMiddleware.push(mw);
+    return this;
+  }
+
+  /** Runs a request through middleware to its handler. Used by every era and transport. */
+  dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject {
+    const handler = this.handlers.get(method);
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const mws = this.requestMiddleware;
+    if (mws.length === 0) return handler(params, ctx);
+    const run = (i: number): Promise<JsonObject> =>
+      i === mws.length ? Promise.resolve(handler(params, ctx)) : mws[i](method, params, ctx, () => run(i + 1));
+    return run(0);
+  }
+
+  async handleNotification(method: string, params: JsonObject | undefined, session: ServerSession): Promise<void> {
+    await this.notificationHandlers.get(method)?.(params, session);
+  }
+
+  /** Serves one connection. The same server may be connected to many transports at once. */
+  async connect(transport: Transport): Promise<ServerSession> {
+    const session = new ServerSession(this, transport);
+    this.sessions.add(session);
+    session.onClose(() => this.sessions.delete(session));
+    await session.start();
+    return session;
+  }
+
+  /** Sends a notification to every initialized session (optionally filtered). */
+  broadcast(method: string, params?: JsonObject, filter?: (s: ServerSession) => boolean): void {
+    for (const s of this.sessions) {
+      if (!s.initialized || (filter && !filter(s))) continue;
+      s.notify(method, params).catch((e: unknown) => this.onerror(e instanceof Error ? e : new Error(String(e))));
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.sessions].map((s) => s.close()));
+  }
+}

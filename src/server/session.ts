@@ -1,0 +1,135 @@
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
+import { Peer, type RequestOptions } from '../engine/peer.js';
+import type { InboundRequest } from '../engine/inbound.js';
+import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.js';
+import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
+import { features } from '../protocol/versions.js';
+import type { Transport } from '../transports/transport.js';
+import { ServerContext } from './context.js';
+import type { Server } from './server.js';
+
+/**
+ * One client connection to a server (a stdio process, an HTTP session, an in-memory pair).
+ * Holds what the handshake negotiated and per-connection state (log level, subscriptions).
+ */
+export class ServerSession {
+  readonly server: Server;
+  readonly peer: Peer;
+  readonly era: HandshakeServerEra;
+  /** Minimum level for `notifications/message`, set by `logging/setLevel`. */
+  logLevel: LoggingLevel | undefined;
+  /** Resource URIs this client subscribed to. */
+  readonly subscriptions = new Set<string>();
+  /** Free for application use (per-connection state). */
+  readonly data = new Map<string, unknown>();
+
+  constructor(server: Server, transport: Transport) {
+    this.server = server;
+    this.era = new HandshakeServerEra(() => server.identity());
+    this.peer = new Peer(
+      transport,
+      {
+        onrequest: (req, inbound) => this.onRequest(req, inbound),
+        onnotification: (n) => this.onNotification(n),
+        allowBatch: () => this.era.envelope !== undefined && features.batching(this.era.envelope.protocolVersion),
+      },
+      {
+        requestTimeoutMs: server.requestTimeoutMs,
+        limits: server.limits,
+        middleware: server.messageMiddleware,
+        onerror: server.onerror,
+      },
+    );
+  }
+
+  start(): Promise<void> {
+    return this.peer.start();
+  }
+
+  get initialized(): boolean {
+    return this.era.state !== 'new';
+  }
+  get protocolVersion(): string | undefined {
+    return this.era.envelope?.protocolVersion;
+  }
+  get clientCapabilities(): ClientCapabilities {
+    return this.era.envelope?.clientCapabilities ?? {};
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.era.envelope?.clientInfo;
+  }
+
+  onClose(listener: (reason?: Error) => void): void {
+    this.peer.onClose(listener);
+  }
+
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.peer.notify(method, params);
+  }
+
+  /** A server-to-client request not tied to any client request (handshake era only). */
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.peer.request(method, params, options);
+  }
+
+  ping(options?: RequestOptions): Promise<JsonObject> {
+    return this.peer.request('ping', undefined, options);
+  }
+
+  /** Whether a message at `level` passes this session's `logging/setLevel` filter. */
+  wantsLog(level: LoggingLevel): boolean {
+    if (!this.server.capabilities.logging) return false;
+    if (this.logLevel === undefined) return true;
+    return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel);
+  }
+
+  private onRequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
+    switch (req.method) {
+      case 'initialize':
+        return this.era.initialize(req.params) as unknown as JsonObject;
+      case 'ping':
+        return {};
+      case 'logging/setLevel':
+        this.era.admit(req.method);
+        return this.setLevel(req.params);
+    }
+    const envelope: RequestEnvelope = this.era.admit(req.method);
+    return this.server.dispatch(req.method, req.params, new ServerContext(this, inbound, envelope));
+  }
+
+  private setLevel(params: JsonObject | undefined): JsonObject {
+    if (!this.server.capabilities.logging) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel (the server does not offer logging)');
+    const level = params?.level;
+    if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOGGING_LEVELS.join(', ')}`);
+    }
+    this.logLevel = level as LoggingLevel;
+    return {};
+  }
+
+  private async onNotification(n: JsonRpcNotification): Promise<void> {
+    switch (n.method) {
+      case 'notifications/initialized':
+        this.era.markReady();
+        return;
+      case 'notifications/closed':
+        // Some peers send this on shutdown; it is not part of the spec and needs no answer.
+        return;
+    }
+    if (!this.initialized) return;
+    if (n.method === 'notifications/roots/list_changed' && !this.clientCapabilities.roots?.listChanged) return;
+    await this.server.handleNotification(n.method, n.params, this);
+  }
+
+  /** Checks before sending a server-to-client request: the client must have declared it. */
+  requireClientCapability(what: 'sampling' | 'elicitation' | 'roots', method: string): void {
+    if (!this.clientCapabilities[what]) {
+      throw new LocalError('capability', `Cannot send "${method}": the client did not declare the "${what}" capability`);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations } from '../protocol/types.js';
+import { features } from '../protocol/versions.js';
+import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/index.js';
+import type { RequestContext } from './context.js';
+import { paginate, Registry, type Registered } from './registry.js';
+
+/** What a tool handler may return; plain values are turned into a CallToolResult. */
+export type ToolReturn = CallToolResult | string | ContentBlock[] | Record<string, unknown> | unknown[] | void;
+
+export type ToolHandler<A = Record<string, unknown>> = (args: A, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
+
+export interface ToolConfig {
+  title?: string;
+  description?: string;
+  /** Standard Schema (zod, valibot, arktype...), a shape of them, or a JSON Schema. */
+  input?: SchemaInput;
+  /** When set, results are validated and sent as `structuredContent` plus a text copy. */
+  output?: SchemaInput;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+export interface ToolDefinition {
+  name: string;
+  config: ToolConfig;
+  handler: ToolHandler<never>;
+  input: CompiledSchema;
+  output: CompiledSchema | undefined;
+  /** The `Tool` object sent in tools/list, built once. */
+  wire: Tool;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export function compileTool(name: string, config: ToolConfig, handler: ToolHandler<never>, warn: (m: string) => void): ToolDefinition {
+  if (!TOOL_NAME.test(name)) {
+    warn(`Tool name "${name}" should be 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25); some clients reject it`);
+  }
+  const input = compileSchema(config.input, { role: 'input' });
+  const output = config.output === undefined ? undefined : compileSchema(config.output, { role: 'output' });
+  const wire: Tool = { name, inputSchema: input.jsonSchema as Tool['inputSchema'] };
+  if (config.title !== undefined) wire.title = config.title;
+  if (config.description !== undefined) wire.description = config.description;
+  if (output) wire.outputSchema = output.jsonSchema as Tool['outputSchema'];
+  if (config.annotations) wire.annotations = config.annotations;
+  if (config.icons) wire.icons = config.icons;
+  if (config._meta) wire._meta = config._meta;
+  return { name, config, handler, input, output, wire };
+}
+
+/** Owns tools/list and tools/call for an McpServer. */
+export class ToolRegistry {
+  readonly registry: Registry<ToolDefinition>;
+
+  constructor(onChange: () => void, private readonly warn: (m: string) => void, private readonly pageSize: () => number) {
+    this.registry = new Registry<ToolDefinition>('Tool', onChange, (def, changes) =>
+      compileTool(def.name, { ...def.config, ...(changes as Partial<ToolConfig>) }, (changes.handler ?? def.handler) as ToolHandler<never>, this.warn),
+    );
+  }
+
+  add(name: string, config: ToolConfig, handler: ToolHandler<never>): Registered<ToolDefinition> {
+    return this.registry.add(name, compileTool(name, config, handler, this.warn));
+  }
+
+  list(params: JsonObject | undefined): JsonObject {
+    const { page, nextCursor } = paginate(this.registry.list(), params?.cursor, this.pageSize());
+    const tools = page.map((t) => t.wire);
+    return nextCursor === undefined ? { tools } : { tools, nextCursor };
+  }
+
+  async call(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+    const name = params?.name;
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs "name" (a string)');
+    const tool = this.registry.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const rawArgs = params?.arguments;
+    if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) {
+      return errorResult('Invalid arguments: "arguments" must be an object');
+    }
+    // Argument problems are tool errors (SEP-1303): the model reads them and corrects its call.
+    const checked = await tool.input.validate(rawArgs ?? {});
+    if (!checked.ok) return errorResult(checked.message);
+    let value: ToolReturn;
+    try {
+      value = await (tool.handler as ToolHandler<unknown>)(checked.value, ctx);
+    } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+      if (ctx.signal.aborted) throw err;
+      return errorResult(err instanceof Error ? err.message || err.name : String(err));
+    }
+    return (await toCallToolResult(value, tool, ctx.protocolVersion)) as unknown as JsonObject;
+  }
+}
+
+export function errorResult(text: string): JsonObject {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function isContentArray(v: unknown): v is ContentBlock[] {
+  return Array.isArray(v) && v.every((b) => b !== null && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string');
+}
+
+async function toCallToolResult(value: ToolReturn, tool: ToolDefinition, version: string): Promise<CallToolResult> {
+  if (value === undefined || value === null) {
+    if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned nothing`) as unknown as CallToolResult;
+    return { content: [] };
+  }
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (isContentArray(value)) return { content: value };
+  const obj = value as Record<string, unknown>;
+  const isResult = !Array.isArray(value) && Array.isArray(obj.content) && isContentArray(obj.content);
+  if (isResult) {
+    const result = value as CallToolResult;
+    if (tool.output && !result.isError) {
+      if (result.structuredContent === undefined) {
+        return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`) as unknown as CallToolResult;
+      }
+      const checked = await tool.output.validate(result.structuredContent);
+      if (!checked.ok) return errorResult(`Tool "${tool.name}" returned ${lowerFirst(checked.message)}`) as unknown as CallToolResult;
+    }
+    return result;
+  }
+  // A plain value: the structured result, with a text copy for clients that predate it.
+  let structured: unknown = value;
+  if (tool.output) {
+    const checked = await tool.output.validate(value);
+    if (!checked.ok) return errorResult(`Tool "${tool.name}" returned ${lowerFirst(checked.message)}`) as unknown as CallToolResult;
+    structured = checked.value;
+  }
+  const text = JSON.stringify(structured);
+  const result: CallToolResult = { content: [{ type: 'text', text }] };
+  if (features.structuredOutput(version) && (features.modern(version) || !Array.isArray(structured))) {
+    result.structuredContent = structured as CallToolResult['structuredContent'];
+  }
+  return result;
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}

@@ -1,0 +1,76 @@
+import type { JsonRpcMessage } from '../jsonrpc/messages.js';
+import type { MessageMiddleware, Next } from '../engine/middleware.js';
+import { McpClient, type ClientOptions } from '../client/client.js';
+import type { HandshakeOutcome } from '../client/handshake.js';
+import type { McpServer } from '../server/mcp-server.js';
+import { Server } from '../server/server.js';
+import type { ServerSession } from '../server/session.js';
+import { createLinkedPair } from '../transports/memory/index.js';
+import type { FrameInfo } from '../transports/transport.js';
+
+export interface WireEntry {
+  direction: 'client→server' | 'server→client';
+  message: JsonRpcMessage;
+}
+
+/**
+ * Records every message exactly as it crosses the wire, in order. Install it as client
+ * middleware (createTestPair does): outgoing is client→server, incoming is server→client.
+ */
+export class WireRecorder implements MessageMiddleware {
+  readonly entries: WireEntry[] = [];
+
+  incoming(message: JsonRpcMessage, next: Next): Promise<void> {
+    this.entries.push({ direction: 'server→client', message: structuredClone(message) });
+    return next(message);
+  }
+  outgoing(message: JsonRpcMessage, next: Next): Promise<void> {
+    this.entries.push({ direction: 'client→server', message: structuredClone(message) });
+    return next(message);
+  }
+
+  /** Messages only, optionally those of one method (requests and notifications). */
+  messages(method?: string): JsonRpcMessage[] {
+    const all = this.entries.map((e) => e.message);
+    return method === undefined ? all : all.filter((m) => 'method' in m && m.method === method);
+  }
+
+  /** The methods in wire order, with direction arrows: handy for sequence assertions. */
+  methods(): string[] {
+    return this.entries.map((e) => `${e.direction === 'client→server' ? '→' : '←'} ${'method' in e.message ? e.message.method : 'id' in e.message ? `response ${String(e.message.id)}` : 'response'}`);
+  }
+
+  clear(): void {
+    this.entries.length = 0;
+  }
+}
+
+export interface TestPair {
+  client: McpClient;
+  session: ServerSession;
+  wire: WireRecorder;
+  initialize: HandshakeOutcome;
+  close(): Promise<void>;
+}
+
+export interface TestPairOptions extends Partial<ClientOptions> {
+  /** Facts the server sees on every frame (e.g. an authenticated principal). */
+  frameInfo?: FrameInfo;
+}
+
+/** A client connected to `server` in-process, with a wire recorder, in one line. */
+export async function createTestPair(server: McpServer | Server, options: TestPairOptions = {}): Promise<TestPair> {
+  const { frameInfo, ...clientOptions } = options;
+  const low = server instanceof Server ? server : server.server;
+  const [clientSide, serverSide] = createLinkedPair({ serverInfo: frameInfo });
+  const session = await low.connect(serverSide);
+  const wire = new WireRecorder();
+  const client = new McpClient({
+    name: 'mcpkit-test-client',
+    version: '0.0.0',
+    ...clientOptions,
+    middleware: [wire, ...(clientOptions.middleware ?? [])],
+  });
+  const initialize = await client.connect(clientSide);
+  return { client, session, wire, initialize, close: () => client.close() };
+}

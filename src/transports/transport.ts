@@ -1,0 +1,42 @@
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
+
+/** Extra facts a transport knows about an inbound frame. */
+export interface FrameInfo {
+  /** Authenticated principal, when the transport has one (HTTP auth hooks). */
+  authInfo?: AuthInfo;
+  /** Remote address, when known. */
+  remoteAddress?: string;
+}
+
+export interface AuthInfo {
+  /** Stable identifier of the caller (API key id, token subject...). */
+  principal: string;
+  scopes?: string[];
+  token?: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface SendOptions {
+  /** The inbound request this message answers or belongs to; HTTP uses it to pick a stream. */
+  relatedRequestId?: RequestId;
+}
+
+/**
+ * The whole transport contract: move whole JSON-RPC messages. Framing, HTTP and SSE live below
+ * it; request correlation lives above it.
+ *
+ * Inbound frames are handed up raw (a JSON text, or an already-parsed value for in-process
+ * transports); the engine decodes them so that size/depth limits and error replies are the same
+ * for every transport.
+ */
+export interface Transport {
+  /** Begin reading. Called once by the engine after the callbacks are set. */
+  start(): Promise<void>;
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (frame: unknown, info?: FrameInfo) => void;
+  /** Fired once when the transport is closed, from either side. */
+  onclose?: (reason?: Error) => void;
+  /** Non-fatal problems (a bad write, a stray line). */
+  onerror?: (error: Error) => void;
+}

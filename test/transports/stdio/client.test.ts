@@ -1,0 +1,185 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
+import { StdioClientTransport, type StdioClientTransportOptions } from '../../../src/transports/stdio/client.js';
+
+const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/stdio/${name}`, import.meta.url));
+
+function open(script: string, extra: Partial<StdioClientTransportOptions> = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    stderr: 'pipe',
+    shutdownTimeoutMs: 200,
+    ...extra,
+    // TypeScript fixtures run through tsx, which must be loaded first.
+    args: [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), fixture(script), ...(extra.args ?? [])],
+  });
+  const frames: string[] = [];
+  const errors: Error[] = [];
+  const closes: Array<Error | undefined> = [];
+  const waiters: Array<() => void> = [];
+  transport.onmessage = (f) => {
+    frames.push(f as string);
+    for (const w of waiters.splice(0)) w();
+  };
+  transport.onerror = (e) => errors.push(e);
+  const closed = new Promise<Error | undefined>((resolve) => {
+    transport.onclose = (r) => {
+      closes.push(r);
+      resolve(r);
+    };
+  });
+  // Fails instead of hanging if the server dies before sending enough lines.
+  const nextFrames = async (n: number): Promise<string[]> => {
+    while (frames.length < n) {
+      if (closes.length > 0) throw new Error(`server closed early: ${closes[0]?.message}`);
+      await Promise.race([new Promise<void>((r) => waiters.push(r)), closed]);
+    }
+    return frames.slice(0, n);
+  };
+  return { transport, frames, errors, closes, closed, nextFrames };
+}
+
+const ping = (id: number, extra: Record<string, unknown> = {}): JsonRpcMessage => ({ jsonrpc: '2.0', id, method: 'ping', params: extra });
+
+test('round-trips messages, including a large multi-byte one, through a real child', async () => {
+  const { transport, nextFrames, closes, errors } = open('echo-server.mjs');
+  await transport.start();
+  assert.equal(typeof transport.pid, 'number');
+  const big = 'ü€'.repeat(300_000);
+  await transport.send(ping(1));
+  await transport.send(ping(2, { big }));
+  const [a, b] = await nextFrames(2);
+  assert.deepEqual(JSON.parse(a), ping(1));
+  assert.equal((JSON.parse(b) as { params: { big: string } }).params.big, big);
+  const t0 = Date.now();
+  await transport.close();
+  // The echo server exits on stdin EOF: no signal needed.
+  assert.ok(Date.now() - t0 < 200, 'graceful close should not wait for the timeout');
+  assert.deepEqual(closes, [undefined]);
+  assert.deepEqual(errors, []);
+  await transport.close();
+  assert.equal(closes.length, 1);
+  await assert.rejects(transport.send(ping(3)), /not connected/);
+});
+
+test('passes only the safe default environment plus the given env', async () => {
+  process.env.MCPKIT_TEST_SECRET = 'do-not-leak';
+  try {
+    const { transport, nextFrames } = open('echo-server.mjs', { env: { MCPKIT_GIVEN: 'yes' } });
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', method: 'env' });
+    const [line] = await nextFrames(1);
+    const env = (JSON.parse(line) as { params: Record<string, string> }).params;
+    assert.equal(env.MCPKIT_GIVEN, 'yes');
+    assert.equal(env.MCPKIT_TEST_SECRET, undefined);
+    assert.equal(env.PATH, process.env.PATH);
+    await transport.close();
+  } finally {
+    delete process.env.MCPKIT_TEST_SECRET;
+  }
+});
+
+test('stderr is exposed when piped', async () => {
+  const { transport } = open('echo-server.mjs');
+  assert.ok(transport.stderr);
+  let text = '';
+  transport.stderr.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  await transport.start();
+  await transport.close();
+  if (!transport.stderr.readableEnded) await once(transport.stderr, 'end');
+  assert.match(text, /echo-server: ready/);
+  assert.match(text, /stdin closed, exiting/);
+});
+
+test('a missing command rejects start() with a clear error', async () => {
+  const transport = new StdioClientTransport({ command: 'mcpkit-no-such-command-xyz' });
+  let closed = false;
+  transport.onclose = () => (closed = true);
+  await assert.rejects(transport.start(), {
+    message: 'Cannot start MCP server "mcpkit-no-such-command-xyz": command not found',
+  });
+  await transport.close();
+  await assert.rejects(transport.send(ping(1)), /not connected/);
+  assert.equal(closed, false);
+});
+
+test('an unexpected exit closes with an error carrying the exit code and stderr tail', async () => {
+  const { transport, closed, closes } = open('crash-server.mjs');
+  await transport.start();
+  await transport.send(ping(1));
+  const reason = await closed;
+  assert.ok(reason instanceof Error);
+  assert.match(reason.message, /^MCP server process exited unexpectedly \(code 1, signal null\); last stderr: /);
+  assert.match(reason.message, /fatal: boom/);
+  await assert.rejects(transport.send(ping(2)), /not connected/);
+  await transport.close();
+  assert.equal(closes.length, 1);
+});
+
+test('close() sends SIGTERM when the server ignores stdin EOF', async () => {
+  const { transport, nextFrames, closes } = open('stubborn-server.mjs', { args: ['--honor-sigterm'] });
+  await transport.start();
+  await nextFrames(1);
+  const t0 = Date.now();
+  await transport.close();
+  const elapsed = Date.now() - t0;
+  assert.ok(elapsed >= 150 && elapsed < 400, `took ${elapsed} ms`);
+  assert.deepEqual(closes, [undefined]);
+});
+
+test('close() escalates to SIGKILL when the server ignores SIGTERM too', async () => {
+  const { transport, nextFrames, closes } = open('stubborn-server.mjs');
+  await transport.start();
+  await nextFrames(1);
+  const pid = transport.pid;
+  assert.equal(typeof pid, 'number');
+  const t0 = Date.now();
+  await Promise.all([transport.close(), transport.close()]);
+  const elapsed = Date.now() - t0;
+  assert.ok(elapsed >= 350, `took ${elapsed} ms`);
+  assert.deepEqual(closes, [undefined]);
+  assert.throws(() => process.kill(pid as number, 0), { code: 'ESRCH' });
+});
+
+test('an over-long line from the server is dropped with an error; the next line arrives', async () => {
+  const { transport, nextFrames, errors } = open('noisy-server.mjs', { args: ['200000'], maxMessageSize: 1000 });
+  await transport.start();
+  const [line] = await nextFrames(1);
+  assert.deepEqual(JSON.parse(line), { jsonrpc: '2.0', method: 'small' });
+  assert.equal(errors.length, 1);
+  assert.match(errors[0].message, /more than 1000 bytes/);
+  await transport.close();
+});
+
+test('close() before start() closes once without spawning', async () => {
+  const transport = new StdioClientTransport({ command: process.execPath });
+  let closes = 0;
+  transport.onclose = () => closes++;
+  await transport.close();
+  await transport.close();
+  assert.equal(closes, 1);
+  assert.equal(transport.pid, undefined);
+  await assert.rejects(transport.start(), /already started/);
+});
+
+test('end to end: StdioServerTransport in a child exits by itself on stdin EOF', async () => {
+  const { transport: t, nextFrames, closes } = open('transport-echo-server.ts', { shutdownTimeoutMs: 3000 });
+  await t.start();
+  await t.send(ping(1));
+  await t.send(ping(2, { pad: 'x'.repeat(2000) }));
+  await t.send(ping(3));
+  const [first, tooBig, third] = (await nextFrames(3)).map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(first.params, { frame: JSON.stringify(ping(1)) });
+  // The over-long request is answered by the server transport itself, with id null.
+  assert.equal(tooBig.id, null);
+  assert.equal((tooBig.error as { code: number }).code, -32600);
+  assert.deepEqual(third.params, { frame: JSON.stringify(ping(3)) });
+  const t0 = Date.now();
+  await t.close();
+  const elapsed = Date.now() - t0;
+  assert.ok(elapsed < 3000, `the server should exit on EOF, before any signal (took ${elapsed} ms)`);
+  assert.deepEqual(closes, [undefined]);
+});
