@@ -15,3 +15,4 @@ export { MemoryTransport, createLinkedPair } from './transports/memory/index.js'
 export type { MessageMiddleware, Next } from './engine/middleware.js';
 export type { ProgressInfo, RequestOptions } from './engine/peer.js';
 export { compileSchema, type SchemaInput, type CompiledSchema } from './schema/index.js';
+export { serveStdio, StdioServerTransport, StdioClientTransport, type ServeStdioOptions } from './transports/stdio/index.js';

@@ -19,16 +19,8 @@ const MAX_URI_LENGTH = 64 * 1024;
 
 type Operator = '' | '+' | '#' | '.' | '/' | ';' | '?' | '&';
 
-interface OpSpec {
-  first: string;
-  sep: string;
-  named: boolean;
-  ifemp: string;
-  reserved: boolean;
-}
-
 // RFC 6570 Appendix A table.
-const OPS: Record<Operator, OpSpec> = {
+const OPS: Record<Operator, { first: string; sep: string; named: boolean; ifemp: string; reserved: boolean }> = {
   '': { first: '', sep: ',', named: false, ifemp: '', reserved: false },
   '+': { first: '', sep: ',', named: false, ifemp: '', reserved: true },
   '#': { first: '#', sep: ',', named: false, ifemp: '', reserved: true },
@@ -39,21 +31,10 @@ const OPS: Record<Operator, OpSpec> = {
   '&': { first: '&', sep: '&', named: true, ifemp: '=', reserved: false },
 };
 
-interface VarSpec {
-  name: string;
-  prefix: number; // 0 when there is no :N modifier
-  explode: boolean;
-}
-interface Expression {
-  op: Operator;
-  vars: VarSpec[];
-  slot: number; // first of the two capture slots holding this expression's span
-}
-interface Literal {
-  raw: string;
-  encoded: string;
-}
-type Part = Literal | Expression;
+type VarSpec = { name: string; prefix: number /* 0: no :N */; explode: boolean };
+// `slot` is the first of the two capture slots that hold the expression's span in a match.
+type Expression = { op: Operator; vars: VarSpec[]; slot: number };
+type Part = { raw: string; encoded: string } | Expression;
 
 // ---------------------------------------------------------------- encoding
 
@@ -68,14 +49,7 @@ const isHex = (s: string, i: number): boolean => i < s.length && /[0-9A-Fa-f]/.t
 const isPctTriplet = (s: string, i: number): boolean => s.charCodeAt(i) === 0x25 && isHex(s, i + 1) && isHex(s, i + 2);
 
 /** Length in code units of the code point at i (a lone surrogate counts as one). */
-function cpLength(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-    const d = s.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return 2;
-  }
-  return 1;
-}
+const cpLength = (s: string, i: number): number => (s.codePointAt(i)! > 0xffff ? 2 : 1);
 
 function pctEncode(ch: string): string {
   let out = '';
@@ -84,11 +58,10 @@ function pctEncode(ch: string): string {
   return out;
 }
 
-/** True for a character that expansion copies through verbatim. */
+/** True for a single character that expansion copies through verbatim. */
 function passes(s: string, i: number, allowReserved: boolean): boolean {
   const c = s.charCodeAt(i);
-  if (c < 128 && (UNRESERVED[c] || (allowReserved && RESERVED[c]))) return true;
-  return allowReserved && isPctTriplet(s, i);
+  return c < 128 && (UNRESERVED[c] === 1 || (allowReserved && RESERVED[c] === 1));
 }
 
 function encode(s: string, allowReserved: boolean): string {
@@ -132,23 +105,14 @@ function validVarname(name: string): boolean {
 }
 
 function parseVarSpec(template: string, spec: string, at: number): VarSpec {
-  let name = spec;
-  let prefix = 0;
-  let explode = false;
-  if (spec.endsWith('*')) {
-    explode = true;
-    name = spec.slice(0, -1);
-  } else {
-    const colon = spec.indexOf(':');
-    if (colon >= 0) {
-      const digits = spec.slice(colon + 1);
-      if (!/^[1-9][0-9]{0,3}$/.test(digits)) {
-        throw malformed(template, `bad prefix modifier ":${digits}" at position ${at} (expected 1-9999)`);
-      }
-      prefix = Number(digits);
-      name = spec.slice(0, colon);
-    }
+  const explode = spec.endsWith('*');
+  const colon = explode ? -1 : spec.indexOf(':');
+  const name = explode ? spec.slice(0, -1) : colon >= 0 ? spec.slice(0, colon) : spec;
+  const digits = colon >= 0 ? spec.slice(colon + 1) : '';
+  if (colon >= 0 && !/^[1-9][0-9]{0,3}$/.test(digits)) {
+    throw malformed(template, `bad prefix modifier ":${digits}" at position ${at} (expected 1-9999)`);
   }
+  const prefix = colon >= 0 ? Number(digits) : 0;
   if (!validVarname(name)) throw malformed(template, `bad variable name ${JSON.stringify(name)} at position ${at}`);
   return { name, prefix, explode };
 }
@@ -199,22 +163,14 @@ const SPLIT = 2; // a tried before b: this ordering is the thread priority
 const JMP = 3; // a = target
 const SAVE = 4; // a = capture slot
 const MATCH = 5;
+const STAR = 6; // greedy run of CLASS a: consume and stay, else fall through to pc + 1
 
-const SLASH = 1;
-const QUERY = 2;
-const HASH = 4;
-const DOT = 8;
+// Stop sets as bits, so the hot loop tests a table rather than searching a string.
+const [SLASH, QUERY, HASH, DOT] = [1, 2, 4, 8];
 const STOP = new Uint8Array(128);
-STOP[0x2f] = SLASH;
-STOP[0x3f] = QUERY;
-STOP[0x23] = HASH;
-STOP[0x2e] = DOT;
+[STOP[0x2f], STOP[0x3f], STOP[0x23], STOP[0x2e]] = [SLASH, QUERY, HASH, DOT];
 
-interface Program {
-  op: Int32Array;
-  a: Int32Array;
-  b: Int32Array;
-}
+type Program = { op: Int32Array; a: Int32Array; b: Int32Array };
 
 /** Characters a value of this expression can never contain when matching. */
 function stops(e: Expression): number {
@@ -231,9 +187,7 @@ function stops(e: Expression): number {
 }
 
 function compile(parts: Part[]): Program {
-  const op: number[] = [];
-  const a: number[] = [];
-  const b: number[] = [];
+  const [op, a, b]: number[][] = [[], [], []];
   const emit = (o: number, x = 0, y = 0): number => {
     op.push(o);
     a.push(x);
@@ -268,9 +222,7 @@ function compile(parts: Part[]): Program {
     emit(SAVE, part.slot);
     // Unprefixed expressions need one character, else "docs/" would match "docs/{name}".
     if (!first) emit(CLASS, stop);
-    const loop = emit(SPLIT, op.length + 1, op.length + 3);
-    emit(CLASS, stop);
-    emit(JMP, loop);
+    emit(STAR, stop);
     emit(SAVE, part.slot + 1);
     if (skip >= 0) b[skip] = op.length;
   }
@@ -279,13 +231,7 @@ function compile(parts: Part[]): Program {
 }
 
 /** Captures as a persistent list: a SAVE shares its tail instead of copying an array. */
-class Cap {
-  constructor(
-    readonly slot: number,
-    readonly pos: number,
-    readonly next: Cap | null,
-  ) {}
-}
+type Cap = { slot: number; pos: number; next: Cap | null };
 
 /** Anchored Pike VM run; returns capture slots of the highest-priority full match. */
 function run(prog: Program, input: string, slots: number): Int32Array | undefined {
@@ -328,9 +274,16 @@ function run(prog: Program, input: string, slots: number): Int32Array | undefine
           stackCap[sp++] = cap;
         } else if (o === SAVE) {
           stackPc[sp] = pc + 1;
-          stackCap[sp++] = new Cap(a[pc], i, cap);
+          stackCap[sp++] = { slot: a[pc], pos: i, next: cap };
         } else if (o === MATCH) {
           if (code < 0) return flatten(cap, slots);
+        } else if (o === STAR) {
+          if (code >= 0 && (code >= 128 || (STOP[code] & a[pc]) === 0)) {
+            nextPc[next] = pc;
+            nextCap[next++] = cap;
+          }
+          stackPc[sp] = pc + 1;
+          stackCap[sp++] = cap;
         } else if (code >= 0 && (o === CHAR ? a[pc] === code : code >= 128 || (STOP[code] & a[pc]) === 0)) {
           nextPc[next] = pc + 1;
           nextCap[next++] = cap;
@@ -449,8 +402,9 @@ export class UriTemplate {
   readonly #parts: Part[];
   readonly #prog: Program;
   readonly #slots: number;
-  // Leading literal that must appear verbatim; lets most non-matching URIs skip the VM.
+  // Literals that must appear verbatim at either end; most non-matching URIs never reach the VM.
   readonly #prefix: string;
+  readonly #suffix: string;
 
   constructor(template: string) {
     if (typeof template !== 'string') throw new TypeError('URI template must be a string');
@@ -470,8 +424,9 @@ export class UriTemplate {
     this.variableNames = [...names];
     this.#slots = slots;
     this.#prog = compile(this.#parts);
-    const head = this.#parts[0];
-    this.#prefix = head && 'raw' in head && head.raw === head.encoded ? head.raw : '';
+    const fixed = (p: Part | undefined): string => (p && 'raw' in p && p.raw === p.encoded ? p.raw : '');
+    this.#prefix = fixed(this.#parts[0]);
+    this.#suffix = this.#parts.length > 1 ? fixed(this.#parts[this.#parts.length - 1]) : '';
   }
 
   expand(vars: UriVariables): string {
@@ -481,7 +436,8 @@ export class UriTemplate {
   }
 
   match(uri: string): UriVariables | undefined {
-    if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !uri.startsWith(this.#prefix)) return undefined;
+    if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined;
+    if (!uri.startsWith(this.#prefix) || !uri.endsWith(this.#suffix)) return undefined;
     const caps = run(this.#prog, uri, this.#slots);
     if (!caps) return undefined;
     try {
