@@ -55,6 +55,15 @@ export class HandshakeServerEra {
     return result;
   }
 
+  /**
+   * Takes the handshake as already done (stateless HTTP, or a session restored from a store):
+   * requests are served under `envelope` without an initialize on this connection.
+   */
+  assume(envelope: RequestEnvelope): void {
+    this.envelope = envelope;
+    this.state = 'ready';
+  }
+
   /** `notifications/initialized`; a repeat is harmless. */
   markReady(): void {
     if (this.state === 'initialized') this.state = 'ready';

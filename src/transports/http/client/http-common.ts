@@ -1,0 +1,96 @@
+/** Pieces shared by the HTTP client transports: errors, headers, small response helpers. */
+
+/** Extra request headers: fixed, or computed before every request (e.g. a fresh access token). */
+export type HeadersOption = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+
+/** How long an error message quotes a response body. */
+const BODY_QUOTE = 500;
+
+/**
+ * The server answered with an HTTP error status. `status`, `body` and `headers` are kept so
+ * callers can tell protocol eras and transports apart (400/404/405 to the first POST means
+ * "not a Streamable HTTP endpoint").
+ */
+export class HttpStatusError extends Error {
+  readonly status: number;
+  /** The response body as text ('' when there was none or it could not be read). */
+  readonly body: string;
+  readonly headers: Headers;
+  /** The HTTP method of the failed request. */
+  readonly method: string;
+  readonly url: string;
+
+  constructor(method: string, url: string, status: number, statusText: string, body: string, headers: Headers, message?: string) {
+    const quoted = body.length > BODY_QUOTE ? `${body.slice(0, BODY_QUOTE)}…` : body;
+    super(message ?? `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${quoted.trim() ? `: ${quoted.trim()}` : ''}`);
+    this.name = 'HttpStatusError';
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+    this.method = method;
+    this.url = url;
+  }
+
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  get json(): unknown {
+    try {
+      return JSON.parse(this.body);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * A request carrying a session id was answered 404: the server ended that session. The session
+ * id has been forgotten; the client must start over with a fresh `initialize`.
+ */
+export class SessionExpiredError extends HttpStatusError {
+  readonly sessionId: string;
+  constructor(method: string, url: string, sessionId: string, body: string, headers: Headers) {
+    super(method, url, 404, 'Not Found', body, headers,
+      `MCP session ${JSON.stringify(sessionId)} has expired or was terminated by the server (HTTP 404 from ${method} ${url}); re-initialize to start a new session`);
+    this.name = 'SessionExpiredError';
+    this.sessionId = sessionId;
+  }
+}
+
+export async function resolveHeaders(option: HeadersOption | undefined): Promise<Record<string, string>> {
+  if (!option) return {};
+  return typeof option === 'function' ? await option() : option;
+}
+
+/** User headers first; the transport's own headers win on conflicts (they are the protocol). */
+export async function buildHeaders(option: HeadersOption | undefined, own: Record<string, string | undefined>): Promise<Headers> {
+  const headers = new Headers(await resolveHeaders(option));
+  for (const [k, v] of Object.entries(own)) if (v !== undefined) headers.set(k, v);
+  return headers;
+}
+
+/** The media type of a response, lower-cased, without parameters. */
+export function mediaType(res: Response): string {
+  return (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export async function bodyText(res: Response): Promise<string> {
+  try {
+    return await res.text();
+  } catch {
+    return '';
+  }
+}
+
+/** Drops a body we do not read, so the connection can be reused. */
+export function discard(res: Response): void {
+  res.body?.cancel().catch(() => {});
+}
+
+export function isAbort(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (err instanceof Error && err.name === 'AbortError');
+}
+
+/** A fetch failure (DNS, refused connection...) with the request named in the message. */
+export function networkError(method: string, url: string, err: unknown): Error {
+  const why = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+  return new Error(`${method} ${url} failed: ${why}`, { cause: err });
+}

@@ -1,0 +1,8 @@
+export {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientTransportOptions,
+  type ReconnectOptions,
+} from './streamable.js';
+export { SseClientTransport, type SseClientTransportOptions } from './sse-legacy.js';
+export { connectHttp, type ConnectHttpResult, type ConnectHttpTransportOptions } from './connect-http.js';
+export { HttpStatusError, SessionExpiredError, type HeadersOption } from './http-common.js';

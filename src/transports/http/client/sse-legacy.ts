@@ -1,0 +1,160 @@
+import { encodeMessage } from '../../../jsonrpc/codec.js';
+import type { JsonRpcMessage } from '../../../jsonrpc/messages.js';
+import type { SendOptions, Transport } from '../../transport.js';
+import { readSseStream } from '../sse.js';
+import { bodyText, buildHeaders, discard, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
+
+export interface SseClientTransportOptions {
+  /** The SSE endpoint (GET). */
+  url: string | URL;
+  /** Extra headers for every request; a function is called per request. */
+  headers?: HeadersOption;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** How long start() waits for the server's `endpoint` event (ms). Default 10 000. */
+  endpointTimeoutMs?: number;
+}
+
+/**
+ * Client side of the deprecated HTTP+SSE transport (protocol 2024-11-05): a long-lived GET
+ * stream carries the server's messages, after an `endpoint` event naming where to POST ours.
+ */
+export class SseClientTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+
+  readonly url: URL;
+  private readonly options: SseClientTransportOptions;
+  private readonly fetchFn: typeof fetch;
+  private readonly abort = new AbortController();
+  private _endpoint: URL | undefined;
+  private state: 'new' | 'starting' | 'open' | 'closed' = 'new';
+  private closeFired = false;
+
+  constructor(options: SseClientTransportOptions) {
+    this.options = options;
+    this.url = new URL(options.url);
+    this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Where messages are POSTed, once the server announced it. */
+  get endpoint(): URL | undefined {
+    return this._endpoint;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('SseClientTransport already started');
+    this.state = 'starting';
+    const url = this.url.href;
+    let res: Response;
+    try {
+      const headers = await buildHeaders(this.options.headers, { accept: 'text/event-stream' });
+      res = await this.fetchFn(this.url, { method: 'GET', headers, signal: this.abort.signal });
+    } catch (err) {
+      this.state = 'closed';
+      if (isAbort(err, this.abort.signal)) throw new Error('SseClientTransport was closed while connecting', { cause: err });
+      throw networkError('GET', url, err);
+    }
+    if (!res.ok) {
+      this.state = 'closed';
+      throw new HttpStatusError('GET', url, res.status, res.statusText, await bodyText(res), res.headers);
+    }
+    if (mediaType(res) !== 'text/event-stream' || !res.body) {
+      this.state = 'closed';
+      discard(res);
+      throw new Error(`GET ${url} answered with content type ${JSON.stringify(mediaType(res))} instead of text/event-stream`);
+    }
+    const body = res.body;
+    await new Promise<void>((resolve, reject) => {
+      const timeoutMs = this.options.endpointTimeoutMs ?? 10_000;
+      const timer = setTimeout(() => fail(new Error(`GET ${url}: no "endpoint" event within ${timeoutMs} ms`)), timeoutMs);
+      let settled = false;
+      const fail = (err: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.state = 'closed';
+        this.abort.abort(err);
+        reject(err);
+      };
+      const ready = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve();
+      };
+      void this.read(body, ready, fail);
+    });
+  }
+
+  private async read(body: ReadableStream<Uint8Array>, ready: () => void, fail: (err: Error) => void): Promise<void> {
+    let error: unknown;
+    try {
+      for await (const ev of readSseStream(body, { signal: this.abort.signal })) {
+        if (ev.event === 'endpoint') {
+          if (this._endpoint) continue;
+          const endpoint = this.resolveEndpoint(ev.data);
+          if (endpoint instanceof Error) return fail(endpoint);
+          this._endpoint = endpoint;
+          this.state = 'open';
+          ready();
+        } else if (ev.event === 'message' && ev.data !== '') {
+          this.onmessage?.(ev.data);
+        }
+      }
+    } catch (err) {
+      error = err;
+    }
+    if (this.state === 'starting') {
+      const why = error instanceof Error ? `: ${error.message}` : '';
+      return fail(new Error(`GET ${this.url.href}: the SSE stream ended before the "endpoint" event${why}`));
+    }
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    const why = error instanceof Error ? error.message : 'the server ended it';
+    this.finish(new Error(`The SSE stream from ${this.url.href} ended: ${why}`, { cause: error }));
+  }
+
+  /** The endpoint is relative to the SSE URL and must stay on its origin. */
+  private resolveEndpoint(data: string): URL | Error {
+    let endpoint: URL;
+    try {
+      endpoint = new URL(data.trim(), this.url);
+    } catch {
+      return new Error(`The server's "endpoint" event is not a valid URL: ${JSON.stringify(data)}`);
+    }
+    if (endpoint.origin !== this.url.origin) {
+      return new Error(`The server's "endpoint" event names another origin (${endpoint.origin}, expected ${this.url.origin}); refusing to POST there`);
+    }
+    return endpoint;
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    const endpoint = this._endpoint;
+    if (this.state !== 'open' || !endpoint) throw new Error('Cannot send: SseClientTransport is not connected');
+    let res: Response;
+    try {
+      const headers = await buildHeaders(this.options.headers, { 'content-type': 'application/json' });
+      res = await this.fetchFn(endpoint, { method: 'POST', headers, body: encodeMessage(message), signal: this.abort.signal });
+    } catch (err) {
+      if (isAbort(err, this.abort.signal)) throw new Error('Cannot send: SseClientTransport was closed', { cause: err });
+      throw networkError('POST', endpoint.href, err);
+    }
+    if (!res.ok) throw new HttpStatusError('POST', endpoint.href, res.status, res.statusText, await bodyText(res), res.headers);
+    discard(res);
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed' && this.closeFired) return;
+    this.state = 'closed';
+    this.abort.abort(new Error('transport closed'));
+    this.finish(undefined);
+  }
+
+  private finish(reason: Error | undefined): void {
+    if (this.closeFired) return;
+    this.closeFired = true;
+    this.onclose?.(reason);
+  }
+}

@@ -1,0 +1,373 @@
+import { encodeMessage } from '../../../jsonrpc/codec.js';
+import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
+import type { SendOptions, Transport } from '../../transport.js';
+import { readSseStream } from '../sse.js';
+import {
+  bodyText,
+  buildHeaders,
+  discard,
+  HttpStatusError,
+  isAbort,
+  mediaType,
+  networkError,
+  SessionExpiredError,
+  type HeadersOption,
+} from './http-common.js';
+
+export interface ReconnectOptions {
+  /** First reconnection delay when the server sent no `retry` (ms). Default 1000. */
+  initialDelayMs?: number;
+  /** Upper bound of the backoff (ms); a server's `retry` is always honoured. Default 30 000. */
+  maxDelayMs?: number;
+  /** Reconnection attempts in a row without receiving anything before giving up. Default 2. */
+  maxRetries?: number;
+}
+
+export interface StreamableHttpClientTransportOptions {
+  /** The MCP endpoint. */
+  url: string | URL;
+  /** Extra headers for every request (authorization...); a function is called per request. */
+  headers?: HeadersOption;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  reconnect?: ReconnectOptions;
+  /** Open the standalone GET stream for server-initiated messages after initialization. Default true. */
+  openGetStream?: boolean;
+  /** Join an existing session instead of waiting for one from `initialize`. */
+  sessionId?: string;
+  /** How long close() waits for the DELETE that ends the session (ms). Default 3000. */
+  closeTimeoutMs?: number;
+}
+
+const ACCEPT_BOTH = 'application/json, text/event-stream';
+
+/** Where an SSE stream is in the server's event sequence, and what it still owes us. */
+interface Cursor {
+  lastEventId?: string;
+  retry?: number;
+  /** Request ids whose responses this stream should carry (absent for the standalone stream). */
+  pending?: Set<RequestId>;
+}
+
+type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Error };
+
+/**
+ * Client side of the Streamable HTTP transport (protocol 2025-03-26 to 2025-11-25): each
+ * message is POSTed; answers come back as JSON or as an SSE stream, which is resumed with
+ * GET + Last-Event-ID when it drops; a standalone GET stream carries server-initiated messages.
+ */
+export class StreamableHttpClientTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+
+  readonly url: URL;
+  private readonly options: StreamableHttpClientTransportOptions;
+  private readonly fetchFn: typeof fetch;
+  private readonly abort = new AbortController();
+  private _sessionId: string | undefined;
+  private _protocolVersion: string | undefined;
+  /** Ids of initialize requests in flight: their result carries the negotiated version. */
+  private readonly initIds = new Set<RequestId>();
+  private started = false;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private getStreamRunning = false;
+
+  constructor(options: StreamableHttpClientTransportOptions) {
+    this.options = options;
+    this.url = new URL(options.url);
+    this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this._sessionId = options.sessionId;
+  }
+
+  /** The session the server assigned at initialize (undefined before, or after it expired). */
+  get sessionId(): string | undefined {
+    return this._sessionId;
+  }
+
+  /** The protocol version negotiated by the initialize exchange that passed through. */
+  get protocolVersion(): string | undefined {
+    return this._protocolVersion;
+  }
+
+  /** Sets the version sent in MCP-Protocol-Version (normally learned from initialize). */
+  setProtocolVersion(version: string): void {
+    this._protocolVersion = version;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('StreamableHttpClientTransport already started');
+    if (this.closed) throw new Error('StreamableHttpClientTransport is closed');
+    this.started = true;
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    if (this.closed) throw new Error('Cannot send: StreamableHttpClientTransport is closed');
+    const list = Array.isArray(message) ? message : [message];
+    const requestIds = new Set<RequestId>();
+    let isInit = false;
+    let isInitialized = false;
+    for (const m of list) {
+      if (!('method' in m)) continue;
+      if ('id' in m) {
+        requestIds.add(m.id);
+        if (m.method === 'initialize') {
+          isInit = true;
+          this.initIds.add(m.id);
+        }
+      } else if (m.method === 'notifications/initialized') isInitialized = true;
+    }
+    // A new initialize starts over: no session, no version until the server answers.
+    if (isInit) {
+      this._sessionId = undefined;
+      this._protocolVersion = undefined;
+    }
+    const sentSession = this._sessionId;
+    const url = this.url.href;
+    let res: Response;
+    try {
+      const headers = await this.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH });
+      res = await this.fetchFn(this.url, { method: 'POST', headers, body: encodeMessage(message), signal: this.abort.signal });
+    } catch (err) {
+      if (isAbort(err, this.abort.signal)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
+      throw networkError('POST', url, err);
+    }
+    if (!res.ok) throw await this.httpError('POST', res, sentSession, !isInit);
+    if (isInit) {
+      const sid = res.headers.get('mcp-session-id');
+      if (sid) this._sessionId = sid;
+    }
+
+    const type = mediaType(res);
+    if (res.status === 202 || !res.body) {
+      discard(res);
+    } else if (type === 'text/event-stream') {
+      // The answers arrive while send() has long returned; a drop is resumed with GET.
+      void this.followStream(res, { pending: requestIds }, 'request');
+    } else if (type === 'application/json') {
+      const text = await bodyText(res);
+      if (text.trim() !== '') this.deliver(text, undefined);
+    } else {
+      discard(res);
+      if (requestIds.size > 0) {
+        throw new HttpStatusError('POST', url, res.status, res.statusText, '', res.headers,
+          `POST ${url} answered with unexpected content type ${JSON.stringify(type)} (expected application/json or text/event-stream)`);
+      }
+    }
+    if (isInitialized && this.options.openGetStream !== false) this.openGetStream();
+  }
+
+  /** Aborts every request and stream, ends the session with DELETE, then fires onclose once. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    this.abort.abort(new Error('transport closed'));
+    const sid = this._sessionId;
+    if (sid !== undefined) {
+      try {
+        const headers = await this.headers({});
+        const res = await this.fetchFn(this.url, {
+          method: 'DELETE',
+          headers,
+          signal: AbortSignal.timeout(this.options.closeTimeoutMs ?? 3000),
+        });
+        // 405: the server does not let clients end sessions. Nothing to do either way.
+        discard(res);
+      } catch {
+        // The server is gone or slow: the session will expire on its side.
+      }
+    }
+    this.initIds.clear();
+    this.onclose?.();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private headers(own: Record<string, string>): Promise<Headers> {
+    return buildHeaders(this.options.headers, {
+      ...own,
+      'mcp-session-id': this._sessionId,
+      'mcp-protocol-version': this._protocolVersion,
+    });
+  }
+
+  private report(err: Error): void {
+    if (!this.closed) this.onerror?.(err);
+  }
+
+  /** Hands a frame up, after noting what the transport itself needs from it. */
+  private deliver(text: string, pending: Set<RequestId> | undefined): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // The engine reports the parse error.
+    }
+    for (const m of Array.isArray(value) ? value : [value]) {
+      if (!m || typeof m !== 'object' || 'method' in m) continue;
+      const { id, result } = m as { id?: RequestId | null; result?: { protocolVersion?: unknown } };
+      if (id === undefined || id === null) continue;
+      pending?.delete(id);
+      if (this.initIds.delete(id) && typeof result?.protocolVersion === 'string') this._protocolVersion = result.protocolVersion;
+    }
+    this.onmessage?.(text);
+  }
+
+  /** The error for an HTTP error status; a 404 on a session means the session is gone. */
+  private async httpError(method: string, res: Response, sentSession: string | undefined, deliverErrors: boolean): Promise<HttpStatusError> {
+    const body = await bodyText(res);
+    const url = this.url.href;
+    if (res.status === 404 && sentSession !== undefined) {
+      if (this._sessionId === sentSession) {
+        this._sessionId = undefined;
+        this._protocolVersion = undefined;
+      }
+      const err = new SessionExpiredError(method, url, sentSession, body, res.headers);
+      this.report(err);
+      return err;
+    }
+    // A JSON-RPC error naming one of our requests answers it (never for initialize: the
+    // caller must see the HTTP status to pick a transport).
+    if (deliverErrors && isIdentifiedError(body)) this.deliver(body, undefined);
+    return new HttpStatusError(method, url, res.status, res.statusText, body, res.headers);
+  }
+
+  private openGetStream(): void {
+    if (this.getStreamRunning || this.closed) return;
+    this.getStreamRunning = true;
+    void this.followStream(undefined, {}, 'standalone').finally(() => {
+      this.getStreamRunning = false;
+    });
+  }
+
+  /** GET the endpoint for a stream (resuming after `lastEventId` when given). */
+  private async get(lastEventId: string | undefined): Promise<GetOutcome> {
+    const sentSession = this._sessionId;
+    const url = this.url.href;
+    let res: Response;
+    try {
+      const own: Record<string, string> = { accept: 'text/event-stream' };
+      if (lastEventId !== undefined) own['last-event-id'] = lastEventId;
+      res = await this.fetchFn(this.url, { method: 'GET', headers: await this.headers(own), signal: this.abort.signal });
+    } catch (err) {
+      if (isAbort(err, this.abort.signal)) return { fatal: null };
+      return { transient: networkError('GET', url, err) };
+    }
+    if (res.status === 405) {
+      discard(res);
+      return { fatal: null };
+    }
+    if (!res.ok) {
+      const err = await this.httpError('GET', res, sentSession, false);
+      return err instanceof SessionExpiredError || res.status < 500 && res.status !== 409 && res.status !== 429 ? { fatal: err } : { transient: err };
+    }
+    if (mediaType(res) !== 'text/event-stream' || !res.body) {
+      discard(res);
+      return { fatal: new Error(`GET ${url} answered with content type ${JSON.stringify(mediaType(res))} instead of text/event-stream`) };
+    }
+    return { res };
+  }
+
+  /** Reads events from one response; returns whether anything arrived, and why it ended. */
+  private async pump(res: Response, cursor: Cursor): Promise<{ progressed: boolean; error?: unknown }> {
+    let progressed = false;
+    try {
+      for await (const ev of readSseStream(res.body!, { signal: this.abort.signal })) {
+        progressed = true;
+        if (ev.id !== undefined) cursor.lastEventId = ev.id;
+        if (ev.retry !== undefined) cursor.retry = ev.retry;
+        if (ev.event === 'message' && ev.data !== '') this.deliver(ev.data, cursor.pending);
+      }
+      return { progressed };
+    } catch (error) {
+      return { progressed, error };
+    }
+  }
+
+  private delay(attempt: number, retry: number | undefined): number {
+    const r = this.options.reconnect ?? {};
+    const base = retry ?? r.initialDelayMs ?? 1000;
+    const cap = Math.max(r.maxDelayMs ?? 30_000, retry ?? 0);
+    return Math.min(base * 2 ** attempt, cap);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.abort.signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /**
+   * Follows one logical stream across reconnections: a POST's answer stream until every
+   * response it owes has arrived, or the standalone stream until the transport closes.
+   */
+  private async followStream(first: Response | undefined, cursor: Cursor, kind: 'request' | 'standalone'): Promise<void> {
+    const maxRetries = this.options.reconnect?.maxRetries ?? 2;
+    const owed = () => [...(cursor.pending ?? [])].map((id) => JSON.stringify(id)).join(', ');
+    let res = first;
+    let attempt = 0;
+    let lastError: unknown;
+    let immediate = first === undefined;
+    for (;;) {
+      if (res) {
+        const r = await this.pump(res, cursor);
+        if (r.progressed) attempt = 0;
+        lastError = r.error;
+        res = undefined;
+      }
+      if (this.closed) return;
+      if (kind === 'request' && cursor.pending!.size === 0) return;
+      const why = lastError instanceof Error ? ` (${lastError.message})` : '';
+      if (kind === 'request' && cursor.lastEventId === undefined) {
+        this.report(new Error(`The SSE stream answering request ${owed()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`));
+        return;
+      }
+      if (!immediate) {
+        if (attempt >= maxRetries) {
+          this.report(new Error(kind === 'request'
+            ? `Gave up resuming the SSE stream answering request ${owed()} after ${maxRetries} attempts${why}`
+            : `Gave up reconnecting the standalone SSE stream after ${maxRetries} attempts${why}`));
+          return;
+        }
+        await this.sleep(this.delay(attempt++, cursor.retry));
+        if (this.closed) return;
+      }
+      immediate = false;
+      const got = await this.get(cursor.lastEventId);
+      if ('res' in got) res = got.res;
+      else if ('transient' in got) lastError = got.transient;
+      else {
+        // 405 on the standalone stream just means the server offers none.
+        if (got.fatal && !(got.fatal instanceof SessionExpiredError)) {
+          this.report(new Error(kind === 'request'
+            ? `Cannot resume the SSE stream answering request ${owed()}: ${got.fatal.message}`
+            : `The standalone SSE stream failed: ${got.fatal.message}`, { cause: got.fatal }));
+        } else if (got.fatal === null && kind === 'request' && !this.closed) {
+          this.report(new Error(`Cannot resume the SSE stream answering request ${owed()}: the server does not allow GET (405)`));
+        }
+        return;
+      }
+    }
+  }
+}
+
+function isIdentifiedError(body: string): boolean {
+  try {
+    const v = JSON.parse(body) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    return !!v && typeof v === 'object' && v.jsonrpc === '2.0' && v.id !== null && v.id !== undefined && typeof v.error === 'object';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,9 @@
+export { toNodeHandler, serve, type ServeOptions, type RunningServer, type NodeRequestListener } from './node.js';
+export { toFetchHandler, type FetchHandler } from './fetch.js';
+export { McpHttpHandler, type HttpServerOptions } from './server/router.js';
+export { StreamableHttpHandler, type StreamableHttpOptions } from './server/streamable.js';
+export { LegacySseHandler, type LegacySseOptions } from './server/legacy-sse.js';
+export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from './server/event-store.js';
+export { apiKeyGuard, extractApiKey, type Authenticate, type ApiKeyGuardOptions, type OriginPolicy } from './server/security.js';
+export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from './server/exchange.js';
+export type { ResponseMode } from './server/channel.js';

@@ -1,0 +1,145 @@
+import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
+import type { EventStore } from './event-store.js';
+import type { HeaderMap, HttpResponder, StreamWriter } from './exchange.js';
+
+export type ResponseMode = 'json' | 'sse' | 'auto';
+
+export interface ChannelOptions {
+  streamId: string;
+  /** Requests whose responses this channel carries (empty for the standalone GET stream). */
+  ids: RequestId[];
+  batch: boolean;
+  mode: ResponseMode;
+  headers: HeaderMap;
+  eventStore?: EventStore;
+  /** Send a priming event (id, empty data) and `retry:` first: 2025-11-25 clients resume from it. */
+  priming: boolean;
+  retryMs: number;
+  keepAliveMs: number;
+  onDone: (channel: ResponseChannel) => void;
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+
+/**
+ * Where the messages for one POST (or the standalone GET stream) go. In `auto` mode the choice
+ * between a JSON body and an SSE stream is made lazily: if the final responses are the first
+ * thing to send, it is one JSON body; anything earlier (progress, logs, a server-to-client
+ * request) switches the response to SSE.
+ */
+export class ResponseChannel {
+  readonly streamId: string;
+  private readonly pending: Set<RequestId>;
+  private responder: HttpResponder | undefined;
+  private writer: StreamWriter | undefined;
+  private readonly collected: JsonRpcMessage[] = [];
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  done = false;
+
+  constructor(responder: HttpResponder | undefined, private readonly o: ChannelOptions) {
+    this.streamId = o.streamId;
+    this.pending = new Set(o.ids);
+    this.responder = responder;
+    if (o.mode === 'sse' && responder) this.openStream();
+  }
+
+  get isStream(): boolean {
+    return this.writer !== undefined;
+  }
+
+  /**
+   * Routes one outgoing message. Responses to this channel's requests count down to its end.
+   * Returns false for a message a JSON-only response cannot carry (the caller finds it another way).
+   */
+  async deliver(message: JsonRpcMessage): Promise<boolean> {
+    if (this.done) return false;
+    const isResponse = !('method' in message);
+    if (!isResponse && this.o.mode === 'json') return false;
+    if (isResponse) this.pending.delete((message as { id: RequestId }).id);
+    const finished = this.pending.size === 0 && this.o.ids.length > 0;
+    if (!this.writer && this.responder && this.o.mode !== 'sse') {
+      if (isResponse) {
+        this.collected.push(message);
+        if (finished) this.finishJson();
+        return true;
+      }
+      // Something before the result: this response becomes a stream.
+      this.openStream();
+      for (const m of this.collected.splice(0)) await this.writeEvent(m);
+    }
+    await this.writeEvent(message);
+    if (finished) this.finish();
+    return true;
+  }
+
+  /** A client is reading this stream right now. */
+  get connected(): boolean {
+    return this.writer !== undefined && !this.writer.closed;
+  }
+
+  /** Attaches a resumed connection (GET with Last-Event-ID) after the missed events were replayed. */
+  attach(writer: StreamWriter): void {
+    this.writer = writer;
+    this.responder = undefined;
+    writer.onClose(() => this.detach(writer));
+    this.startKeepAlive();
+  }
+
+  /** Ends the channel without waiting for responses (session closed, DELETE). */
+  close(): void {
+    if (this.done) return;
+    if (!this.writer && this.responder) this.responder.send(503, { 'content-type': 'application/json' },
+      JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Session closed before the request finished' } }));
+    this.finish();
+  }
+
+  private finishJson(): void {
+    const body = this.o.batch ? this.collected : this.collected[0];
+    this.responder!.send(200, { ...this.o.headers, 'content-type': 'application/json' }, JSON.stringify(body));
+    this.responder = undefined;
+    this.done = true;
+    this.o.onDone(this);
+  }
+
+  private openStream(): void {
+    const writer = this.responder!.stream(200, { ...this.o.headers, ...SSE_HEADERS });
+    this.responder = undefined;
+    this.writer = writer;
+    writer.onClose(() => this.detach(writer));
+    if (this.o.priming && this.o.eventStore) {
+      writer.write(`id: ${this.o.eventStore.primingEventId(this.streamId)}\nretry: ${this.o.retryMs}\ndata: \n\n`);
+    }
+    this.startKeepAlive();
+  }
+
+  private startKeepAlive(): void {
+    if (this.o.keepAliveMs <= 0 || this.keepAlive) return;
+    this.keepAlive = setInterval(() => this.writer?.write(': keepalive\n\n'), this.o.keepAliveMs);
+    this.keepAlive.unref?.();
+  }
+
+  /** The client went away. Handshake-era rule: a disconnect is not a cancellation. */
+  private detach(writer: StreamWriter): void {
+    if (this.writer !== writer) return;
+    this.writer = undefined;
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+  }
+
+  private async writeEvent(message: JsonRpcMessage): Promise<void> {
+    const store = this.o.eventStore;
+    const id = store ? await store.storeEvent(this.streamId, message) : undefined;
+    const w = this.writer;
+    if (!w || w.closed) return; // kept in the event store for a resume, if there is one
+    w.write(`${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.writer?.end();
+    this.writer = undefined;
+    this.o.onDone(this);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The tiny HTTP surface the server core speaks. Two adapters fill it: node:http (writes straight
+ * to ServerResponse, no Request/Response objects) and web-standard fetch (Bun, Deno, Workers).
+ */
+
+export interface HttpRequestView {
+  readonly method: string;
+  /** Path without the query string. */
+  readonly path: string;
+  /** Raw query string without the leading `?` ('' when none). */
+  readonly query: string;
+  /** Header value by lower-case name. */
+  header(name: string): string | undefined;
+  readonly remoteAddress?: string;
+  /**
+   * The body as text, read at most once. Resolves `undefined` when it exceeds `limit` bytes
+   * (the adapter stops reading).
+   */
+  readBody(limit: number): Promise<string | undefined>;
+}
+
+export type HeaderMap = Record<string, string>;
+
+/** A response being written: either whole, or as an open stream (SSE). */
+export interface HttpResponder {
+  /** A complete response. */
+  send(status: number, headers: HeaderMap, body?: string): void;
+  /** Starts a streaming response and returns its writer. */
+  stream(status: number, headers: HeaderMap): StreamWriter;
+}
+
+export interface StreamWriter {
+  /** Writes a chunk; false once the connection is gone. */
+  write(chunk: string): boolean;
+  end(): void;
+  readonly closed: boolean;
+  /** Called once when the connection closes, by either side. */
+  onClose(listener: () => void): void;
+}

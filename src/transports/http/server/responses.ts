@@ -1,0 +1,22 @@
+import type { HeaderMap, HttpResponder } from './exchange.js';
+
+/** A JSON-RPC-shaped error body for transport-level refusals, so MCP clients can show it. */
+export function sendError(res: HttpResponder, status: number, message: string, code = -32600, headers: HeaderMap = {}): void {
+  res.send(status, { ...headers, 'content-type': 'application/json' }, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** Whether an Accept header admits a media type (absent header admits everything). */
+export function accepts(accept: string | undefined, type: 'application/json' | 'text/event-stream'): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  const [major] = type.split('/');
+  for (const part of accept.split(',')) {
+    const media = part.split(';')[0].trim().toLowerCase();
+    if (media === type || media === '*/*' || media === `${major}/*`) return true;
+  }
+  return false;
+}
+
+export function isJsonContentType(ct: string | undefined): boolean {
+  if (!ct) return false;
+  return ct.split(';')[0].trim().toLowerCase() === 'application/json';
+}

@@ -1,0 +1,39 @@
+import type { McpServer } from '../../../server/mcp-server.js';
+import { Server } from '../../../server/server.js';
+import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { LegacySseHandler, type LegacySseOptions } from './legacy-sse.js';
+import { sendError } from './responses.js';
+import { StreamableHttpHandler, type StreamableHttpOptions } from './streamable.js';
+
+export interface HttpServerOptions extends StreamableHttpOptions {
+  /** Also serve the deprecated HTTP+SSE transport (`/sse` + `/messages`). Default true. */
+  legacySse?: boolean | LegacySseOptions;
+}
+
+/** Routes one HTTP request to Streamable HTTP or legacy HTTP+SSE, on the same port. */
+export class McpHttpHandler {
+  readonly streamable: StreamableHttpHandler;
+  readonly legacy: LegacySseHandler | undefined;
+
+  constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
+    const low = server instanceof Server ? server : server.server;
+    this.streamable = new StreamableHttpHandler(low, options);
+    const legacy = options.legacySse ?? true;
+    if (legacy) this.legacy = new LegacySseHandler(low, { keepAliveMs: options.keepAliveMs, maxBodyBytes: options.maxBodyBytes, ...(legacy === true ? {} : legacy) });
+  }
+
+  async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    if (req.path === this.streamable.endpoint) return this.streamable.handle(req, res);
+    if (this.legacy?.matches(req.path)) {
+      const admitted = await this.streamable.admit(req, res);
+      if (admitted) await this.legacy.handle(req, res, admitted.authInfo);
+      return;
+    }
+    sendError(res, 404, `Not Found: no MCP endpoint at ${req.path}`);
+  }
+
+  async close(): Promise<void> {
+    this.legacy?.close();
+    await this.streamable.close();
+  }
+}

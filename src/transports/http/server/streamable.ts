@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import { decodeFrame, DEFAULT_LIMITS } from '../../../jsonrpc/codec.js';
+import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
+import type { McpServer } from '../../../server/mcp-server.js';
+import { Server } from '../../../server/server.js';
+import type { ServerSession } from '../../../server/session.js';
+import { DEFAULT_HTTP_VERSION } from '../../../protocol/versions.js';
+import type { AuthInfo, FrameInfo } from '../../transport.js';
+import { ResponseChannel, type ResponseMode } from './channel.js';
+import { InMemoryEventStore, type EventStore } from './event-store.js';
+import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { accepts, isJsonContentType, sendError } from './responses.js';
+import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
+import { HttpSessionTransport } from './session-transport.js';
+
+export interface StreamableHttpOptions extends OriginPolicy {
+  /** Path of the MCP endpoint. Default '/mcp'. */
+  endpoint?: string;
+  /** Sessions with `Mcp-Session-Id` (default true). False: stateless, every POST stands alone. */
+  stateful?: boolean;
+  /**
+   * 'auto' (default): JSON unless something must be sent before the result, then SSE.
+   * 'json': always JSON. 'sse': always SSE (when the client accepts it).
+   */
+  responseMode?: ResponseMode;
+  /** Idle time after which a session is closed and freed. Default 60 minutes. */
+  sessionIdleMs?: number;
+  /** Event log for resumability. Default: bounded in-memory store. `false` disables resumption. */
+  eventStore?: EventStore | false;
+  /** Interval of `: keepalive` comments on open streams. Default 15 s; 0 disables. */
+  keepAliveMs?: number;
+  /** `retry:` advice sent with the priming event. Default 1000 ms. */
+  retryMs?: number;
+  /** Largest accepted POST body in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Decides who is calling; undefined → 401. */
+  authenticate?: Authenticate;
+}
+
+interface LiveSession {
+  id: string;
+  transport: HttpSessionTransport;
+  session: ServerSession;
+  principal: string | undefined;
+  lastSeen: number;
+  streams: number;
+}
+
+const SUPPORTED_HEADER_VERSIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+
+/**
+ * The Streamable HTTP server core (handshake era): POST, GET and DELETE on one endpoint,
+ * independent of node:http or fetch. Adapters hand it a request view and a responder.
+ */
+export class StreamableHttpHandler {
+  readonly server: Server;
+  readonly endpoint: string;
+  private readonly o: StreamableHttpOptions;
+  private readonly eventStore: EventStore | undefined;
+  private readonly sessions = new Map<string, LiveSession>();
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
+    this.server = server instanceof Server ? server : server.server;
+    this.o = options;
+    this.endpoint = options.endpoint ?? '/mcp';
+    this.eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
+    const idle = options.sessionIdleMs ?? 60 * 60_000;
+    if (options.stateful !== false) {
+      this.sweeper = setInterval(() => this.sweep(idle), Math.max(10, Math.min(idle / 2, 60_000)));
+      this.sweeper.unref?.();
+    }
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Admission checks shared with the legacy SSE transport: Origin/Host, then auth. */
+  async admit(req: HttpRequestView, res: HttpResponder): Promise<{ authInfo?: AuthInfo } | undefined> {
+    const refusal = checkOriginAndHost(req, this.o);
+    if (refusal) {
+      sendError(res, 403, refusal);
+      return undefined;
+    }
+    if (!this.o.authenticate) return {};
+    const authInfo = await this.o.authenticate(req);
+    if (!authInfo) {
+      sendError(res, 401, 'Unauthorized: a valid API key or bearer token is required', -32600, { 'www-authenticate': 'Bearer' });
+      return undefined;
+    }
+    return { authInfo };
+  }
+
+  async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    const admitted = await this.admit(req, res);
+    if (!admitted) return;
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res, admitted.authInfo);
+      case 'GET':
+        return this.get(req, res, admitted.authInfo);
+      case 'DELETE':
+        return this.delete(req, res, admitted.authInfo);
+      default:
+        sendError(res, 405, `Method Not Allowed: ${req.method}`, -32600, { allow: this.allow() });
+    }
+  }
+
+  private allow(): string {
+    return this.o.stateful === false ? 'POST' : 'GET, POST, DELETE';
+  }
+
+  private async post(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (!isJsonContentType(req.header('content-type'))) {
+      return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    const accept = req.header('accept');
+    const json = accepts(accept, 'application/json');
+    const sse = accept !== undefined && accepts(accept, 'text/event-stream');
+    if (!json && !sse) return sendError(res, 406, 'Not Acceptable: Accept must allow application/json or text/event-stream');
+    const limit = this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize;
+    const body = await req.readBody(limit);
+    if (body === undefined) return sendError(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (e) {
+      return sendError(res, 400, `Parse error: ${(e as Error).message}`, -32700);
+    }
+    const decoded = decodeFrame(parsed);
+    if (decoded.messages.length === 0) {
+      return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
+    }
+    const messages = decoded.messages;
+    const isInit = messages.some((m) => 'method' in m && m.method === 'initialize');
+    if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
+    const headerVersion = req.header('mcp-protocol-version');
+    if (!isInit && headerVersion !== undefined && !SUPPORTED_HEADER_VERSIONS.has(headerVersion)) {
+      return sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${headerVersion}" (supported: ${[...SUPPORTED_HEADER_VERSIONS].join(', ')})`);
+    }
+    const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress };
+    let live: LiveSession | undefined;
+    if (this.o.stateful === false) live = await this.transient(isInit ? undefined : headerVersion ?? DEFAULT_HTTP_VERSION);
+    else if (isInit) live = await this.open(authInfo);
+    else {
+      live = this.lookup(req, res, authInfo);
+      if (!live) return;
+    }
+    const ids = messages.filter((m) => 'method' in m && 'id' in m).map((m) => (m as { id: RequestId }).id);
+    if (ids.length === 0) {
+      live.transport.receive(parsed, info);
+      res.send(202, {});
+      if (this.o.stateful === false) void live.session.close();
+      return;
+    }
+    const version = isInit ? String((messages[0] as { params?: { protocolVersion?: unknown } }).params?.protocolVersion ?? '') : (live.session.protocolVersion ?? headerVersion ?? DEFAULT_HTTP_VERSION);
+    const mode: ResponseMode = !sse ? 'json' : accept === undefined ? 'json' : (this.o.responseMode ?? 'auto');
+    const stateful = this.o.stateful !== false;
+    const target = live;
+    const channel = new ResponseChannel(res, {
+      streamId: `${target.id}/${++target.streams}`,
+      ids,
+      batch: decoded.batch,
+      mode,
+      headers: stateful ? { 'mcp-session-id': target.id } : {},
+      eventStore: stateful ? this.eventStore : undefined,
+      priming: version >= '2025-11-25',
+      retryMs: this.o.retryMs ?? 1000,
+      keepAliveMs: this.o.keepAliveMs ?? 15_000,
+      onDone: (c) => {
+        target.transport.unbind(c);
+        if (!stateful) void target.session.close();
+        else if (isInit && !target.session.initialized) this.drop(target);
+      },
+    });
+    target.transport.bind(ids, channel);
+    target.transport.receive(parsed, info);
+  }
+
+  private async get(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no GET stream', -32600, { allow: 'POST' });
+    if (!accepts(req.header('accept'), 'text/event-stream') || req.header('accept') === undefined) {
+      return sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
+    }
+    const live = this.lookup(req, res, authInfo);
+    if (!live) return;
+    const lastEventId = req.header('last-event-id');
+    const headers = { 'mcp-session-id': live.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+    if (lastEventId !== undefined && this.eventStore) {
+      const missed: Array<[string, JsonRpcMessage]> = [];
+      const streamId = await this.eventStore.replayEventsAfter(lastEventId, (id, m) => missed.push([id, m]));
+      // Event ids are per session: another session's stream is as good as unknown.
+      if (!streamId || !streamId.startsWith(`${live.id}/`)) return sendError(res, 404, 'Not Found: unknown or expired Last-Event-ID');
+      const writer = res.stream(200, headers);
+      for (const [id, m] of missed) writer.write(`id: ${id}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`);
+      const channel = live.transport.openChannels.find((c) => c.streamId === streamId);
+      if (channel) channel.attach(writer);
+      else writer.end(); // that stream already delivered everything it had
+      return;
+    }
+    if (live.transport.standalone?.connected) return sendError(res, 409, 'Conflict: this session already has an open GET stream');
+    live.transport.standalone?.close();
+    const channel = new ResponseChannel(res, {
+      streamId: `${live.id}/${++live.streams}`,
+      ids: [],
+      batch: false,
+      mode: 'sse',
+      headers: { 'mcp-session-id': live.id },
+      eventStore: this.eventStore,
+      priming: (live.session.protocolVersion ?? '') >= '2025-11-25',
+      retryMs: this.o.retryMs ?? 1000,
+      keepAliveMs: this.o.keepAliveMs ?? 15_000,
+      onDone: (c) => live.transport.unbind(c),
+    });
+    live.transport.standalone = channel;
+  }
+
+  private async delete(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no sessions', -32600, { allow: 'POST' });
+    const live = this.lookup(req, res, authInfo);
+    if (!live) return;
+    this.drop(live);
+    res.send(200, {});
+  }
+
+  private lookup(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): LiveSession | undefined {
+    const id = req.header('mcp-session-id');
+    if (!id) {
+      sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
+      return undefined;
+    }
+    const live = this.sessions.get(id);
+    // A session belongs to whoever opened it; to anyone else it does not exist.
+    if (!live || live.principal !== authInfo?.principal) {
+      sendError(res, 404, 'Not Found: session not found or expired; initialize a new session');
+      return undefined;
+    }
+    live.lastSeen = Date.now();
+    return live;
+  }
+
+  private async open(authInfo?: AuthInfo): Promise<LiveSession> {
+    const id = randomUUID();
+    const transport = new HttpSessionTransport();
+    const session = await this.server.connect(transport);
+    const live: LiveSession = { id, transport, session, principal: authInfo?.principal, lastSeen: Date.now(), streams: 0 };
+    this.sessions.set(id, live);
+    session.onClose(() => this.sessions.delete(id));
+    return live;
+  }
+
+  /** Stateless: a throwaway connection whose handshake is taken as done at the header's version. */
+  private async transient(version: string | undefined): Promise<LiveSession> {
+    const transport = new HttpSessionTransport();
+    const session = await this.server.connect(transport);
+    if (version !== undefined) session.era.assume({ era: 'handshake', protocolVersion: version, clientCapabilities: {} });
+    return { id: '', transport, session, principal: undefined, lastSeen: 0, streams: 0 };
+  }
+
+  private drop(live: LiveSession): void {
+    this.sessions.delete(live.id);
+    void live.session.close();
+  }
+
+  private sweep(idleMs: number): void {
+    const cutoff = Date.now() - idleMs;
+    for (const live of this.sessions.values()) {
+      if (live.lastSeen < cutoff && !live.transport.openChannels.some((c) => c.connected)) this.drop(live);
+    }
+  }
+
+  /** Closes every session and stops timers. */
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.allSettled([...this.sessions.values()].map((l) => l.session.close()));
+    this.sessions.clear();
+  }
+}
