@@ -13,7 +13,7 @@ import type {
   Root,
   ServerCapabilities,
 } from '../protocol/types.js';
-import { applyElicitationDefaults } from '../schema/elicitation.js';
+import { applyElicitationDefaults, validateElicitationSchema } from '../schema/elicitation.js';
 import type { Transport } from '../transports/transport.js';
 import { performHandshake, type HandshakeOutcome } from './handshake.js';
 import { ServerCalls } from './calls.js';
@@ -69,6 +69,8 @@ export class McpClient extends ServerCalls {
   readonly options: ClientOptions;
   private peer: Peer | undefined;
   private outcome: HandshakeOutcome | undefined;
+  /** What this client told the server at initialize; later requests are judged against it. */
+  private declared: ClientCapabilities = {};
   private readonly listeners = new Map<string, Set<Listener>>();
   private roots: Root[] | undefined;
   private sampling: SamplingHandler | undefined;
@@ -111,8 +113,9 @@ export class McpClient extends ServerCalls {
     this.peer = peer;
     this.outcome = undefined;
     await peer.start();
+    this.declared = this.capabilities;
     try {
-      this.outcome = await performHandshake(peer, this.clientInfo, this.capabilities, {
+      this.outcome = await performHandshake(peer, this.clientInfo, this.declared, {
         protocolVersion: this.options.protocolVersion,
         timeoutMs: this.options.requestTimeoutMs,
       });
@@ -187,7 +190,8 @@ export class McpClient extends ServerCalls {
       if (!r.uri.startsWith('file://')) throw new TypeError(`Root "${r.uri}" must be a file:// URI`);
     }
     this.roots = roots;
-    if (this.connected) await this.notify('notifications/roots/list_changed');
+    // Only a client that declared roots.listChanged may send it (and the server drops it otherwise).
+    if (this.connected && this.declared.roots?.listChanged) await this.notify('notifications/roots/list_changed');
   }
 
   async close(): Promise<void> {
@@ -213,9 +217,16 @@ export class McpClient extends ServerCalls {
 
   private async elicit(params: ElicitParams, signal: AbortSignal): Promise<ElicitResult> {
     const mode = params.mode ?? 'form';
-    const declared = this.capabilities.elicitation ?? {};
-    if ((mode === 'url' && !declared.url) || (mode === 'form' && !declared.form)) {
+    const declared = this.declared.elicitation ?? {};
+    // `elicitation: {}` is the 2025-06-18 spelling of "form mode only".
+    const form = !!declared.form || !declared.url;
+    if ((mode === 'url' && !declared.url) || (mode === 'form' && !form) || (mode !== 'url' && mode !== 'form')) {
       throw new McpError(ErrorCode.InvalidParams, `This client does not accept elicitation in ${mode} mode`);
+    }
+    if (mode === 'form') {
+      // Only flat forms of primitives can be shown to a user; anything else is the server's error.
+      const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
+      if (problem) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${problem}`);
     }
     const result = await this.elicitation!(params, { signal });
     if (result.action === 'accept' && mode === 'form' && 'requestedSchema' in params) {

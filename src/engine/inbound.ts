@@ -36,9 +36,10 @@ export class InboundRequest {
     return this.done;
   }
 
+  /** Only a string or a number is a progress token (spec); anything else means "no progress". */
   get progressToken(): string | number | undefined {
-    const meta = this.request.params?._meta as { progressToken?: string | number } | undefined;
-    return meta?.progressToken;
+    const token = (this.request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    return typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token)) ? token : undefined;
   }
 
   cancel(reason: string): void {

@@ -11,18 +11,27 @@ export interface MessageMiddleware {
   outgoing?(message: JsonRpcMessage, next: Next): Promise<void>;
 }
 
-/** Builds the onion once, so a message costs one call per middleware and nothing when there are none. */
+/**
+ * Builds the onion once, so a message costs one call per middleware and nothing when there are
+ * none. The first middleware in the list is the outermost layer, the one nearest the wire, in
+ * both directions: it sees an incoming message first and an outgoing message last. So a
+ * recorder listed first records messages exactly as they cross the wire, even when later
+ * middleware changes them.
+ */
 export function compose(
   middleware: readonly MessageMiddleware[],
   direction: 'incoming' | 'outgoing',
   last: Next,
 ): Next {
+  const n = middleware.length;
   let next = last;
-  for (let i = middleware.length - 1; i >= 0; i--) {
-    const fn = middleware[i][direction];
+  // Wrap from the innermost layer outwards: incoming, the innermost is the last in the list;
+  // outgoing, the first.
+  for (let k = 0; k < n; k++) {
+    const mw = direction === 'incoming' ? middleware[n - 1 - k] : middleware[k];
+    const fn = mw[direction];
     if (!fn) continue;
     const inner = next;
-    const mw = middleware[i];
     next = (m) => fn.call(mw, m, inner);
   }
   return next;

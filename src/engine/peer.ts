@@ -1,4 +1,4 @@
-import { decodeFrame, DEFAULT_LIMITS, errorResponse, type DecodeLimits } from '../jsonrpc/codec.js';
+import { decodeFrame, DEFAULT_LIMITS, errorResponse, type BadResponse, type DecodeLimits } from '../jsonrpc/codec.js';
 import { ErrorCode, LocalError, McpError, toErrorObject } from '../jsonrpc/errors.js';
 import type {
   JsonObject,
@@ -79,8 +79,6 @@ export class Peer {
   private closed = false;
   private closeListeners: Array<(reason?: Error) => void> = [];
   private sendOut: Next;
-  private receiveIn: Next;
-  private currentInfo: FrameInfo | undefined;
 
   constructor(transport: Transport, handlers: PeerHandlers, options: PeerOptions = {}) {
     this.transport = transport;
@@ -90,21 +88,32 @@ export class Peer {
     this.middleware = [...(options.middleware ?? [])];
     this.onerror = options.onerror;
     this.sendOut = this.buildOut();
-    this.receiveIn = this.buildIn();
   }
 
-  /** Adds message middleware (outermost last added runs innermost). */
+  /** Adds message middleware as the new innermost layer (the first added is nearest the wire). */
   use(mw: MessageMiddleware): void {
     this.middleware.push(mw);
     this.sendOut = this.buildOut();
-    this.receiveIn = this.buildIn();
   }
 
   private buildOut(): Next {
     return compose(this.middleware, 'outgoing', (m) => this.transport.send(m, relatedOf(m)));
   }
-  private buildIn(): Next {
-    return compose(this.middleware, 'incoming', (m) => this.route(m, this.currentInfo));
+
+  /**
+   * The incoming chain for one frame. It is built per frame so that the frame's info (auth
+   * principal...) travels with its messages: a shared "current info" field would be overwritten
+   * by the next frame while an async middleware is still holding this one.
+   */
+  private inbound(info: FrameInfo | undefined, collect?: (r: JsonRpcResponse) => void): Next {
+    const last: Next = (m) => this.route(m, info, collect);
+    return this.middleware.length === 0 ? last : compose(this.middleware, 'incoming', last);
+  }
+
+  /** Sends an error reply of our own (bad frame); a failed send has nowhere to go but onerror. */
+  private sendError(e: JsonRpcResponse): void {
+    if (this.closed) return;
+    this.sendOut(e).catch((err: unknown) => this.onerror?.(asError(err)));
   }
 
   async start(): Promise<void> {
@@ -157,7 +166,7 @@ export class Peer {
         resetOnProgress: options.resetTimeoutOnProgress ?? false,
       };
       this.pending.set(id, p);
-      if (timeoutMs > 0) this.arm(id, p);
+      this.arm(id, p);
       if (signal) {
         const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), String(signal.reason ?? 'aborted'));
         signal.addEventListener('abort', onAbort, { once: true });
@@ -184,14 +193,26 @@ export class Peer {
     return this.sendOut(message);
   }
 
+  /**
+   * (Re)starts the request's timer. It fires after `timeoutMs`, but never later than
+   * `maxTotalTimeoutMs` after the request was sent: a progress reset must not stretch the total
+   * past the cap, and the cap holds even when the per-request timeout is disabled (0).
+   */
   private arm(id: RequestId, p: Pending): void {
+    const left = p.maxTotal - (Date.now() - p.startedAt);
+    const wait = Math.min(p.timeoutMs > 0 ? p.timeoutMs : Infinity, left);
+    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
+    if (!(wait <= MAX_TIMER_MS)) return;
+    const capped = wait === left;
     p.timer = setTimeout(() => {
       this.cancelOutgoing(
         id,
-        new LocalError('timeout', `Request "${p.method}" timed out after ${p.timeoutMs} ms`),
-        `Request timed out after ${p.timeoutMs} ms`,
+        capped
+          ? new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`)
+          : new LocalError('timeout', `Request "${p.method}" timed out after ${p.timeoutMs} ms`),
+        capped ? 'Maximum total timeout exceeded' : `Request timed out after ${p.timeoutMs} ms`,
       );
-    }, p.timeoutMs);
+    }, Math.max(0, wait));
   }
 
   private settle(id: RequestId): Pending | undefined {
@@ -217,8 +238,9 @@ export class Peer {
 
   private receive(frame: unknown, info?: FrameInfo): void {
     const decoded = decodeFrame(frame, this.limits);
+    for (const b of decoded.badResponses) this.handleBadResponse(b);
     if (decoded.batch && !(this.handlers.allowBatch?.() ?? false)) {
-      void this.transport.send(errorResponse(null, ErrorCode.InvalidRequest,
+      this.sendError(errorResponse(null, ErrorCode.InvalidRequest,
         'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26'));
       return;
     }
@@ -226,35 +248,42 @@ export class Peer {
       void this.receiveBatch(decoded.messages, decoded.errors, info);
       return;
     }
-    for (const e of decoded.errors) void this.transport.send(e);
+    for (const e of decoded.errors) this.sendError(e);
     const m = decoded.messages[0];
     if (!m) return;
-    this.currentInfo = info;
-    this.receiveIn(m).catch((err: unknown) => this.onerror?.(asError(err)));
+    this.inbound(info)(m).catch((err: unknown) => this.onerror?.(asError(err)));
   }
 
-  /** Batch replies travel together, as JSON-RPC 2.0 asks. */
+  /**
+   * Batch replies travel together, as JSON-RPC 2.0 asks. Every message of the batch, and every
+   * reply, still passes through the middleware like a lone message would.
+   */
   private async receiveBatch(messages: JsonRpcMessage[], errors: JsonRpcResponse[], info?: FrameInfo): Promise<void> {
-    const replies: JsonRpcResponse[] = [...errors];
-    const waits: Promise<void>[] = [];
-    for (const m of messages) {
-      if ('method' in m && 'id' in m) {
-        waits.push(this.handleRequest(m, info, (r) => { replies.push(r); }));
-      } else {
-        this.currentInfo = info;
-        waits.push(this.receiveIn(m).catch((err: unknown) => this.onerror?.(asError(err))));
-      }
-    }
-    await Promise.all(waits);
+    const replies: JsonRpcMessage[] = [];
+    const outs: Promise<void>[] = [];
+    const collectOut = compose(this.middleware, 'outgoing', async (m) => { replies.push(m); });
+    const collect = (r: JsonRpcResponse) => { outs.push(collectOut(r).catch((e: unknown) => this.onerror?.(asError(e)))); };
+    for (const e of errors) collect(e);
+    const chain = this.inbound(info, collect);
+    await Promise.all(messages.map((m) => chain(m).catch((err: unknown) => this.onerror?.(asError(err)))));
+    await Promise.all(outs);
     if (replies.length > 0 && !this.closed) await this.transport.send(replies).catch((e: unknown) => this.onerror?.(asError(e)));
   }
 
-  private async route(m: JsonRpcMessage, info?: FrameInfo): Promise<void> {
+  private async route(m: JsonRpcMessage, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
     if ('method' in m) {
-      if ('id' in m) return this.handleRequest(m as JsonRpcRequest, info);
+      if ('id' in m) return this.handleRequest(m as JsonRpcRequest, info, collect);
       return this.handleNotification(m, info);
     }
     this.handleResponse(m);
+  }
+
+  /** A malformed response is never answered; it fails the request it names, if any. */
+  private handleBadResponse(b: BadResponse): void {
+    const p = b.id === null ? undefined : this.settle(b.id);
+    const error = new LocalError('protocol', `Peer sent a malformed response${b.id === null ? '' : ` to request ${JSON.stringify(b.id)}`}: ${b.reason}`);
+    if (p) p.reject(error);
+    else this.onerror?.(error);
   }
 
   private handleResponse(m: JsonRpcResponse): void {
@@ -292,6 +321,7 @@ export class Peer {
     if (!p?.onprogress) return;
     if (p.resetOnProgress && p.timer) {
       clearTimeout(p.timer);
+      p.timer = undefined;
       if (Date.now() - p.startedAt < p.maxTotal) this.arm(token, p);
       else {
         this.cancelOutgoing(token, new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`), 'Maximum total timeout exceeded');
@@ -351,6 +381,8 @@ export class Peer {
     }
   }
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Side table so the transport learns which request a message belongs to without widening the message. */
 const related = new WeakMap<object, RequestId>();

@@ -18,6 +18,18 @@ export interface Decoded {
   batch: boolean;
   /** Error responses to send back for the invalid parts of the frame. */
   errors: JsonRpcErrorResponse[];
+  /**
+   * Malformed responses. They are never answered: an error response would carry the id of one
+   * of *our* requests back to the peer, which would take it as the answer to its own request
+   * with that id. The engine reports them locally instead.
+   */
+  badResponses: BadResponse[];
+}
+
+export interface BadResponse {
+  /** The id, when it could be read (it names one of our pending requests). */
+  id: RequestId | null;
+  reason: string;
 }
 
 export function errorResponse(id: RequestId | null | undefined, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
@@ -51,21 +63,28 @@ export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMIT
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return fail(null, ErrorCode.InvalidRequest, 'Invalid request: empty batch');
-    const out: Decoded = { messages: [], batch: true, errors: [] };
-    for (const item of value) {
-      const r = validateMessage(item);
-      if (typeof r === 'string') out.errors.push(errorResponse(peekId(item), ErrorCode.InvalidRequest, r));
-      else out.messages.push(r);
-    }
+    const out: Decoded = { messages: [], batch: true, errors: [], badResponses: [] };
+    for (const item of value) invalid(item, validateMessage(item), out);
     return out;
   }
-  const r = validateMessage(value);
-  if (typeof r === 'string') return fail(peekId(value), ErrorCode.InvalidRequest, r);
-  return { messages: [r], batch: false, errors: [] };
+  const out: Decoded = { messages: [], batch: false, errors: [], badResponses: [] };
+  invalid(value, validateMessage(value), out);
+  return out;
+}
+
+/** Files one validated item: a message, an error to answer, or a bad response to report. */
+function invalid(item: unknown, r: JsonRpcMessage | string, out: Decoded): void {
+  if (typeof r !== 'string') out.messages.push(r);
+  else if (looksLikeResponse(item)) out.badResponses.push({ id: peekId(item), reason: r });
+  else out.errors.push(errorResponse(peekId(item), ErrorCode.InvalidRequest, r));
+}
+
+function looksLikeResponse(v: unknown): boolean {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && !('method' in v) && ('result' in v || 'error' in v);
 }
 
 function fail(id: RequestId | null, code: number, message: string): Decoded {
-  return { messages: [], batch: false, errors: [errorResponse(id, code, message)] };
+  return { messages: [], batch: false, errors: [errorResponse(id, code, message)], badResponses: [] };
 }
 
 function isId(v: unknown): v is RequestId {

@@ -14,6 +14,7 @@ import type {
   Root,
 } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
+import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { AuthInfo } from '../transports/transport.js';
 import type { ServerSession } from './session.js';
 
@@ -113,6 +114,11 @@ export class ServerContext implements RequestContext {
     if (mode === 'form' && !modes.form) {
       throw new LocalError('capability', 'Cannot elicit in form mode: the client declared URL mode only');
     }
+    if (mode === 'form') {
+      // A form the client cannot render is this server's bug: fail here, not in the user's UI.
+      const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
+      if (problem) throw new TypeError(`Cannot elicit: ${problem}`);
+    }
     const result = await this.inbound.sendRequest('elicitation/create', params as unknown as JsonObject, options);
     const action = result.action;
     if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
@@ -124,7 +130,7 @@ export class ServerContext implements RequestContext {
   async sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
     const cap = this.clientCapabilities.sampling;
     if (!cap) throw new LocalError('capability', 'Cannot sample: the client did not declare the "sampling" capability');
-    if ((params.tools || params.toolChoice) && !cap.tools) {
+    if ((params.tools || params.toolChoice) && (!cap.tools || !features.samplingTools(this.protocolVersion))) {
       throw new LocalError('capability', 'Cannot sample with tools: the client did not declare sampling.tools');
     }
     const result = await this.inbound.sendRequest('sampling/createMessage', params as unknown as JsonObject, options);

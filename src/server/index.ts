@@ -2,8 +2,17 @@ export { McpServer, type McpServerOptions, type InferArgs } from './mcp-server.j
 export { Server, type ServerOptions, type MethodHandler, type NotificationHandler, type RequestMiddleware } from './server.js';
 export { ServerSession } from './session.js';
 export type { RequestContext } from './context.js';
-export type { ToolConfig, ToolHandler, ToolReturn } from './tools.js';
-export type { ResourceConfig, ResourceHandler, ResourceReturn, TemplateConfig, TemplateHandler, Completer } from './resources.js';
-export type { PromptConfig, PromptHandler, PromptReturn } from './prompts.js';
+export type { ToolConfig, ToolHandler, ToolReturn, ToolUpdate } from './tools.js';
+export type {
+  ResourceConfig,
+  ResourceHandler,
+  ResourceReturn,
+  ResourceUpdate,
+  TemplateConfig,
+  TemplateHandler,
+  TemplateUpdate,
+  Completer,
+} from './resources.js';
+export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from './prompts.js';
 export type { Registered } from './registry.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

@@ -6,19 +6,21 @@ import type { LoggingLevel, PromptArgument } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/index.js';
 import type { Transport } from '../transports/transport.js';
 import type { RequestContext } from './context.js';
-import { PromptRegistry, type PromptConfig, type PromptHandler } from './prompts.js';
+import { PromptRegistry, type PromptConfig, type PromptHandler, type PromptUpdate } from './prompts.js';
 import type { Registered } from './registry.js';
 import {
   ResourceRegistry,
   type Completer,
   type ResourceConfig,
   type ResourceHandler,
+  type ResourceUpdate,
   type TemplateConfig,
   type TemplateHandler,
+  type TemplateUpdate,
 } from './resources.js';
 import { Server, type RequestMiddleware, type ServerOptions } from './server.js';
 import type { ServerSession } from './session.js';
-import { ToolRegistry, type ToolConfig, type ToolHandler } from './tools.js';
+import { ToolRegistry, type ToolConfig, type ToolHandler, type ToolUpdate } from './tools.js';
 import { UriTemplate } from './uri-template.js';
 
 /** The argument type a handler receives for a given input schema. */
@@ -27,6 +29,8 @@ export type InferArgs<S> = S extends StandardSchemaV1
   : S extends { readonly [k: string]: StandardSchemaV1 }
     ? { [K in keyof S]: StandardSchemaV1.InferOutput<S[K]> }
     : Record<string, unknown>;
+
+type ListKind = 'tools' | 'resources' | 'prompts';
 
 export interface McpServerOptions extends ServerOptions {
   /** Items per page in list results. Default 1000. */
@@ -44,6 +48,7 @@ export class McpServer {
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
   private readonly pageSize: number;
+  private readonly pendingLists = new Set<ListKind>();
 
   constructor(options: McpServerOptions) {
     const { pageSize, ...rest } = options;
@@ -59,13 +64,13 @@ export class McpServer {
 
   // ------------------------------------------------------------------ tools
 
-  tool(name: string, handler: ToolHandler<Record<string, unknown>>): Registered<unknown>;
+  tool(name: string, handler: ToolHandler<Record<string, unknown>>): Registered<ToolUpdate>;
   tool<S extends SchemaInput | undefined = undefined>(
     name: string,
     config: ToolConfig & { input?: S },
     handler: ToolHandler<InferArgs<S>>,
-  ): Registered<unknown>;
-  tool(name: string, a: ToolConfig | ToolHandler<never>, b?: ToolHandler<never>): Registered<unknown> {
+  ): Registered<ToolUpdate>;
+  tool(name: string, a: ToolConfig | ToolHandler<never>, b?: ToolHandler<never>): Registered<ToolUpdate> {
     const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
     this.enableTools();
     return this.tools.add(name, config, handler);
@@ -84,19 +89,34 @@ export class McpServer {
    * A resource at a fixed URI, or, when `uri` contains `{...}`, an RFC 6570 template whose
    * handler receives the matched variables.
    */
-  resource(name: string, uri: string, handler: ResourceHandler): Registered<unknown>;
-  resource(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): Registered<unknown>;
-  resource(name: string, uri: string, a: ResourceConfig | ResourceHandler, b?: ResourceHandler): Registered<unknown> {
+  resource(name: string, uri: string, handler: ResourceHandler): Registered<ResourceUpdate>;
+  resource(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): Registered<ResourceUpdate>;
+  resource(name: string, uri: string, a: ResourceConfig | ResourceHandler, b?: ResourceHandler): Registered<ResourceUpdate> {
     const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
-    if (UriTemplate.isTemplate(uri)) return this.resourceTemplate(name, uri, config, (u, _v, ctx) => handler(u, ctx));
+    if (UriTemplate.isTemplate(uri)) {
+      // A template behind a static-style handler: its handle must adapt new handlers too,
+      // or an update would store a (uri, ctx) function where (uri, vars, ctx) is called.
+      const adapt = (h: ResourceHandler): TemplateHandler => (u, _v, ctx) => h(u, ctx);
+      const inner = this.resourceTemplate(name, uri, config, adapt(handler));
+      return {
+        name: inner.name,
+        get enabled() {
+          return inner.enabled;
+        },
+        enable: () => inner.enable(),
+        disable: () => inner.disable(),
+        remove: () => inner.remove(),
+        update: ({ handler: h, ...changes }) => inner.update(h ? { ...changes, handler: adapt(h) } : changes),
+      };
+    }
     this.enableResources();
     return this.resources.addStatic(name, uri, config, handler);
   }
 
-  resourceTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<unknown> {
+  resourceTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<TemplateUpdate> {
     this.enableResources();
     if (config.complete) this.enableCompletions();
-    return this.resources.addTemplate(name, uriTemplate, config, handler);
+    return this.completable(this.resources.addTemplate(name, uriTemplate, config, handler));
   }
 
   private enableResources(): void {
@@ -123,13 +143,13 @@ export class McpServer {
 
   // ---------------------------------------------------------------- prompts
 
-  prompt(name: string, handler: PromptHandler<Record<string, string>>): Registered<unknown>;
+  prompt(name: string, handler: PromptHandler<Record<string, string>>): Registered<PromptUpdate>;
   prompt<S extends SchemaInput | PromptArgument[] | undefined = undefined>(
     name: string,
     config: PromptConfig & { args?: S },
     handler: PromptHandler<S extends PromptArgument[] ? Record<string, string> : InferArgs<S>>,
-  ): Registered<unknown>;
-  prompt(name: string, a: PromptConfig | PromptHandler<never>, b?: PromptHandler<never>): Registered<unknown> {
+  ): Registered<PromptUpdate>;
+  prompt(name: string, a: PromptConfig | PromptHandler<never>, b?: PromptHandler<never>): Registered<PromptUpdate> {
     const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
     if (!this.server.hasRequestHandler('prompts/list')) {
       this.server.registerCapabilities({ prompts: { listChanged: true } });
@@ -137,7 +157,17 @@ export class McpServer {
       this.server.setRequestHandler('prompts/get', (p, ctx) => this.prompts.get(p, ctx));
     }
     if (config.complete) this.enableCompletions();
-    return this.prompts.add(name, config, handler);
+    return this.completable(this.prompts.add(name, config, handler));
+  }
+
+  /** A handle whose `update` may add completers later: the capability must follow. */
+  private completable<U extends { complete?: unknown }>(handle: Registered<U>): Registered<U> {
+    const update = handle.update.bind(handle);
+    handle.update = (changes) => {
+      if (changes.complete) this.enableCompletions();
+      update(changes);
+    };
+    return handle;
   }
 
   // ------------------------------------------------------------ completions
@@ -191,8 +221,17 @@ export class McpServer {
     return this.server.close();
   }
 
-  private listChanged(kind: 'tools' | 'resources' | 'prompts'): void {
-    this.server.broadcast(`notifications/${kind}/list_changed`);
+  /**
+   * Many changes in one tick (start-up, bulk toggles, a static resource and a template) become
+   * one notification per kind, sent once the tick's changes are all visible in the lists.
+   */
+  private listChanged(kind: ListKind): void {
+    if (this.pendingLists.has(kind)) return;
+    this.pendingLists.add(kind);
+    queueMicrotask(() => {
+      this.pendingLists.delete(kind);
+      this.server.broadcast(`notifications/${kind}/list_changed`);
+    });
   }
 }
 

@@ -23,11 +23,25 @@ export interface PromptConfig {
   _meta?: Record<string, unknown>;
 }
 
+/** What `update` on a prompt's handle accepts: any config field, and a new handler. */
+export type PromptUpdate = Partial<PromptConfig> & { handler?: PromptHandler<never> };
+
 interface PromptDef {
   wire: Prompt;
   config: PromptConfig;
   schema: CompiledSchema | undefined;
   handler: PromptHandler<never>;
+}
+
+function compilePrompt(name: string, config: PromptConfig, handler: PromptHandler<never>): PromptDef {
+  const { list, schema } = argumentsFrom(config);
+  const wire: Prompt = { name };
+  if (config.title !== undefined) wire.title = config.title;
+  if (config.description !== undefined) wire.description = config.description;
+  if (list.length > 0) wire.arguments = list;
+  if (config.icons) wire.icons = config.icons;
+  if (config._meta) wire._meta = config._meta;
+  return { wire, config, schema, handler };
 }
 
 function argumentsFrom(config: PromptConfig): { list: PromptArgument[]; schema?: CompiledSchema } {
@@ -47,21 +61,16 @@ function argumentsFrom(config: PromptConfig): { list: PromptArgument[]; schema?:
 }
 
 export class PromptRegistry {
-  readonly registry: Registry<PromptDef>;
+  readonly registry: Registry<PromptDef, PromptUpdate>;
 
   constructor(onChange: () => void, private readonly pageSize: () => number) {
-    this.registry = new Registry<PromptDef>('Prompt', onChange);
+    this.registry = new Registry<PromptDef, PromptUpdate>('Prompt', onChange, (def, { handler, ...changes }) =>
+      compilePrompt(def.wire.name, { ...def.config, ...changes }, handler ?? def.handler),
+    );
   }
 
-  add(name: string, config: PromptConfig, handler: PromptHandler<never>): Registered<PromptDef> {
-    const { list, schema } = argumentsFrom(config);
-    const wire: Prompt = { name };
-    if (config.title !== undefined) wire.title = config.title;
-    if (config.description !== undefined) wire.description = config.description;
-    if (list.length > 0) wire.arguments = list;
-    if (config.icons) wire.icons = config.icons;
-    if (config._meta) wire._meta = config._meta;
-    return this.registry.add(name, { wire, config, schema, handler });
+  add(name: string, config: PromptConfig, handler: PromptHandler<never>): Registered<PromptUpdate> {
+    return this.registry.add(name, compilePrompt(name, config, handler));
   }
 
   list(params: JsonObject | undefined): JsonObject {

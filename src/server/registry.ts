@@ -1,13 +1,16 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 
-/** Handle returned by every registration: change what clients see at run time. */
+/**
+ * Handle returned by every registration: change what clients see at run time. `U` is what
+ * `update` accepts (the registration's config fields plus `handler`).
+ */
 export interface Registered<U> {
   readonly name: string;
   readonly enabled: boolean;
   enable(): void;
   disable(): void;
   /** Changes the definition in place (keeps its place in list order). */
-  update(changes: Partial<U>): void;
+  update(changes: U): void;
   remove(): void;
 }
 
@@ -19,27 +22,28 @@ interface Entry<T> {
 
 /**
  * An ordered, keyed set of definitions. Lists are served in registration order (deterministic,
- * as 2026-07-28 asks) and every visible change schedules one list_changed for the tick.
+ * as 2026-07-28 asks). Every visible change calls `onChange` synchronously; the owner coalesces
+ * them (one list may span several registries, e.g. static and templated resources).
  */
-export class Registry<T> {
+export class Registry<T, U = Partial<T>> {
   private readonly entries = new Map<string, Entry<T>>();
   private snapshot: T[] | undefined;
-  private pending = false;
 
   constructor(
     private readonly kind: string,
     private readonly onChange: () => void,
-    private readonly recompile?: (def: T, changes: Partial<T>) => T,
+    private readonly recompile?: (def: T, changes: U) => T,
   ) {}
 
-  add(key: string, def: T): Registered<T> {
+  /** `name` is what the handle reports (static resources are keyed by URI but named). */
+  add(key: string, def: T, name: string = key): Registered<U> {
     if (this.entries.has(key)) throw new Error(`${this.kind} "${key}" is already registered`);
     const entry: Entry<T> = { key, def, enabled: true };
     this.entries.set(key, entry);
     this.changed();
     const self = this;
     return {
-      name: key,
+      name,
       get enabled() {
         return entry.enabled;
       },
@@ -56,7 +60,7 @@ export class Registry<T> {
         }
       },
       update(changes) {
-        entry.def = self.recompile ? self.recompile(entry.def, changes) : { ...entry.def, ...changes };
+        entry.def = self.recompile ? self.recompile(entry.def, changes) : { ...entry.def, ...(changes as Partial<T>) };
         self.changed();
       },
       remove() {
@@ -89,13 +93,7 @@ export class Registry<T> {
 
   private changed(): void {
     this.snapshot = undefined;
-    if (this.pending) return;
-    this.pending = true;
-    // Many registrations in one tick (start-up, bulk toggles) become one notification.
-    queueMicrotask(() => {
-      this.pending = false;
-      this.onChange();
-    });
+    this.onChange();
   }
 }
 

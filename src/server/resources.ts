@@ -37,8 +37,13 @@ export interface TemplateConfig extends Omit<ResourceConfig, 'size'> {
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
 export type TemplateHandler = (uri: string, vars: UriVariables, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
 
+/** What `update` on a resource's handle accepts: any config field, and a new handler. */
+export type ResourceUpdate = Partial<ResourceConfig> & { handler?: ResourceHandler };
+export type TemplateUpdate = Partial<TemplateConfig> & { handler?: TemplateHandler };
+
 interface StaticDef {
   wire: Resource;
+  config: ResourceConfig;
   handler: ResourceHandler;
 }
 interface TemplateDef {
@@ -48,26 +53,39 @@ interface TemplateDef {
   handler: TemplateHandler;
 }
 
+function staticDef(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): StaticDef {
+  return { wire: { uri, name, ...config } as Resource, config, handler };
+}
+
+function templateDef(name: string, template: UriTemplate, config: TemplateConfig, handler: TemplateHandler): TemplateDef {
+  // Callbacks are server-side only; `size` describes one resource, never a template.
+  const { list: _l, complete: _c, size: _s, ...shown } = config as TemplateConfig & { size?: number };
+  const wire = { uriTemplate: template.template, name, ...shown } as ResourceTemplate;
+  return { wire, template, config, handler };
+}
+
 export class ResourceRegistry {
-  readonly statics: Registry<StaticDef>;
-  readonly templates: Registry<TemplateDef>;
+  readonly statics: Registry<StaticDef, ResourceUpdate>;
+  readonly templates: Registry<TemplateDef, TemplateUpdate>;
 
   constructor(onChange: () => void, private readonly pageSize: () => number) {
-    this.statics = new Registry<StaticDef>('Resource', onChange);
-    this.templates = new Registry<TemplateDef>('Resource template', onChange);
+    // Updates rebuild the advertised object from the merged config (a shallow merge would
+    // leave tools/list-style wire objects stale).
+    this.statics = new Registry<StaticDef, ResourceUpdate>('Resource', onChange, (def, { handler, ...changes }) =>
+      staticDef(def.wire.name, def.wire.uri, { ...def.config, ...changes }, handler ?? def.handler),
+    );
+    this.templates = new Registry<TemplateDef, TemplateUpdate>('Resource template', onChange, (def, { handler, ...changes }) =>
+      templateDef(def.wire.name, def.template, { ...def.config, ...changes }, handler ?? def.handler),
+    );
   }
 
-  addStatic(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): Registered<StaticDef> {
+  addStatic(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): Registered<ResourceUpdate> {
     if (!URL.canParse(uri)) throw new TypeError(`Resource "${name}": "${uri}" is not an absolute URI`);
-    const wire: Resource = { uri, name, ...config } as Resource;
-    return this.statics.add(uri, { wire, handler });
+    return this.statics.add(uri, staticDef(name, uri, config, handler), name);
   }
 
-  addTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<TemplateDef> {
-    const template = new UriTemplate(uriTemplate);
-    const { list: _l, complete: _c, ...shown } = config;
-    const wire: ResourceTemplate = { uriTemplate, name, ...shown } as ResourceTemplate;
-    return this.templates.add(name, { wire, template, config, handler });
+  addTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<TemplateUpdate> {
+    return this.templates.add(name, templateDef(name, new UriTemplate(uriTemplate), config, handler));
   }
 
   async list(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {

@@ -7,6 +7,7 @@ import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
 import type { Transport } from '../transports/transport.js';
 import type { RequestContext } from './context.js';
+import { ModernEra, type ModernOptions } from './modern.js';
 import { ServerSession } from './session.js';
 
 export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
@@ -30,6 +31,8 @@ export interface ServerOptions extends Implementation {
   limits?: Partial<DecodeLimits>;
   /** Where problems with no request to report them on go (defaults to stderr, never stdout). */
   onerror?: (error: Error) => void;
+  /** The stateless 2026-07-28 era, served beside the handshake era. `false` turns it off. */
+  modern?: ModernOptions | false;
 }
 
 /**
@@ -49,9 +52,11 @@ export class Server {
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly requestMiddleware: RequestMiddleware[] = [];
   readonly messageMiddleware: MessageMiddleware[] = [];
+  /** The 2026-07-28 era (undefined when turned off). */
+  readonly modern: ModernEra | undefined;
 
   constructor(options: ServerOptions) {
-    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, ...info } = options;
+    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, ...info } = options;
     this.info = info;
     this.capabilities = { ...capabilities };
     this.instructions = instructions;
@@ -59,6 +64,7 @@ export class Server {
     this.requestTimeoutMs = requestTimeoutMs;
     this.limits = limits;
     this.onerror = onerror ?? ((e) => process.stderr.write(`[mcpkit] ${e.stack ?? e.message}\n`));
+    this.modern = modern === false ? undefined : new ModernEra(this, modern);
   }
 
   identity(): ServerIdentity {
@@ -118,15 +124,21 @@ export class Server {
     return session;
   }
 
-  /** Sends a notification to every initialized session (optionally filtered). */
+  /**
+   * Sends a notification to every ready session (the client sent `notifications/initialized`;
+   * the spec asks servers not to send before that), optionally filtered, and to every
+   * 2026-07-28 listen stream that asked for it.
+   */
   broadcast(method: string, params?: JsonObject, filter?: (s: ServerSession) => boolean): void {
+    this.modern?.publish(method, params);
     for (const s of this.sessions) {
-      if (!s.initialized || (filter && !filter(s))) continue;
+      if (s.era.state !== 'ready' || (filter && !filter(s))) continue;
       s.notify(method, params).catch((e: unknown) => this.onerror(e instanceof Error ? e : new Error(String(e))));
     }
   }
 
   async close(): Promise<void> {
+    this.modern?.endAll();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));
   }
 }

@@ -23,6 +23,9 @@ export interface ToolConfig {
   _meta?: Record<string, unknown>;
 }
 
+/** What `update` on a tool's handle accepts: any config field, and a new handler. */
+export type ToolUpdate = Partial<ToolConfig> & { handler?: ToolHandler<never> };
+
 export interface ToolDefinition {
   name: string;
   config: ToolConfig;
@@ -53,15 +56,15 @@ export function compileTool(name: string, config: ToolConfig, handler: ToolHandl
 
 /** Owns tools/list and tools/call for an McpServer. */
 export class ToolRegistry {
-  readonly registry: Registry<ToolDefinition>;
+  readonly registry: Registry<ToolDefinition, ToolUpdate>;
 
   constructor(onChange: () => void, private readonly warn: (m: string) => void, private readonly pageSize: () => number) {
-    this.registry = new Registry<ToolDefinition>('Tool', onChange, (def, changes) =>
-      compileTool(def.name, { ...def.config, ...(changes as Partial<ToolConfig>) }, (changes.handler ?? def.handler) as ToolHandler<never>, this.warn),
+    this.registry = new Registry<ToolDefinition, ToolUpdate>('Tool', onChange, (def, { handler, ...changes }) =>
+      compileTool(def.name, { ...def.config, ...changes }, handler ?? def.handler, this.warn),
     );
   }
 
-  add(name: string, config: ToolConfig, handler: ToolHandler<never>): Registered<ToolDefinition> {
+  add(name: string, config: ToolConfig, handler: ToolHandler<never>): Registered<ToolUpdate> {
     return this.registry.add(name, compileTool(name, config, handler, this.warn));
   }
 
@@ -108,8 +111,11 @@ async function toCallToolResult(value: ToolReturn, tool: ToolDefinition, version
     if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned nothing`) as unknown as CallToolResult;
     return { content: [] };
   }
-  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
-  if (isContentArray(value)) return { content: value };
+  if (typeof value === 'string' || isContentArray(value)) {
+    // A declared outputSchema is a promise of structuredContent (spec: MUST), so text alone breaks it.
+    if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`) as unknown as CallToolResult;
+    return { content: typeof value === 'string' ? [{ type: 'text', text: value }] : value };
+  }
   const obj = value as Record<string, unknown>;
   const isResult = !Array.isArray(value) && Array.isArray(obj.content) && isContentArray(obj.content);
   if (isResult) {

@@ -170,6 +170,8 @@ const [SLASH, QUERY, HASH, DOT] = [1, 2, 4, 8];
 const STOP = new Uint8Array(128);
 [STOP[0x2f], STOP[0x3f], STOP[0x23], STOP[0x2e]] = [SLASH, QUERY, HASH, DOT];
 
+const inClass = (code: number, stop: number): boolean => code >= 128 || (code >= 0 && (STOP[code] & stop) === 0);
+
 type Program = { op: Int32Array; a: Int32Array; b: Int32Array };
 
 /** Characters a value of this expression can never contain when matching. */
@@ -278,13 +280,13 @@ function run(prog: Program, input: string, slots: number): Int32Array | undefine
         } else if (o === MATCH) {
           if (code < 0) return flatten(cap, slots);
         } else if (o === STAR) {
-          if (code >= 0 && (code >= 128 || (STOP[code] & a[pc]) === 0)) {
+          if (inClass(code, a[pc])) {
             nextPc[next] = pc;
             nextCap[next++] = cap;
           }
           stackPc[sp] = pc + 1;
           stackCap[sp++] = cap;
-        } else if (code >= 0 && (o === CHAR ? a[pc] === code : code >= 128 || (STOP[code] & a[pc]) === 0)) {
+        } else if (o === CHAR ? a[pc] === code : inClass(code, a[pc])) {
           nextPc[next] = pc + 1;
           nextCap[next++] = cap;
         }

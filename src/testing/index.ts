@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../jsonrpc/messages.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { MessageMiddleware, Next } from '../engine/middleware.js';
 import { McpClient, type ClientOptions } from '../client/client.js';
 import type { HandshakeOutcome } from '../client/handshake.js';
@@ -29,7 +29,9 @@ export class WireRecorder implements MessageMiddleware {
     return next(message);
   }
 
-  /** Messages only, optionally those of one method (requests and notifications). */
+  /** Messages only, optionally those of one method (requests and notifications, typed as such). */
+  messages(): JsonRpcMessage[];
+  messages(method: string): Array<JsonRpcRequest | JsonRpcNotification>;
   messages(method?: string): JsonRpcMessage[] {
     const all = this.entries.map((e) => e.message);
     return method === undefined ? all : all.filter((m) => 'method' in m && m.method === method);

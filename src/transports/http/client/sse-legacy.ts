@@ -92,6 +92,7 @@ export class SseClientTransport implements Transport {
     let error: unknown;
     try {
       for await (const ev of readSseStream(body, { signal: this.abort.signal })) {
+        if (this.abort.signal.aborted) break;
         if (ev.event === 'endpoint') {
           if (this._endpoint) continue;
           const endpoint = this.resolveEndpoint(ev.data);
@@ -100,14 +101,19 @@ export class SseClientTransport implements Transport {
           this.state = 'open';
           ready();
         } else if (ev.event === 'message' && ev.data !== '') {
-          this.onmessage?.(ev.data);
+          try {
+            this.onmessage?.(ev.data);
+          } catch (err) {
+            this.report(err);
+          }
         }
       }
     } catch (err) {
       error = err;
     }
-    if (this.state === 'starting') {
-      const why = error instanceof Error ? `: ${error.message}` : '';
+    if (!this._endpoint) {
+      // Ended, or close() was called, while start() still waits: settle it now.
+      const why = this.abort.signal.aborted ? ': the transport was closed' : error instanceof Error ? `: ${error.message}` : '';
       return fail(new Error(`GET ${this.url.href}: the SSE stream ended before the "endpoint" event${why}`));
     }
     if (this.state === 'closed') return;
@@ -155,6 +161,18 @@ export class SseClientTransport implements Transport {
   private finish(reason: Error | undefined): void {
     if (this.closeFired) return;
     this.closeFired = true;
-    this.onclose?.(reason);
+    try {
+      this.onclose?.(reason);
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  private report(err: unknown): void {
+    try {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    } catch {
+      // Nowhere left to report to.
+    }
   }
 }

@@ -33,8 +33,6 @@ export interface StreamableHttpClientTransportOptions {
   reconnect?: ReconnectOptions;
   /** Open the standalone GET stream for server-initiated messages after initialization. Default true. */
   openGetStream?: boolean;
-  /** Join an existing session instead of waiting for one from `initialize`. */
-  sessionId?: string;
   /** How long close() waits for the DELETE that ends the session (ms). Default 3000. */
   closeTimeoutMs?: number;
 }
@@ -78,7 +76,6 @@ export class StreamableHttpClientTransport implements Transport {
     this.options = options;
     this.url = new URL(options.url);
     this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this._sessionId = options.sessionId;
   }
 
   /** The session the server assigned at initialize (undefined before, or after it expired). */
@@ -133,7 +130,10 @@ export class StreamableHttpClientTransport implements Transport {
       if (isAbort(err, this.abort.signal)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       throw networkError('POST', url, err);
     }
-    if (!res.ok) throw await this.httpError('POST', res, sentSession, !isInit);
+    if (!res.ok) {
+      for (const id of requestIds) this.initIds.delete(id);
+      throw await this.httpError('POST', res, sentSession, !isInit);
+    }
     if (isInit) {
       const sid = res.headers.get('mcp-session-id');
       if (sid) this._sessionId = sid;
@@ -147,7 +147,8 @@ export class StreamableHttpClientTransport implements Transport {
       void this.followStream(res, { pending: requestIds }, 'request');
     } else if (type === 'application/json') {
       const text = await bodyText(res);
-      if (text.trim() !== '') this.deliver(text, undefined);
+      // Only requests are answered; a body for notifications/responses is not a message.
+      if (requestIds.size > 0 && text.trim() !== '') this.deliver(text, undefined);
     } else {
       discard(res);
       if (requestIds.size > 0) {
@@ -197,7 +198,12 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   private report(err: Error): void {
-    if (!this.closed) this.onerror?.(err);
+    if (this.closed) return;
+    try {
+      this.onerror?.(err);
+    } catch {
+      // A throwing error handler must not break the stream loops.
+    }
   }
 
   /** Hands a frame up, after noting what the transport itself needs from it. */
@@ -215,7 +221,11 @@ export class StreamableHttpClientTransport implements Transport {
       pending?.delete(id);
       if (this.initIds.delete(id) && typeof result?.protocolVersion === 'string') this._protocolVersion = result.protocolVersion;
     }
-    this.onmessage?.(text);
+    try {
+      this.onmessage?.(text);
+    } catch (err) {
+      this.report(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   /** The error for an HTTP error status; a 404 on a session means the session is gone. */
@@ -278,6 +288,7 @@ export class StreamableHttpClientTransport implements Transport {
     let progressed = false;
     try {
       for await (const ev of readSseStream(res.body!, { signal: this.abort.signal })) {
+        if (this.closed) break;
         progressed = true;
         if (ev.id !== undefined) cursor.lastEventId = ev.id;
         if (ev.retry !== undefined) cursor.retry = ev.retry;

@@ -79,7 +79,11 @@ export class ResponseChannel {
 
   /** Attaches a resumed connection (GET with Last-Event-ID) after the missed events were replayed. */
   attach(writer: StreamWriter): void {
+    // The client moved to a new connection: end the old one (each message goes on exactly one
+    // stream, so it would otherwise stay open and silent until the session ends).
+    const previous = this.writer;
     this.writer = writer;
+    previous?.end();
     this.responder = undefined;
     writer.onClose(() => this.detach(writer));
     this.startKeepAlive();

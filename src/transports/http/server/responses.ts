@@ -16,6 +16,12 @@ export function accepts(accept: string | undefined, type: 'application/json' | '
   return false;
 }
 
+/** Whether an Accept header names `type` itself (wildcards do not count). */
+export function names(accept: string | undefined, type: string): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((part) => part.split(';')[0].trim().toLowerCase() === type);
+}
+
 export function isJsonContentType(ct: string | undefined): boolean {
   if (!ct) return false;
   return ct.split(';')[0].trim().toLowerCase() === 'application/json';

@@ -4,12 +4,12 @@ import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
 import type { McpServer } from '../../../server/mcp-server.js';
 import { Server } from '../../../server/server.js';
 import type { ServerSession } from '../../../server/session.js';
-import { DEFAULT_HTTP_VERSION } from '../../../protocol/versions.js';
+import { DEFAULT_HTTP_VERSION, features, negotiateVersion } from '../../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../transport.js';
 import { ResponseChannel, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
-import { accepts, isJsonContentType, sendError } from './responses.js';
+import { accepts, isJsonContentType, names, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import { HttpSessionTransport } from './session-transport.js';
 
@@ -119,6 +119,9 @@ export class StreamableHttpHandler {
     const json = accepts(accept, 'application/json');
     const sse = accept !== undefined && accepts(accept, 'text/event-stream');
     if (!json && !sse) return sendError(res, 406, 'Not Acceptable: Accept must allow application/json or text/event-stream');
+    // Stream only to clients that name text/event-stream (or take nothing else): `*/*` is what
+    // curl and fetch send by default, and such callers expect a plain JSON body.
+    const mode: ResponseMode = !json ? 'sse' : !names(accept, 'text/event-stream') ? 'json' : (this.o.responseMode ?? 'auto');
     const limit = this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize;
     const body = await req.readBody(limit);
     if (body === undefined) return sendError(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`);
@@ -135,27 +138,37 @@ export class StreamableHttpHandler {
     const messages = decoded.messages;
     const isInit = messages.some((m) => 'method' in m && m.method === 'initialize');
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
+    if (!isInit && this.badVersion(req, res)) return;
     const headerVersion = req.header('mcp-protocol-version');
-    if (!isInit && headerVersion !== undefined && !SUPPORTED_HEADER_VERSIONS.has(headerVersion)) {
-      return sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${headerVersion}" (supported: ${[...SUPPORTED_HEADER_VERSIONS].join(', ')})`);
-    }
     const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress };
     let live: LiveSession | undefined;
-    if (this.o.stateful === false) live = await this.transient(isInit ? undefined : headerVersion ?? DEFAULT_HTTP_VERSION);
-    else if (isInit) live = await this.open(authInfo);
-    else {
+    if (this.o.stateful !== false && !isInit) {
       live = this.lookup(req, res, authInfo);
       if (!live) return;
     }
     const ids = messages.filter((m) => 'method' in m && 'id' in m).map((m) => (m as { id: RequestId }).id);
+    // Checked here, not left to the engine: its refusal has no request id, so no POST channel
+    // would carry it and the client would wait forever.
+    const sessionVersion = live?.session.protocolVersion ?? headerVersion ?? DEFAULT_HTTP_VERSION;
+    if (decoded.batch && !features.batching(sessionVersion)) {
+      return sendError(res, 400, `Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26 (this is ${sessionVersion})`);
+    }
+    // A second request with an in-flight id would steal the first one's channel (the first POST
+    // would then never be answered).
+    const bound = live?.transport;
+    const busy = bound ? ids.find((id) => bound.channelFor(id)) : undefined;
+    if (busy !== undefined) return sendError(res, 400, `Invalid request: id ${JSON.stringify(busy)} is already in use by a request in progress`);
+    if (this.o.stateful === false) live = await this.transient(isInit ? undefined : sessionVersion);
+    else if (isInit) live = await this.open(authInfo);
+    if (!live) return;
     if (ids.length === 0) {
       live.transport.receive(parsed, info);
       res.send(202, {});
       if (this.o.stateful === false) void live.session.close();
       return;
     }
-    const version = isInit ? String((messages[0] as { params?: { protocolVersion?: unknown } }).params?.protocolVersion ?? '') : (live.session.protocolVersion ?? headerVersion ?? DEFAULT_HTTP_VERSION);
-    const mode: ResponseMode = !sse ? 'json' : accept === undefined ? 'json' : (this.o.responseMode ?? 'auto');
+    // For initialize, the version the handshake will settle on (the priming decision needs it).
+    const version = isInit ? negotiateVersion((messages[0] as { params?: { protocolVersion?: unknown } }).params?.protocolVersion, this.server.versions) : sessionVersion;
     const stateful = this.o.stateful !== false;
     const target = live;
     const channel = new ResponseChannel(res, {
@@ -178,8 +191,17 @@ export class StreamableHttpHandler {
     target.transport.receive(parsed, info);
   }
 
+  /** An unsupported MCP-Protocol-Version header is a 400 on every request after initialize. */
+  private badVersion(req: HttpRequestView, res: HttpResponder): boolean {
+    const v = req.header('mcp-protocol-version');
+    if (v === undefined || SUPPORTED_HEADER_VERSIONS.has(v)) return false;
+    sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${v}" (supported: ${[...SUPPORTED_HEADER_VERSIONS].join(', ')})`);
+    return true;
+  }
+
   private async get(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
     if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no GET stream', -32600, { allow: 'POST' });
+    if (this.badVersion(req, res)) return;
     if (!accepts(req.header('accept'), 'text/event-stream') || req.header('accept') === undefined) {
       return sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
     }
@@ -218,6 +240,7 @@ export class StreamableHttpHandler {
 
   private async delete(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
     if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no sessions', -32600, { allow: 'POST' });
+    if (this.badVersion(req, res)) return;
     const live = this.lookup(req, res, authInfo);
     if (!live) return;
     this.drop(live);

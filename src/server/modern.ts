@@ -1,0 +1,154 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
+import type { InboundRequest } from '../engine/inbound.js';
+import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN } from '../protocol/modern.js';
+import type { CacheScope, SubscriptionFilter } from '../protocol/types.js';
+import { MODERN_VERSIONS } from '../protocol/versions.js';
+import { ModernContext } from './modern-context.js';
+import { RequestStateSealer, runRound } from './mrtr.js';
+import type { Server } from './server.js';
+
+export interface CacheHint {
+  ttlMs: number;
+  scope: CacheScope;
+}
+
+export interface ModernOptions {
+  /** Stateless-era revisions to accept. Default ['2026-07-28']. */
+  versions?: readonly string[];
+  /** HMAC key for MRTR `requestState`; set it when several instances serve one client. */
+  stateSecret?: string | Uint8Array;
+  /** How long an `input_required` round stays answerable. Default 10 minutes. */
+  stateTtlMs?: number;
+  /** Cache hints for cacheable results: a default, and per method (e.g. 'tools/list'). */
+  cache?: Partial<CacheHint> & { methods?: Record<string, Partial<CacheHint>> };
+}
+
+interface Listen {
+  id: string | number;
+  filter: SubscriptionFilter;
+  inbound: InboundRequest;
+  end: () => void;
+}
+
+const LIST_FLAGS: Record<string, keyof SubscriptionFilter> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
+/**
+ * The 2026-07-28 era, server side: per-request envelopes, `server/discover`, multi round-trip
+ * requests, `subscriptions/listen` and cache hints. Stateless by construction: everything it
+ * needs arrives with each request, so one instance serves every connection.
+ */
+export class ModernEra {
+  readonly versions: readonly string[];
+  readonly sealer: RequestStateSealer;
+  private readonly listens = new Set<Listen>();
+
+  constructor(private readonly server: Server, private readonly o: ModernOptions = {}) {
+    this.versions = o.versions ?? MODERN_VERSIONS;
+    this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs });
+  }
+
+  async handle(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> {
+    const { method, params } = req;
+    const env = readEnvelope(params, this.versions);
+    if (REMOVED_IN_MODERN.has(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (removed in protocol version ${env.protocolVersion})`);
+    if (method === 'server/discover') return this.decorate(method, this.discover());
+    if (method === 'subscriptions/listen') return this.listen(params, inbound);
+    if (!this.server.hasRequestHandler(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    let result: JsonObject;
+    if (MRTR_METHODS.has(method)) {
+      const principal = inbound.info?.authInfo?.principal;
+      result = await runRound(this.sealer, method, params, principal,
+        async (collector) => this.server.dispatch(method, params, new ModernContext(inbound, env, collector)),
+        (m) => this.server.onerror(new Error(m)));
+    } else {
+      result = await this.server.dispatch(method, params, new ModernContext(inbound, env, undefined));
+    }
+    return this.decorate(method, result);
+  }
+
+  discover(): JsonObject {
+    const id = this.server.identity();
+    const r: JsonObject = { supportedVersions: [...this.versions], capabilities: id.capabilities };
+    if (id.instructions !== undefined) r.instructions = id.instructions;
+    return r;
+  }
+
+  /** Adds what every 2026-07-28 result carries: resultType, serverInfo, and cache hints. */
+  private decorate(method: string, result: JsonObject): JsonObject {
+    const meta = { ...(result._meta as JsonObject | undefined), [META.serverInfo]: this.server.info };
+    if (result.resultType === 'input_required') return { ...result, _meta: meta };
+    const out: JsonObject = { ...result, resultType: result.resultType ?? 'complete', _meta: meta };
+    if (CACHEABLE.has(method)) {
+      const hint = this.cacheHint(method);
+      if (out.ttlMs === undefined) out.ttlMs = hint.ttlMs;
+      if (out.cacheScope === undefined) out.cacheScope = hint.scope;
+    }
+    return out;
+  }
+
+  cacheHint(method: string): CacheHint {
+    const c = this.o.cache;
+    const m = c?.methods?.[method];
+    return { ttlMs: m?.ttlMs ?? c?.ttlMs ?? 0, scope: m?.scope ?? c?.scope ?? 'private' };
+  }
+
+  private async listen(params: JsonObject | undefined, inbound: InboundRequest): Promise<JsonObject> {
+    const asked = params?.notifications;
+    if (!asked || typeof asked !== 'object' || Array.isArray(asked)) {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: subscriptions/listen needs "notifications" (a filter object)');
+    }
+    const want = asked as SubscriptionFilter;
+    const caps = this.server.capabilities;
+    // Acknowledge only what this server can deliver.
+    const filter: SubscriptionFilter = {};
+    if (want.toolsListChanged && caps.tools?.listChanged) filter.toolsListChanged = true;
+    if (want.promptsListChanged && caps.prompts?.listChanged) filter.promptsListChanged = true;
+    if (want.resourcesListChanged && caps.resources?.listChanged) filter.resourcesListChanged = true;
+    if (Array.isArray(want.resourceSubscriptions) && caps.resources?.subscribe) {
+      filter.resourceSubscriptions = want.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
+    }
+    const id = inbound.id;
+    const tag = { [META.subscriptionId]: id };
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const listen: Listen = { id, filter, inbound, end };
+    this.listens.add(listen);
+    const onAbort = () => end();
+    inbound.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await inbound.notify('notifications/subscriptions/acknowledged', { notifications: filter, _meta: tag } as unknown as JsonObject);
+      await ended;
+    } finally {
+      this.listens.delete(listen);
+      inbound.signal.removeEventListener('abort', onAbort);
+    }
+    return { resultType: 'complete', _meta: { ...tag, [META.serverInfo]: this.server.info } };
+  }
+
+  /** Delivers a server notification to every listen stream whose filter asks for it. */
+  publish(method: string, params: JsonObject | undefined): void {
+    if (this.listens.size === 0) return;
+    const flag = LIST_FLAGS[method];
+    const uri = method === 'notifications/resources/updated' ? (params?.uri as string | undefined) : undefined;
+    if (!flag && uri === undefined) return; // progress and logs never travel on listen streams
+    for (const l of this.listens) {
+      if (flag ? !l.filter[flag] : !l.filter.resourceSubscriptions?.includes(uri!)) continue;
+      const tagged = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), [META.subscriptionId]: l.id } };
+      l.inbound.notify(method, tagged).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+    }
+  }
+
+  /** Ends every listen stream gracefully (final result sent). */
+  endAll(): void {
+    for (const l of this.listens) l.end();
+  }
+
+  get listenCount(): number {
+    return this.listens.size;
+  }
+}

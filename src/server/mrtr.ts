@@ -1,0 +1,158 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { InputRequest, InputRequests } from '../protocol/types.js';
+
+/**
+ * Thrown (as a rejected promise) by `ctx.elicit/sample/roots` in the stateless era when the
+ * answer is not in hand yet. The dispatcher turns it into an `input_required` result; handlers
+ * must let it propagate.
+ */
+export class InputRequiredSignal extends Error {
+  constructor() {
+    super('Input required from the client (this error ends the handler run; let it propagate)');
+    this.name = 'InputRequiredSignal';
+  }
+}
+
+/** What a sealed `requestState` carries between rounds. */
+interface RoundState {
+  v: 1;
+  /** method */
+  m: string;
+  /** digest of the request params (without _meta, inputResponses, requestState) */
+  d: string;
+  /** principal, or null when unauthenticated */
+  p: string | null;
+  /** expiry, ms since epoch */
+  e: number;
+  /** answers gathered in earlier rounds, by input key */
+  a: Record<string, unknown>;
+  /** keys asked for in the last round */
+  q: string[];
+}
+
+/** Integrity-protects `requestState` (attacker-controlled input) with HMAC-SHA256. */
+export class RequestStateSealer {
+  private readonly key: Buffer;
+  readonly ttlMs: number;
+
+  /** A random per-process key by default: set `secret` when several instances serve one client. */
+  constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
+    this.key = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret as Uint8Array);
+    this.ttlMs = options.ttlMs ?? 10 * 60_000;
+  }
+
+  seal(state: RoundState): string {
+    const body = Buffer.from(JSON.stringify(state)).toString('base64url');
+    return `${body}.${this.mac(body)}`;
+  }
+
+  open(token: unknown): RoundState | undefined {
+    if (typeof token !== 'string' || token.length > 1_000_000) return undefined;
+    const dot = token.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const body = token.slice(0, dot);
+    const mac = Buffer.from(token.slice(dot + 1));
+    const expected = Buffer.from(this.mac(body));
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined;
+    try {
+      const s = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as RoundState;
+      return s && s.v === 1 ? s : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}
+
+/** Stable JSON (sorted keys) so that a digest does not depend on key order. */
+function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const keys = Object.keys(v).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+export function paramsDigest(params: JsonObject | undefined): string {
+  const { _meta: _m, inputResponses: _i, requestState: _r, ...rest } = params ?? {};
+  return createHash('sha256').update(canonical(rest)).digest('base64url');
+}
+
+const SHORT: Record<InputRequest['method'], string> = {
+  'elicitation/create': 'elicit',
+  'sampling/createMessage': 'sample',
+  'roots/list': 'roots',
+};
+
+/**
+ * One handler run's view of MRTR: answers known so far, and what else it asked for. Keys are
+ * `elicit-1`, `sample-1`, `roots-1`… in call order, so a replay-safe handler asks the same
+ * questions under the same keys on every round.
+ */
+export class InputCollector {
+  readonly requests: InputRequests = {};
+  private readonly counts: Record<string, number> = {};
+
+  constructor(readonly answers: Record<string, unknown>) {}
+
+  need(method: InputRequest['method'], params: unknown): Promise<unknown> {
+    const short = SHORT[method];
+    const n = (this.counts[short] = (this.counts[short] ?? 0) + 1);
+    const key = `${short}-${n}`;
+    if (key in this.answers) return Promise.resolve(this.answers[key]);
+    this.requests[key] = (params === undefined ? { method } : { method, params }) as InputRequest;
+    return Promise.reject(new InputRequiredSignal());
+  }
+
+  get pending(): boolean {
+    return Object.keys(this.requests).length > 0;
+  }
+}
+
+/**
+ * Runs one round of a multi round-trip request: opens and checks the state, merges the answers
+ * the client sent for the keys last asked, runs the handler, and answers `input_required` with a
+ * fresh sealed state when the handler still needs input.
+ */
+export async function runRound(
+  sealer: RequestStateSealer,
+  method: string,
+  params: JsonObject | undefined,
+  principal: string | undefined,
+  run: (collector: InputCollector) => Promise<JsonObject>,
+  warn: (message: string) => void,
+): Promise<JsonObject> {
+  const digest = paramsDigest(params);
+  let answers: Record<string, unknown> = {};
+  const token = params?.requestState;
+  if (token !== undefined) {
+    const s = sealer.open(token);
+    if (!s || s.m !== method || s.d !== digest || s.p !== (principal ?? null)) {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
+    }
+    if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
+    answers = { ...s.a };
+    const given = params?.inputResponses;
+    if (given && typeof given === 'object') {
+      // Only answers to what was asked count; unknown keys are ignored, as the spec requires.
+      for (const k of s.q) if (k in (given as Record<string, unknown>)) answers[k] = (given as Record<string, unknown>)[k];
+    }
+  }
+  const collector = new InputCollector(answers);
+  let result: JsonObject | undefined;
+  try {
+    result = await run(collector);
+  } catch (err) {
+    if (!(err instanceof InputRequiredSignal) && !collector.pending) throw err;
+  }
+  if (collector.pending) {
+    if (result !== undefined) warn(`A ${method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
+    const state: RoundState = { v: 1, m: method, d: digest, p: principal ?? null, e: Date.now() + sealer.ttlMs, a: answers, q: Object.keys(collector.requests) };
+    return { resultType: 'input_required', inputRequests: collector.requests, requestState: sealer.seal(state) } as JsonObject;
+  }
+  return result!;
+}

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { McpServer, Server } from '../../src/server/index.js';
+import { createTestPair, WireRecorder } from '../../src/testing/index.js';
+import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
+import { flush } from '../server/helpers.js';
+
+test('WireRecorder: records exact messages, in order, with directions', async () => {
+  const server = new McpServer({ name: 'kit', version: '1' });
+  server.tool('roots', async (_a, ctx) => {
+    await ctx.log('info', 'asking');
+    return String((await ctx.roots()).length);
+  });
+  const { client, wire, close } = await createTestPair(server, { roots: [{ uri: 'file:///w' }] });
+  wire.clear();
+  assert.deepEqual(wire.entries, []);
+  await client.callTool('roots', { a: 1 });
+  assert.deepEqual(wire.entries, [
+    {
+      direction: 'client→server',
+      message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'roots', arguments: { a: 1 } } },
+    },
+    {
+      direction: 'server→client',
+      message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'asking' } },
+    },
+    { direction: 'server→client', message: { jsonrpc: '2.0', id: 0, method: 'roots/list' } },
+    { direction: 'client→server', message: { jsonrpc: '2.0', id: 0, result: { roots: [{ uri: 'file:///w' }] } } },
+    { direction: 'server→client', message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '1' }] } } },
+  ]);
+  assert.deepEqual(wire.methods(), ['→ tools/call', '← notifications/message', '← roots/list', '→ response 0', '← response 1']);
+  assert.deepEqual(wire.messages('roots/list'), [{ jsonrpc: '2.0', id: 0, method: 'roots/list' }]);
+  assert.equal(wire.messages().length, 5);
+  assert.deepEqual(wire.messages('nothing/here'), []);
+  await close();
+});
+
+test('WireRecorder: entries are copies, unaffected by later mutation', async () => {
+  const rec = new WireRecorder();
+  const msg: JsonRpcMessage = { jsonrpc: '2.0', method: 'x', params: { n: 1 } };
+  const forwarded: JsonRpcMessage[] = [];
+  await rec.outgoing(msg, async (m) => void forwarded.push(m));
+  (msg.params as { n: number }).n = 2;
+  assert.deepEqual(rec.entries, [{ direction: 'client→server', message: { jsonrpc: '2.0', method: 'x', params: { n: 1 } } }]);
+  assert.equal(forwarded[0], msg, 'the original message is passed on');
+  await rec.incoming({ jsonrpc: '2.0', id: 'a', error: { code: -1, message: 'no' } }, async () => {});
+  assert.deepEqual(rec.methods(), ['→ x', '← response a']);
+  rec.clear();
+  assert.equal(rec.entries.length, 0);
+});
+
+test('createTestPair: works with a low-level Server, passes frameInfo, close ends the session', async () => {
+  const low = new Server({ name: 'low', version: '1', capabilities: { tools: {} } });
+  low.setRequestHandler('tools/list', (_p, ctx) => ({ tools: [], _meta: { who: ctx.authInfo?.principal ?? null } }));
+  const { client, session, close } = await createTestPair(low, { frameInfo: { authInfo: { principal: 'bob' } }, name: 'custom' });
+  assert.equal(session.clientInfo?.name, 'custom');
+  assert.equal(low.sessions.has(session), true);
+  assert.deepEqual((await client.listTools())._meta, { who: 'bob' });
+  let sessionClosed = false;
+  session.onClose(() => (sessionClosed = true));
+  await close();
+  await flush();
+  assert.equal(sessionClosed, true);
+  assert.equal(low.sessions.size, 0);
+});
+
+test('createTestPair: extra client middleware runs after the recorder', async () => {
+  const server = new McpServer({ name: 'kit', version: '1' });
+  const seen: string[] = [];
+  const { client, wire, close } = await createTestPair(server, {
+    middleware: [{ outgoing: (m, next) => (seen.push('method' in m ? m.method : 'response'), next(m)) }],
+  });
+  await client.ping();
+  assert.deepEqual(seen, ['initialize', 'notifications/initialized', 'ping']);
+  assert.equal(wire.messages('ping').length, 1);
+  await close();
+});
+
+test('McpServer.close() ends every connected session; clients see the close', async () => {
+  const server = new McpServer({ name: 'kit', version: '1' });
+  const one = await createTestPair(server);
+  const two = await createTestPair(server);
+  const closed: string[] = [];
+  one.client.onClose(() => closed.push('one'));
+  two.client.onClose(() => closed.push('two'));
+  assert.equal(server.sessions.size, 2);
+  await server.close();
+  await flush();
+  assert.deepEqual(closed.sort(), ['one', 'two']);
+  assert.equal(server.sessions.size, 0);
+  assert.equal(one.client.connected, false);
+});

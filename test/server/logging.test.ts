@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { McpServer } from '../../src/server/index.js';
+import { createTestPair } from '../../src/testing/index.js';
+import { flush, rejectsWithCode } from './helpers.js';
+
+test('logging: ctx.log sends notifications/message before the response', async () => {
+  const server = new McpServer({ name: 'log', version: '1' });
+  server.tool('work', async (_a, ctx) => {
+    await ctx.log('info', { step: 1 }, 'worker');
+    await ctx.log('debug', 'details');
+    return 'done';
+  });
+  const { client, initialize, wire, close } = await createTestPair(server);
+  assert.deepEqual(initialize.serverCapabilities.logging, {});
+  const got: unknown[] = [];
+  client.on('notifications/message', (p) => got.push(p));
+  wire.clear();
+  await client.callTool('work');
+  assert.deepEqual(got, [
+    { level: 'info', data: { step: 1 }, logger: 'worker' },
+    { level: 'debug', data: 'details' },
+  ]);
+  assert.deepEqual(wire.methods(), ['→ tools/call', '← notifications/message', '← notifications/message', '← response 1']);
+  await close();
+});
+
+test('logging: server.log broadcasts to every session; setLoggingLevel filters per session', async () => {
+  const server = new McpServer({ name: 'log', version: '1' });
+  server.tool('noisy', async (_a, ctx) => {
+    for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical'] as const) await ctx.log(level, level);
+    return 'ok';
+  });
+  const quiet = await createTestPair(server);
+  const loud = await createTestPair(server);
+  const quietGot: string[] = [];
+  const loudGot: string[] = [];
+  quiet.client.on('notifications/message', (p) => quietGot.push(`${p.level}:${String(p.data)}`));
+  loud.client.on('notifications/message', (p) => loudGot.push(`${p.level}:${String(p.data)}`));
+
+  assert.deepEqual(await quiet.client.setLoggingLevel('warning'), {});
+  server.log('info', 'i');
+  server.log('warning', 'w', 'app');
+  server.log('emergency', 'e');
+  await flush();
+  assert.deepEqual(quietGot, ['warning:w', 'emergency:e']);
+  assert.deepEqual(loudGot, ['info:i', 'warning:w', 'emergency:e']);
+  const warn = quiet.wire.messages('notifications/message')[0] as { params: unknown };
+  assert.deepEqual(warn.params, { level: 'warning', data: 'w', logger: 'app' });
+
+  quietGot.length = 0;
+  await quiet.client.callTool('noisy');
+  assert.deepEqual(quietGot, ['warning:warning', 'error:error', 'critical:critical']);
+
+  await quiet.client.setLoggingLevel('debug');
+  quietGot.length = 0;
+  server.log('debug', 'd');
+  await flush();
+  assert.deepEqual(quietGot, ['debug:d']);
+
+  await rejectsWithCode(quiet.client.request('logging/setLevel', { level: 'loud' } as never), -32602);
+  await quiet.close();
+  await loud.close();
+});
