@@ -20,7 +20,10 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+// The Node 22 binary that the conformance suite needs is a dev dependency and shadows `node`
+// inside npm scripts; tests run on the Node that runs npm (the machine's), which is what users have.
+const node = process.env.npm_node_execpath || process.execPath;
+const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
 });
 process.exit(r.status ?? 1);

@@ -168,7 +168,7 @@ export class Peer {
       this.pending.set(id, p);
       this.arm(id, p);
       if (signal) {
-        const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), String(signal.reason ?? 'aborted'));
+        const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), reasonText(signal));
         signal.addEventListener('abort', onAbort, { once: true });
         p.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
@@ -391,9 +391,13 @@ function relatedOf(m: JsonRpcMessage): { relatedRequestId?: RequestId } | undefi
   return id === undefined ? undefined : { relatedRequestId: id };
 }
 
+/** The abort reason as a sentence ("This operation was aborted", not "AbortError: ..."). */
+function reasonText(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+}
+
 function abortError(method: string, signal: AbortSignal): LocalError {
-  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-  return new LocalError('aborted', `Request "${method}" was aborted: ${reason}`);
+  return new LocalError('aborted', `Request "${method}" was aborted: ${reasonText(signal)}`);
 }
 
 function asError(e: unknown): Error {

@@ -4,7 +4,7 @@ import type { GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage } fro
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/index.js';
 import type { RequestContext } from './context.js';
 import type { Completer } from './resources.js';
-import { paginate, Registry, type Registered } from './registry.js';
+import { ownCompleter, paginate, Registry, type Registered } from './registry.js';
 
 export type PromptReturn = GetPromptResult | PromptMessage[] | string;
 export type PromptHandler<A = Record<string, string>> = (args: A, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
@@ -105,7 +105,7 @@ export class PromptRegistry {
   completer(name: string, argument: string): Completer | undefined {
     const p = this.registry.get(name);
     if (!p) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-    return p.config.complete?.[argument];
+    return ownCompleter(p.config.complete, argument);
   }
 }
 

@@ -114,3 +114,8 @@ export function paginate<T>(items: readonly T[], cursor: unknown, pageSize: numb
   const page = items.slice(start, end);
   return end < items.length ? { page, nextCursor: Buffer.from(`o${end}`, 'latin1').toString('base64url') } : { page };
 }
+
+/** A completer for `argument`, looked up as an own key so `constructor` or `__proto__` never match. */
+export function ownCompleter<T>(table: Record<string, T> | undefined, argument: string): T | undefined {
+  return table && Object.hasOwn(table, argument) ? table[argument] : undefined;
+}

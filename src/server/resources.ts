@@ -3,7 +3,7 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { Annotations, Icon, ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';
-import { paginate, Registry, type Registered } from './registry.js';
+import { ownCompleter, paginate, Registry, type Registered } from './registry.js';
 import { UriTemplate, type UriVariables } from './uri-template.js';
 
 /** What a resource handler may return; plain values become `contents`. */
@@ -119,7 +119,7 @@ export class ResourceRegistry {
   /** Completion for a `ref/resource`: the template's completer for that variable. */
   completer(uriOrTemplate: string, argument: string): Completer | undefined {
     for (const t of this.templates.list()) {
-      if (t.wire.uriTemplate === uriOrTemplate) return t.config.complete?.[argument];
+      if (t.wire.uriTemplate === uriOrTemplate) return ownCompleter(t.config.complete, argument);
     }
     return undefined;
   }

@@ -3,6 +3,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc
 import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.js';
+import { claimsModern } from '../protocol/modern.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
 import type { Transport } from '../transports/transport.js';
@@ -23,6 +24,11 @@ export class ServerSession {
   readonly subscriptions = new Set<string>();
   /** Free for application use (per-connection state). */
   readonly data = new Map<string, unknown>();
+  /**
+   * Serve every request in the 2026-07-28 era (set by transports that know the era from
+   * outside the body, e.g. an HTTP version header), so a missing envelope is a -32602.
+   */
+  statelessOnly = false;
 
   constructor(server: Server, transport: Transport) {
     this.server = server;
@@ -89,6 +95,11 @@ export class ServerSession {
   }
 
   private onRequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
+    // Dual era: a request carrying the 2026-07-28 envelope (or a method only that era has) is
+    // served statelessly, whatever this connection's handshake state; everything else goes
+    // through the handshake codec.
+    const modern = this.server.modern;
+    if (modern && (this.statelessOnly || claimsModern(req.method, req.params))) return modern.handle(req, inbound);
     switch (req.method) {
       case 'initialize':
         return this.era.initialize(req.params) as unknown as JsonObject;

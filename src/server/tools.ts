@@ -4,6 +4,7 @@ import type { CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations } from '
 import { features } from '../protocol/versions.js';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/index.js';
 import type { RequestContext } from './context.js';
+import { InputRequiredSignal } from './mrtr.js';
 import { paginate, Registry, type Registered } from './registry.js';
 
 /** What a tool handler may return; plain values are turned into a CallToolResult. */
@@ -35,6 +36,9 @@ export interface ToolDefinition {
   /** The `Tool` object sent in tools/list, built once. */
   wire: Tool;
 }
+
+/** Errors a tool may raise that the spec defines as JSON-RPC errors, not `isError` results. */
+const PROTOCOL_SIGNALS: ReadonlySet<number> = new Set([ErrorCode.UrlElicitationRequired, ErrorCode.MissingRequiredClientCapability]);
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -90,7 +94,9 @@ export class ToolRegistry {
     try {
       value = await (tool.handler as ToolHandler<unknown>)(checked.value, ctx);
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+      // Protocol signals are not tool failures: they must reach the client as such.
+      if (err instanceof InputRequiredSignal) throw err;
+      if (err instanceof McpError && PROTOCOL_SIGNALS.has(err.code)) throw err;
       if (ctx.signal.aborted) throw err;
       return errorResult(err instanceof Error ? err.message || err.name : String(err));
     }

@@ -48,6 +48,8 @@ test('client → server: a late response for a cancelled id is dropped silently'
   ac.abort();
   await rejectsLocally(p, 'aborted');
   const id = (wire.messages('test/wait')[0] as { id: number }).id;
+  const cancel = wire.messages('notifications/cancelled')[0] as { params: JsonObject };
+  assert.deepEqual(cancel.params, { requestId: id, reason: 'This operation was aborted' });
   serverSide.sendRaw(JSON.stringify({ jsonrpc: '2.0', id, result: { late: true } }));
   serverSide.sendRaw(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'late error' } }));
   await flush();

@@ -22,6 +22,13 @@ function view(req: IncomingMessage): HttpRequestView {
     readBody(limit) {
       if (consumed) return Promise.reject(new Error('body already read'));
       consumed = true;
+      // A framework body parser (express.json()...) may have read the stream already: waiting
+      // for it would hang forever, so take what the parser left on `req.body`.
+      const parsed = (req as IncomingMessage & { body?: unknown }).body;
+      if (parsed !== undefined || req.readableEnded) {
+        const text = parsed === undefined ? '' : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
+        return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text);
+      }
       const declared = Number(req.headers['content-length']);
       if (declared > limit) {
         req.resume(); // discard without buffering

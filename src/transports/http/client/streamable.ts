@@ -43,8 +43,8 @@ const ACCEPT_BOTH = 'application/json, text/event-stream';
 interface Cursor {
   lastEventId?: string;
   retry?: number;
-  /** Request ids whose responses this stream should carry (absent for the standalone stream). */
-  pending?: Set<RequestId>;
+  /** Ids of the requests whose POST opened this stream (absent for the standalone stream). */
+  requests?: Set<RequestId>;
 }
 
 type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Error };
@@ -67,6 +67,8 @@ export class StreamableHttpClientTransport implements Transport {
   private _protocolVersion: string | undefined;
   /** Ids of initialize requests in flight: their result carries the negotiated version. */
   private readonly initIds = new Set<RequestId>();
+  /** Requests sent and not yet answered (on whichever stream) nor cancelled. */
+  private readonly awaiting = new Set<RequestId>();
   private started = false;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -114,12 +116,29 @@ export class StreamableHttpClientTransport implements Transport {
           this.initIds.add(m.id);
         }
       } else if (m.method === 'notifications/initialized') isInitialized = true;
+      else if (m.method === 'notifications/cancelled') this.awaiting.delete(m.params?.requestId as RequestId);
     }
+    for (const id of requestIds) this.awaiting.add(id);
     // A new initialize starts over: no session, no version until the server answers.
     if (isInit) {
       this._sessionId = undefined;
       this._protocolVersion = undefined;
     }
+    try {
+      await this.post(message, requestIds, isInit);
+    } catch (err) {
+      // Nothing more will come for these requests.
+      for (const id of requestIds) {
+        this.initIds.delete(id);
+        this.awaiting.delete(id);
+      }
+      throw err;
+    }
+    if (isInitialized && this.options.openGetStream !== false) this.openGetStream();
+  }
+
+  /** POSTs one message (or batch) and handles the answer: nothing, a JSON body, or an SSE stream. */
+  private async post(message: JsonRpcMessage | JsonRpcMessage[], requestIds: Set<RequestId>, isInit: boolean): Promise<void> {
     const sentSession = this._sessionId;
     const url = this.url.href;
     let res: Response;
@@ -130,10 +149,7 @@ export class StreamableHttpClientTransport implements Transport {
       if (isAbort(err, this.abort.signal)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       throw networkError('POST', url, err);
     }
-    if (!res.ok) {
-      for (const id of requestIds) this.initIds.delete(id);
-      throw await this.httpError('POST', res, sentSession, !isInit);
-    }
+    if (!res.ok) throw await this.httpError('POST', res, sentSession, !isInit);
     if (isInit) {
       const sid = res.headers.get('mcp-session-id');
       if (sid) this._sessionId = sid;
@@ -144,11 +160,11 @@ export class StreamableHttpClientTransport implements Transport {
       discard(res);
     } else if (type === 'text/event-stream') {
       // The answers arrive while send() has long returned; a drop is resumed with GET.
-      void this.followStream(res, { pending: requestIds }, 'request');
+      void this.followStream(res, { requests: requestIds }, 'request');
     } else if (type === 'application/json') {
       const text = await bodyText(res);
       // Only requests are answered; a body for notifications/responses is not a message.
-      if (requestIds.size > 0 && text.trim() !== '') this.deliver(text, undefined);
+      if (requestIds.size > 0 && text.trim() !== '') this.deliver(text);
     } else {
       discard(res);
       if (requestIds.size > 0) {
@@ -156,7 +172,6 @@ export class StreamableHttpClientTransport implements Transport {
           `POST ${url} answered with unexpected content type ${JSON.stringify(type)} (expected application/json or text/event-stream)`);
       }
     }
-    if (isInitialized && this.options.openGetStream !== false) this.openGetStream();
   }
 
   /** Aborts every request and stream, ends the session with DELETE, then fires onclose once. */
@@ -171,12 +186,8 @@ export class StreamableHttpClientTransport implements Transport {
     const sid = this._sessionId;
     if (sid !== undefined) {
       try {
-        const headers = await this.headers({});
-        const res = await this.fetchFn(this.url, {
-          method: 'DELETE',
-          headers,
-          signal: AbortSignal.timeout(this.options.closeTimeoutMs ?? 3000),
-        });
+        const signal = AbortSignal.timeout(this.options.closeTimeoutMs ?? 3000);
+        const res = await this.fetchFn(this.url, { method: 'DELETE', headers: await this.headers({}), signal });
         // 405: the server does not let clients end sessions. Nothing to do either way.
         discard(res);
       } catch {
@@ -184,17 +195,14 @@ export class StreamableHttpClientTransport implements Transport {
       }
     }
     this.initIds.clear();
+    this.awaiting.clear();
     this.onclose?.();
   }
 
   // ------------------------------------------------------------------ internals
 
   private headers(own: Record<string, string>): Promise<Headers> {
-    return buildHeaders(this.options.headers, {
-      ...own,
-      'mcp-session-id': this._sessionId,
-      'mcp-protocol-version': this._protocolVersion,
-    });
+    return buildHeaders(this.options.headers, { ...own, 'mcp-session-id': this._sessionId, 'mcp-protocol-version': this._protocolVersion });
   }
 
   private report(err: Error): void {
@@ -207,7 +215,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Hands a frame up, after noting what the transport itself needs from it. */
-  private deliver(text: string, pending: Set<RequestId> | undefined): void {
+  private deliver(text: string): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -218,7 +226,7 @@ export class StreamableHttpClientTransport implements Transport {
       if (!m || typeof m !== 'object' || 'method' in m) continue;
       const { id, result } = m as { id?: RequestId | null; result?: { protocolVersion?: unknown } };
       if (id === undefined || id === null) continue;
-      pending?.delete(id);
+      this.awaiting.delete(id);
       if (this.initIds.delete(id) && typeof result?.protocolVersion === 'string') this._protocolVersion = result.protocolVersion;
     }
     try {
@@ -243,7 +251,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     // A JSON-RPC error naming one of our requests answers it (never for initialize: the
     // caller must see the HTTP status to pick a transport).
-    if (deliverErrors && isIdentifiedError(body)) this.deliver(body, undefined);
+    if (deliverErrors && isIdentifiedError(body)) this.deliver(body);
     return new HttpStatusError(method, url, res.status, res.statusText, body, res.headers);
   }
 
@@ -292,7 +300,7 @@ export class StreamableHttpClientTransport implements Transport {
         progressed = true;
         if (ev.id !== undefined) cursor.lastEventId = ev.id;
         if (ev.retry !== undefined) cursor.retry = ev.retry;
-        if (ev.event === 'message' && ev.data !== '') this.deliver(ev.data, cursor.pending);
+        if (ev.event === 'message' && ev.data !== '') this.deliver(ev.data);
       }
       return { progressed };
     } catch (error) {
@@ -326,7 +334,8 @@ export class StreamableHttpClientTransport implements Transport {
    */
   private async followStream(first: Response | undefined, cursor: Cursor, kind: 'request' | 'standalone'): Promise<void> {
     const maxRetries = this.options.reconnect?.maxRetries ?? 2;
-    const owed = () => [...(cursor.pending ?? [])].map((id) => JSON.stringify(id)).join(', ');
+    const owed = () => [...(cursor.requests ?? [])].filter((id) => this.awaiting.has(id));
+    const named = () => owed().map((id) => JSON.stringify(id)).join(', ');
     let res = first;
     let attempt = 0;
     let lastError: unknown;
@@ -339,21 +348,22 @@ export class StreamableHttpClientTransport implements Transport {
         res = undefined;
       }
       if (this.closed) return;
-      if (kind === 'request' && cursor.pending!.size === 0) return;
+      if (kind === 'request' && owed().length === 0) return;
       const why = lastError instanceof Error ? ` (${lastError.message})` : '';
       if (kind === 'request' && cursor.lastEventId === undefined) {
-        this.report(new Error(`The SSE stream answering request ${owed()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`));
+        this.report(new Error(`The SSE stream answering request ${named()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`));
         return;
       }
       if (!immediate) {
         if (attempt >= maxRetries) {
           this.report(new Error(kind === 'request'
-            ? `Gave up resuming the SSE stream answering request ${owed()} after ${maxRetries} attempts${why}`
+            ? `Gave up resuming the SSE stream answering request ${named()} after ${maxRetries} attempts${why}`
             : `Gave up reconnecting the standalone SSE stream after ${maxRetries} attempts${why}`));
           return;
         }
         await this.sleep(this.delay(attempt++, cursor.retry));
-        if (this.closed) return;
+        // Closed, or answered elsewhere / cancelled meanwhile.
+        if (this.closed || (kind === 'request' && owed().length === 0)) return;
       }
       immediate = false;
       const got = await this.get(cursor.lastEventId);
@@ -363,10 +373,10 @@ export class StreamableHttpClientTransport implements Transport {
         // 405 on the standalone stream just means the server offers none.
         if (got.fatal && !(got.fatal instanceof SessionExpiredError)) {
           this.report(new Error(kind === 'request'
-            ? `Cannot resume the SSE stream answering request ${owed()}: ${got.fatal.message}`
+            ? `Cannot resume the SSE stream answering request ${named()}: ${got.fatal.message}`
             : `The standalone SSE stream failed: ${got.fatal.message}`, { cause: got.fatal }));
         } else if (got.fatal === null && kind === 'request' && !this.closed) {
-          this.report(new Error(`Cannot resume the SSE stream answering request ${owed()}: the server does not allow GET (405)`));
+          this.report(new Error(`Cannot resume the SSE stream answering request ${named()}: the server does not allow GET (405)`));
         }
         return;
       }

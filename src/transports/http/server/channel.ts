@@ -19,7 +19,8 @@ export interface ChannelOptions {
   onDone: (channel: ResponseChannel) => void;
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+/** `x-accel-buffering: no` stops proxies such as nginx from holding events back until the end. */
+export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 /**
  * Where the messages for one POST (or the standalone GET stream) go. In `auto` mode the choice

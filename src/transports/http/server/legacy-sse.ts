@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/messages.js';
 import type { Server } from '../../../server/server.js';
 import type { FrameInfo, Transport } from '../../transport.js';
+import { SSE_HEADERS } from './channel.js';
 import type { HttpRequestView, HttpResponder, StreamWriter } from './exchange.js';
 import { accepts, isJsonContentType, sendError } from './responses.js';
 import type { AuthInfo } from '../../transport.js';
@@ -77,7 +78,7 @@ export class LegacySseHandler {
     const accept = req.header('accept');
     if (accept !== undefined && !accepts(accept, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: the event stream needs Accept: text/event-stream');
     const id = randomUUID();
-    const writer = res.stream(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    const writer = res.stream(200, SSE_HEADERS);
     const transport = new SseConnectionTransport(writer);
     this.connections.set(id, { transport, principal: authInfo?.principal });
     const session = await this.server.connect(transport);

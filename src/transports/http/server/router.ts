@@ -14,6 +14,7 @@ export interface HttpServerOptions extends StreamableHttpOptions {
 export class McpHttpHandler {
   readonly streamable: StreamableHttpHandler;
   readonly legacy: LegacySseHandler | undefined;
+  private closed = false;
 
   constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
     const low = server instanceof Server ? server : server.server;
@@ -23,6 +24,9 @@ export class McpHttpHandler {
   }
 
   async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    // After close() a late request (a kept-alive connection, a fetch runtime) must not open a
+    // session nobody will ever close.
+    if (this.closed) return sendError(res, 503, 'Service Unavailable: the server is shutting down', -32603);
     if (req.path === this.streamable.endpoint) return this.streamable.handle(req, res);
     if (this.legacy?.matches(req.path)) {
       const admitted = await this.streamable.admit(req, res);
@@ -33,6 +37,7 @@ export class McpHttpHandler {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.legacy?.close();
     await this.streamable.close();
   }

@@ -6,7 +6,7 @@ import { Server } from '../../../server/server.js';
 import type { ServerSession } from '../../../server/session.js';
 import { DEFAULT_HTTP_VERSION, features, negotiateVersion } from '../../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../transport.js';
-import { ResponseChannel, type ResponseMode } from './channel.js';
+import { ResponseChannel, SSE_HEADERS, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { accepts, isJsonContentType, names, sendError } from './responses.js';
@@ -208,7 +208,7 @@ export class StreamableHttpHandler {
     const live = this.lookup(req, res, authInfo);
     if (!live) return;
     const lastEventId = req.header('last-event-id');
-    const headers = { 'mcp-session-id': live.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+    const headers = { ...SSE_HEADERS, 'mcp-session-id': live.id };
     if (lastEventId !== undefined && this.eventStore) {
       const missed: Array<[string, JsonRpcMessage]> = [];
       const streamId = await this.eventStore.replayEventsAfter(lastEventId, (id, m) => missed.push([id, m]));
@@ -269,7 +269,11 @@ export class StreamableHttpHandler {
     const session = await this.server.connect(transport);
     const live: LiveSession = { id, transport, session, principal: authInfo?.principal, lastSeen: Date.now(), streams: 0 };
     this.sessions.set(id, live);
-    session.onClose(() => this.sessions.delete(id));
+    session.onClose(() => {
+      this.sessions.delete(id);
+      // Its event logs can never be resumed now (resuming needs the session): free them.
+      for (let n = 0; n <= live.streams; n++) this.eventStore?.dropStream?.(`${id}/${n}`);
+    });
     return live;
   }
 
@@ -289,7 +293,10 @@ export class StreamableHttpHandler {
   private sweep(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
     for (const live of this.sessions.values()) {
-      if (live.lastSeen < cutoff && !live.transport.openChannels.some((c) => c.connected)) this.drop(live);
+      // Not idle while a request is still running (a JSON response streams nothing meanwhile)
+      // or a client is reading one of its streams.
+      const t = live.transport;
+      if (live.lastSeen < cutoff && !t.openChannels.some((c) => c.connected || c !== t.standalone)) this.drop(live);
     }
   }
 

@@ -198,3 +198,30 @@ test('a 404 on the standalone stream is a session expiry; unexpected content typ
   assert.equal(closes, 1);
   await srv.close();
 });
+
+test('no resume for a request that was cancelled, or answered on another stream, meanwhile', async () => {
+  const srv = await startScriptedServer(withInit((req, res) => {
+    if (req.method === 'GET') {
+      // The standalone stream carries the answer to request 2 (as after a server-side re-route).
+      res.writeHead(200, sseHeaders);
+      return void res.write(`id: g1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} })}\n\n`);
+    }
+    if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(200, sseHeaders).end('id: p1\nretry: 80\ndata: \n\n');
+    res.writeHead(202).end();
+  }));
+  const t = new StreamableHttpClientTransport({ url: srv.url });
+  const { frames, errors } = capture(t);
+  await t.start();
+  await t.send(INIT);
+  await t.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
+  await t.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+  await t.send(INITIALIZED);
+  await t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'y' } });
+  await until(() => frames.length === 2);
+  await new Promise((r) => setTimeout(r, 150));
+  const resumes = srv.requests.filter((r) => r.method === 'GET' && r.headers['last-event-id'] !== undefined);
+  assert.deepEqual(resumes, [], 'nothing left to resume');
+  assert.deepEqual(errors, []);
+  await t.close();
+  await srv.close();
+});

@@ -82,6 +82,11 @@ test('fetch adapter: GET stream, elicitation round trip, DELETE', async () => {
   } finally {
     await handle.close();
   }
+  // A closed handler opens nothing new.
+  const late = await handle(rq(initReq()));
+  assert.equal(late.status, 503);
+  assert.equal(handle.handler.streamable.sessionCount, 0);
+  assert.equal(mcp.sessions.size, 0);
 });
 
 test('fetch adapter: a cancelled SSE body counts as a disconnect (resume still works)', async () => {

@@ -213,3 +213,18 @@ test('tool errors and unknown tools over HTTP', async () => {
     assert.equal(((await unknown.json()) as { error: { code: number } }).error.code, -32602);
   });
 });
+
+test('a request reusing the id of one still in flight is refused; the first is still answered', async () => {
+  await withServer({}, async (s, headers) => {
+    const first = req('tools/call', { name: 'slow', arguments: { ms: 150 } }, 'dup');
+    const pending = post(s.url, first, headers);
+    await new Promise((r) => setTimeout(r, 30));
+    const again = await post(s.url, req('ping', undefined, 'dup'), headers);
+    assert.match((await jsonError(again, 400, -32600)).message, /already in use/);
+    const r = await pending;
+    assert.equal(r.status, 200);
+    const body = (await r.json()) as { id: string; result: { content: Array<{ text: string }> } };
+    assert.equal(body.id, 'dup');
+    assert.equal(body.result.content[0].text, 'slept 150');
+  });
+});

@@ -1,6 +1,7 @@
 // Streamable HTTP sessions over real HTTP: ids, 400/404, DELETE, idle expiry, stateless mode.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { InMemoryEventStore } from '../../../../src/transports/http/server/event-store.js';
 import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start, until } from './helpers.js';
 
 test('stateful: initialize returns a random visible-ASCII Mcp-Session-Id', async () => {
@@ -98,7 +99,7 @@ test('stateful: activity keeps a session alive past the idle time', async () => 
   }
 });
 
-test('stateful: a request before initialize completes gets a JSON-RPC error, not a hang', async () => {
+test('stateful: a request sent before notifications/initialized is still answered', async () => {
   const s = await start();
   try {
     const r = await post(s.url, initReq());
@@ -174,6 +175,46 @@ test('stateless: SSE responses and progress work without a session', async () =>
     const messages = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
     assert.deepEqual(messages.map((m) => m.method ?? 'result'), ['notifications/progress', 'notifications/progress', 'result']);
     await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: a session is not idle while one of its requests is still running', async () => {
+  const s = await start({ sessionIdleMs: 100 });
+  try {
+    const { headers } = await open(s.url);
+    // JSON response (no progress token): nothing is streamed while the tool works.
+    const r = await post(s.url, call('slow', { ms: 400 }), headers);
+    assert.equal(r.status, 200);
+    assert.equal(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'slept 400');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: an ended session forgets its streams in the event store', async () => {
+  const eventStore = new InMemoryEventStore();
+  const s = await start({ eventStore });
+  try {
+    const { headers } = await open(s.url);
+    const r = await post(s.url, call('progress', { steps: 2, delayMs: 1 }, { progressToken: 1 }), headers);
+    await r.text();
+    assert.ok(eventStore.size > 0);
+    await (await fetch(s.url, { method: 'DELETE', headers })).text();
+    await until(() => eventStore.size === 0, 1000, 'the event log to be dropped');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: a failed initialize leaves no session behind', async () => {
+  const s = await start();
+  try {
+    const r = await post(s.url, req('initialize', { capabilities: {} }));
+    assert.equal(r.status, 200);
+    assert.equal(((await r.json()) as { error: { code: number } }).error.code, -32602);
+    await until(() => s.mcp.sessions.size === 0 && s.running.handler.streamable.sessionCount === 0, 1000, 'the failed session to be dropped');
   } finally {
     await s.running.close();
   }

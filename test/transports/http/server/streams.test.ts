@@ -15,6 +15,7 @@ test('GET stream: receives tools/list_changed when a tool is added at run time',
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('mcp-session-id'), sid);
     assert.match(r.headers.get('cache-control') ?? '', /no-cache/);
+    assert.equal(r.headers.get('x-accel-buffering'), 'no');
     const sse = new SseReader(r);
     const priming = await sse.next();
     assert.ok(priming?.id);
