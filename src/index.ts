@@ -16,3 +16,19 @@ export type { MessageMiddleware, Next } from './engine/middleware.js';
 export type { ProgressInfo, RequestOptions } from './engine/peer.js';
 export { compileSchema, type SchemaInput, type CompiledSchema } from './schema/index.js';
 export { serveStdio, StdioServerTransport, StdioClientTransport, type ServeStdioOptions } from './transports/stdio/index.js';
+export {
+  serve,
+  toNodeHandler,
+  toFetchHandler,
+  apiKeyGuard,
+  InMemoryEventStore,
+  StreamableHttpClientTransport,
+  SseClientTransport,
+  connectHttp,
+  HttpStatusError,
+  SessionExpiredError,
+  type ServeOptions,
+  type RunningServer,
+  type HttpServerOptions,
+  type EventStore,
+} from './transports/http/index.js';

@@ -1,4 +1,4 @@
 export { McpClient, type ClientOptions, type SamplingHandler, type ElicitationHandler } from './client.js';
 export type { CallOptions } from './calls.js';
 export type { HandshakeOutcome } from './handshake.js';
-export { connect, type StdioTarget } from './connect.js';
+export { connect, type StdioTarget, type HttpTarget } from './connect.js';

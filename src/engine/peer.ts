@@ -120,6 +120,10 @@ export class Peer {
     this.transport.onmessage = (frame, info) => this.receive(frame, info);
     this.transport.onclose = (reason) => this.handleClosed(reason);
     this.transport.onerror = (err) => this.onerror?.(err);
+    this.transport.onrequestlost = (id, err) => {
+      const p = this.settle(id);
+      p?.reject(new LocalError('closed', `Request "${p.method}" was lost: ${err.message}`, { cause: err }));
+    };
     await this.transport.start();
   }
 

@@ -65,6 +65,11 @@ export class Server {
     this.limits = limits;
     this.onerror = onerror ?? ((e) => process.stderr.write(`[mcpkit] ${e.stack ?? e.message}\n`));
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
+    // A handler like any other, so request middleware sees it too.
+    this.setRequestHandler('logging/setLevel', (params, ctx) => {
+      if (!ctx.session) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel');
+      return ctx.session.setLevel(params);
+    });
   }
 
   identity(): ServerIdentity {
@@ -93,7 +98,10 @@ export class Server {
     this.notificationHandlers.set(method, handler);
   }
 
-  /** Request middleware (onion): the first added is the outermost. */
+  /**
+   * Request middleware (onion; the first added is the outermost), or message middleware
+   * (`{ incoming, outgoing }`). Message middleware applies to sessions connected after it is added.
+   */
   use(mw: RequestMiddleware | MessageMiddleware): this {
     if (typeof mw === 'function') this.requestMiddleware.push(mw);
     else this.messageMiddleware.push(mw);
@@ -103,11 +111,18 @@ export class Server {
   /** Runs a request through middleware to its handler. Used by every era and transport. */
   dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject {
     const handler = this.handlers.get(method);
-    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     const mws = this.requestMiddleware;
-    if (mws.length === 0) return handler(params, ctx);
-    const run = (i: number): Promise<JsonObject> =>
-      i === mws.length ? Promise.resolve(handler(params, ctx)) : mws[i](method, params, ctx, () => run(i + 1));
+    if (mws.length === 0) {
+      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return handler(params, ctx);
+    }
+    // With middleware, an unknown method is only decided at the end of the chain, so middleware
+    // can observe it, or implement it.
+    const run = async (i: number): Promise<JsonObject> => {
+      if (i < mws.length) return mws[i](method, params, ctx, () => run(i + 1));
+      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return handler(params, ctx);
+    };
     return run(0);
   }
 

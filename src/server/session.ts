@@ -105,15 +105,13 @@ export class ServerSession {
         return this.era.initialize(req.params) as unknown as JsonObject;
       case 'ping':
         return {};
-      case 'logging/setLevel':
-        this.era.admit(req.method);
-        return this.setLevel(req.params);
     }
     const envelope: RequestEnvelope = this.era.admit(req.method);
     return this.server.dispatch(req.method, req.params, new ServerContext(this, inbound, envelope));
   }
 
-  private setLevel(params: JsonObject | undefined): JsonObject {
+  /** `logging/setLevel` for this connection. */
+  setLevel(params: JsonObject | undefined): JsonObject {
     if (!this.server.capabilities.logging) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel (the server does not offer logging)');
     const level = params?.level;
     if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level)) {

@@ -39,4 +39,10 @@ export interface Transport {
   onclose?: (reason?: Error) => void;
   /** Non-fatal problems (a bad write, a stray line). */
   onerror?: (error: Error) => void;
+  /**
+   * Set by the engine: a transport that knows an outgoing request can no longer be answered
+   * (its HTTP stream broke and cannot be resumed) calls it, so the caller fails at once instead
+   * of waiting for the timeout.
+   */
+  onrequestlost?: (requestId: RequestId, error: Error) => void;
 }

@@ -4,7 +4,7 @@ import { Peer, type PeerHandlers } from '../../src/engine/peer.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { FrameInfo, SendOptions, Transport } from '../../src/transports/transport.js';
-import { flush, rejectsLocally, rejectsWithCode, sleep } from '../jsonrpc/harness.js';
+import { flush, rejectsLocally, rejectsWithCode, sleep, type Frame } from '../jsonrpc/harness.js';
 
 /** A transport driven by hand: `deliver` feeds frames in, `sent` collects what goes out. */
 class FakeTransport implements Transport {
@@ -26,7 +26,8 @@ class FakeTransport implements Transport {
   deliver(frame: unknown, info?: FrameInfo): void {
     this.onmessage?.(typeof frame === 'string' ? frame : JSON.stringify(frame), info);
   }
-  get messages(): Array<JsonRpcMessage | JsonRpcMessage[]> {
+  /** Untyped on purpose: tests pick fields out of them freely. */
+  get messages(): Frame[] {
     return this.sent.map((s) => s.message);
   }
 }

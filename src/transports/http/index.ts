@@ -7,3 +7,17 @@ export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } f
 export { apiKeyGuard, extractApiKey, type Authenticate, type ApiKeyGuardOptions, type OriginPolicy } from './server/security.js';
 export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from './server/exchange.js';
 export type { ResponseMode } from './server/channel.js';
+export {
+  StreamableHttpClientTransport,
+  SseClientTransport,
+  connectHttp,
+  HttpStatusError,
+  SessionExpiredError,
+  type StreamableHttpClientTransportOptions,
+  type SseClientTransportOptions,
+  type ReconnectOptions,
+  type ConnectHttpResult,
+  type ConnectHttpTransportOptions,
+  type HeadersOption,
+} from './client/index.js';
+export { encodeEvent, SseParser, readSseStream, type SseEvent } from './sse.js';

@@ -35,6 +35,8 @@ export class ResponseChannel {
   private writer: StreamWriter | undefined;
   private readonly collected: JsonRpcMessage[] = [];
   private keepAlive: ReturnType<typeof setInterval> | undefined;
+  /** Store-then-write steps, one at a time (see `serial`). */
+  private chain: Promise<unknown> = Promise.resolve();
   done = false;
 
   constructor(responder: HttpResponder | undefined, private readonly o: ChannelOptions) {
@@ -78,8 +80,20 @@ export class ResponseChannel {
     return this.writer !== undefined && !this.writer.closed;
   }
 
-  /** Attaches a resumed connection (GET with Last-Event-ID) after the missed events were replayed. */
-  attach(writer: StreamWriter): void {
+  /**
+   * Moves the stream to a resumed connection (GET with Last-Event-ID): `replay` sends what was
+   * stored after the events the caller already wrote, then live events follow. It runs as one
+   * serial step, so no event is stored in between and lost, or written twice.
+   */
+  resume(writer: StreamWriter, replay: (send: (id: string, m: JsonRpcMessage) => void) => unknown): Promise<void> {
+    return this.serial(async () => {
+      await replay((id, m) => writer.write(sseEvent(id, m)));
+      if (this.done) writer.end(); // the last events were in the replay
+      else this.attach(writer);
+    });
+  }
+
+  private attach(writer: StreamWriter): void {
     // The client moved to a new connection: end the old one (each message goes on exactly one
     // stream, so it would otherwise stay open and silent until the session ends).
     const previous = this.writer;
@@ -131,12 +145,25 @@ export class ResponseChannel {
     this.keepAlive = undefined;
   }
 
-  private async writeEvent(message: JsonRpcMessage): Promise<void> {
-    const store = this.o.eventStore;
-    const id = store ? await store.storeEvent(this.streamId, message) : undefined;
-    const w = this.writer;
-    if (!w || w.closed) return; // kept in the event store for a resume, if there is one
-    w.write(`${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  /**
+   * Runs steps one after another. With an asynchronous event store, two events stored at once
+   * could otherwise leave in the other order (or a result before its progress, ending the
+   * stream first), and a resume could slip between an event's storing and its writing.
+   */
+  private serial(step: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(step);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private writeEvent(message: JsonRpcMessage): Promise<void> {
+    return this.serial(async () => {
+      const store = this.o.eventStore;
+      const id = store ? await store.storeEvent(this.streamId, message) : undefined;
+      const w = this.writer;
+      if (!w || w.closed) return; // kept in the event store for a resume, if there is one
+      w.write(sseEvent(id, message));
+    });
   }
 
   private finish(): void {
@@ -147,4 +174,8 @@ export class ResponseChannel {
     this.writer = undefined;
     this.o.onDone(this);
   }
+}
+
+export function sseEvent(id: string | undefined, message: JsonRpcMessage): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }

@@ -6,7 +6,7 @@ import { Server } from '../../../server/server.js';
 import type { ServerSession } from '../../../server/session.js';
 import { DEFAULT_HTTP_VERSION, features, negotiateVersion } from '../../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../transport.js';
-import { ResponseChannel, SSE_HEADERS, type ResponseMode } from './channel.js';
+import { ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { accepts, isJsonContentType, names, sendError } from './responses.js';
@@ -209,17 +209,22 @@ export class StreamableHttpHandler {
     if (!live) return;
     const lastEventId = req.header('last-event-id');
     const headers = { ...SSE_HEADERS, 'mcp-session-id': live.id };
-    if (lastEventId !== undefined && this.eventStore) {
+    const store = this.eventStore;
+    if (lastEventId !== undefined && store) {
       const missed: Array<[string, JsonRpcMessage]> = [];
-      const streamId = await this.eventStore.replayEventsAfter(lastEventId, (id, m) => missed.push([id, m]));
+      const streamId = await store.replayEventsAfter(lastEventId, (id, m) => missed.push([id, m]));
       // Event ids are per session: another session's stream is as good as unknown.
       if (!streamId || !streamId.startsWith(`${live.id}/`)) return sendError(res, 404, 'Not Found: unknown or expired Last-Event-ID');
       const writer = res.stream(200, headers);
-      for (const [id, m] of missed) writer.write(`id: ${id}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`);
+      for (const [id, m] of missed) writer.write(sseEvent(id, m));
+      // Whatever was stored while the first replay ran (an async store) comes with a second one.
+      const after = missed.length > 0 ? missed[missed.length - 1][0] : lastEventId;
+      const replay = (send: (id: string, m: JsonRpcMessage) => void) => store.replayEventsAfter(after, send);
       const channel = live.transport.openChannels.find((c) => c.streamId === streamId);
-      if (channel) channel.attach(writer);
-      else writer.end(); // that stream already delivered everything it had
-      return;
+      if (channel) return channel.resume(writer, replay);
+      // That stream has finished: everything it will ever have is stored.
+      await replay((id, m) => writer.write(sseEvent(id, m)));
+      return writer.end();
     }
     if (live.transport.standalone?.connected) return sendError(res, 409, 'Conflict: this session already has an open GET stream');
     live.transport.standalone?.close();

@@ -104,17 +104,22 @@ test('SseClientTransport: HTTP errors and a missing endpoint event are explained
 });
 
 test('SseClientTransport: start() settles on close() or on the endpoint timeout', async () => {
+  let served = 0;
   const http = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': waiting\n\n');
+    served++;
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/sse`;
   try {
     const t = new SseClientTransport({ url });
     const starting = t.start();
-    setTimeout(() => void t.close(), 30);
-    await assert.rejects(starting, /ended before the "endpoint" event: the transport was closed/);
+    // Close once the stream is open and start() is waiting for the endpoint event.
+    await waitFor(() => served > 0);
+    await new Promise((r) => setTimeout(r, 20));
+    void t.close();
+    await assert.rejects(starting, /the transport was closed|closed while connecting/);
     await assert.rejects(new SseClientTransport({ url, endpointTimeoutMs: 40 }).start(), /no "endpoint" event within 40 ms/);
   } finally {
     http.closeAllConnections();

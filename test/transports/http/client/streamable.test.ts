@@ -97,12 +97,10 @@ test('standalone GET stream delivers server-initiated notifications (tools/list_
   const { client, transport } = await open(sse.url);
   try {
     const gotIt = new Promise<void>((resolve) => client.on('notifications/tools/list_changed', () => resolve()));
-    await waitFor(() => sse.seen.slice(before).some((r) => r.method === 'GET' && r.sessionId === transport.sessionId));
-    await sse.waitForGets(1);
+    await sse.waitForGets(transport.sessionId!);
     const get = sse.seen.slice(before).find((r) => r.method === 'GET')!;
     assert.equal(get.accept, 'text/event-stream');
     assert.equal(get.protocolVersion, '2025-11-25');
-    // Only this session exists once the others closed; add to all live ones.
     sse.addTool(`late_${Date.now()}`);
     await gotIt;
     const tools = await client.listTools();
@@ -151,6 +149,7 @@ test('a server without a standalone stream (GET → 405) is fine: one GET, no er
   try {
     const { client, errors } = await open(fx.url);
     assert.equal(firstText(await client.callTool('echo', { message: 'a' })), 'a');
+    await waitFor(() => fx.seen.some((r) => r.method === 'GET'));
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(fx.seen.filter((r) => r.method === 'GET').length, 1);
     await client.close();
@@ -214,7 +213,7 @@ test('resumability: a dropped POST stream is resumed with GET + Last-Event-ID (I
 test('polling: the server closes the stream after the priming event; the client waits `retry` and resumes', async () => {
   const fx = await startStreamableServer({ resumable: true, retryInterval: 60 });
   try {
-    const { client, errors } = await open(fx.url);
+    const { client, transport, errors } = await open(fx.url);
     const progress: number[] = [];
     const started = Date.now();
     const r = await client.callTool('poll', { ms: 100 }, { onprogress: (p) => progress.push(p.progress) });
@@ -224,8 +223,7 @@ test('polling: the server closes the stream after the priming event; the client 
     assert.ok(resumes.length >= 1, 'resumed with Last-Event-ID');
     // Server-initiated messages still flow on the standalone stream while resuming requests.
     const gotIt = new Promise<void>((resolve) => client.on('notifications/tools/list_changed', () => resolve()));
-    await fx.waitForGets(1);
-    await waitFor(() => fx.seen.some((s) => s.method === 'GET' && s.lastEventId === undefined));
+    await fx.waitForGets(transport.sessionId!);
     fx.addTool('late');
     await gotIt;
     await client.close();

@@ -2,7 +2,10 @@
 // over real HTTP.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { InMemoryEventStore, type EventStore } from '../../../../src/transports/http/server/event-store.js';
 import { call, jsonError, LATEST, open, post, sleep, SseReader, start } from './helpers.js';
+
+type JSONRPCMessageLike = Parameters<EventStore['storeEvent']>[1];
 
 const sseGet = (url: string, headers: Record<string, string>, signal?: AbortSignal) =>
   fetch(url, { headers: { ...headers, accept: 'text/event-stream' }, signal });
@@ -203,6 +206,41 @@ test('keep-alive comments appear on idle streams', async () => {
     const seen = [await p.next(), await p.next(), await p.next(), await p.next()];
     assert.ok(seen.some((e) => e?.comment === 'keepalive'), JSON.stringify(seen));
     await p.rest();
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('resume with an asynchronous event store loses and repeats nothing', async () => {
+  // A store whose calls take real time (a database): events keep coming during a replay.
+  const inner = new InMemoryEventStore();
+  const eventStore: EventStore = {
+    storeEvent: async (streamId, message) => {
+      await sleep(1);
+      return inner.storeEvent(streamId, message);
+    },
+    replayEventsAfter: async (lastEventId, send) => {
+      const events: Array<[string, JSONRPCMessageLike]> = [];
+      const streamId = inner.replayEventsAfter(lastEventId, (id, m) => events.push([id, m]));
+      await sleep(25);
+      for (const [id, m] of events) send(id, m);
+      return streamId;
+    },
+    primingEventId: (streamId) => inner.primingEventId(streamId),
+  };
+  const s = await start({ eventStore });
+  try {
+    const { headers } = await open(s.url);
+    const abort = new AbortController();
+    const msg = call('progress', { steps: 30, delayMs: 2 }, { progressToken: 'R' });
+    const sse = new SseReader(await post(s.url, msg, headers, abort.signal));
+    const priming = await sse.next();
+    abort.abort();
+    await sleep(20);
+    const events = await new SseReader(await sseGet(s.url, { ...headers, 'last-event-id': priming!.id! })).rest();
+    const messages = events.map((e) => JSON.parse(e.data!));
+    assert.deepEqual(messages.map((m) => m.params?.progress ?? 'result'), [...Array.from({ length: 30 }, (_, i) => i + 1), 'result']);
+    assert.equal(new Set(events.map((e) => e.id)).size, events.length);
   } finally {
     await s.running.close();
   }

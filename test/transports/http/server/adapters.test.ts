@@ -1,9 +1,15 @@
-// The web-standard fetch adapter, called directly with Request objects (no socket at all).
+// The adapters: fetch (called directly with Request objects, no socket), toNodeHandler inside an
+// application's own node:http server, and running.close() ending everything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { toFetchHandler } from '../../../../src/transports/http/fetch.js';
+import { toNodeHandler } from '../../../../src/transports/http/node.js';
 import { apiKeyGuard } from '../../../../src/transports/http/server/security.js';
-import { BOTH, call, initReq, LATEST, makeServer, req, SseReader } from './helpers.js';
+import { BOTH, call, initReq, jsonError, LATEST, makeServer, open, post, req, SseReader, start } from './helpers.js';
+
+// ----------------------------------------------------------------- fetch adapter
 
 const URL_ = 'http://localhost/mcp';
 
@@ -145,4 +151,111 @@ test('fetch adapter: refusals, stateless mode, auth and legacy SSE', async () =>
   } finally {
     await legacy.close();
   }
+});
+
+// ------------------------------------------------------------ toNodeHandler in an app server
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function closeAll(server: Server, close: () => Promise<void>): Promise<void> {
+  await close();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+}
+
+test('toNodeHandler: custom endpoint path in an app server, other paths are the app’s', async () => {
+  const { mcp } = makeServer();
+  const mcpHandler = toNodeHandler(mcp, { endpoint: '/api/mcp', legacySse: false });
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/api/')) return mcpHandler(req, res);
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('app');
+  });
+  const base = await listen(server);
+  try {
+    const r = await post(`${base}/api/mcp`, initReq());
+    assert.equal(r.status, 200);
+    const sid = r.headers.get('mcp-session-id')!;
+    await r.text();
+    const c = await post(`${base}/api/mcp`, call('echo', { text: 'mounted' }), { 'mcp-session-id': sid, 'mcp-protocol-version': LATEST });
+    assert.equal(((await c.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'mounted');
+    assert.equal(await (await fetch(`${base}/health`)).text(), 'app');
+    await jsonError(await post(`${base}/api/other`, initReq()), 404);
+  } finally {
+    await closeAll(server, mcpHandler.close);
+  }
+});
+
+test('toNodeHandler: a body already parsed by a framework (req.body) is used, not awaited', async () => {
+  const { mcp } = makeServer();
+  const mcpHandler = toNodeHandler(mcp, { stateful: false });
+  // What express.json() does: read the stream, leave the parsed value on req.body.
+  const server = createServer(async (req: IncomingMessage & { body?: unknown }, res) => {
+    let text = '';
+    for await (const chunk of req) text += chunk;
+    req.body = req.headers['x-as'] === 'string' ? text : JSON.parse(text);
+    mcpHandler(req, res);
+  });
+  const base = await listen(server);
+  try {
+    for (const as of ['object', 'string']) {
+      const r = await post(`${base}/mcp`, call('echo', { text: as }), { 'x-as': as }, AbortSignal.timeout(2000));
+      assert.equal(r.status, 200);
+      assert.equal(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, as);
+    }
+  } finally {
+    await closeAll(server, mcpHandler.close);
+  }
+});
+
+// ------------------------------------------------------------------------- closing
+
+/** Ref'd timers and listening servers: what would keep the process from exiting. */
+const holders = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'TCPServerWrap');
+
+test('running.close() ends every session, GET/POST/legacy stream and pending JSON request; nothing is left holding the process', async () => {
+  const baseline = holders().length;
+  // Short keep-alive and idle timers, so they exist (and must be gone) by the time close() returns.
+  const s = await start({ keepAliveMs: 20, sessionIdleMs: 30_000 });
+  const stateless = await start({ stateful: false, keepAliveMs: 20 }, { mcp: s.mcp, counter: s.counter });
+  await (await post(stateless.url, call('counter'))).text();
+  const a = await open(s.url);
+  const b = await open(s.url, '2025-06-18');
+  const get = new SseReader(await fetch(s.url, { headers: { ...a.headers, accept: 'text/event-stream' } }));
+  await get.next();
+  const stream = new SseReader(await post(s.url, call('slow', { ms: 60_000 }, { progressToken: 1 }), a.headers));
+  await stream.message();
+  const pending = post(s.url, call('slow', { ms: 60_000 }), b.headers);
+  const legacy = new SseReader(await fetch(`${s.base}/sse`, { headers: { accept: BOTH.accept } }));
+  await legacy.next();
+  assert.equal(s.mcp.sessions.size, 3);
+
+  await s.running.close();
+  await stateless.running.close();
+
+  assert.equal(s.mcp.sessions.size, 0);
+  assert.equal(s.running.handler.streamable.sessionCount, 0);
+  assert.equal(s.running.handler.legacy!.connectionCount, 0);
+  const ended = async (r: SseReader) => {
+    try {
+      await r.rest(1000);
+    } catch (e) {
+      // A reset connection is an end too; a timeout is not.
+      assert.doesNotMatch(String(e), /no SSE event within/);
+    }
+  };
+  await Promise.all([ended(get), ended(stream), ended(legacy)]);
+  const settled = await pending.then(async (r) => [r.status, await r.text()] as const, () => 'reset' as const);
+  if (settled !== 'reset') {
+    assert.equal(settled[0], 503);
+    assert.match(settled[1], /-32603/);
+  }
+  assert.equal(s.running.httpServer.listening, false);
+  await assert.rejects(fetch(s.url, { method: 'POST', headers: BOTH, body: '{}' }));
+  // The process could exit now: no timer or server of ours is keeping it up (the suite's own
+  // exit proves the same for every other test).
+  await new Promise((r) => setTimeout(r, 50));
+  assert.ok(holders().length <= baseline, JSON.stringify(process.getActiveResourcesInfo()));
 });

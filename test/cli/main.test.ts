@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from '../../src/client/index.js';
+
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+test('mcpkit --version prints the package version', () => {
+  const out = execFileSync(process.execPath, [...CLI, '--version'], { encoding: 'utf8' });
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+  assert.equal(out.trim(), pkg.version);
+});
+
+test('mcpkit with an unknown command exits 2 with a clear message on stderr', () => {
+  const r = spawnSync(process.execPath, [...CLI, 'frobnicate'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown command "frobnicate"/);
+  assert.equal(r.stdout, '');
+});
+
+test('mcpkit serve --stdio MODULE serves the exported server to a real client', async () => {
+  const client = await connect({ command: process.execPath, args: [...CLI, 'serve', '--stdio', 'test/fixtures/cli/module-server.ts'] });
+  try {
+    assert.deepEqual(client.serverInfo, { name: 'cli-module', version: '2.0.0' });
+    const r = await client.callTool('hello');
+    assert.deepEqual(r.content, [{ type: 'text', text: 'hello from a module' }]);
+  } finally {
+    await client.close();
+  }
+});
+
+test('mcpkit serve --stdio with a module that exports no server fails clearly', () => {
+  const r = spawnSync(process.execPath, [...CLI, 'serve', '--stdio', 'test/fixtures/cli/not-a-server.ts'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /must export an McpServer or Server/);
+  assert.equal(r.stdout, '');
+});
