@@ -81,6 +81,7 @@ export class McpServer {
     this.server.registerCapabilities({ tools: { listChanged: true } });
     this.server.setRequestHandler('tools/list', (p) => this.tools.list(p));
     this.server.setRequestHandler('tools/call', (p, ctx) => this.tools.call(p, ctx));
+    this.server.toolInputSchema = (name) => this.tools.registry.get(name)?.wire.inputSchema;
   }
 
   // -------------------------------------------------------------- resources

@@ -54,6 +54,11 @@ export class Server {
   readonly messageMiddleware: MessageMiddleware[] = [];
   /** The 2026-07-28 era (undefined when turned off). */
   readonly modern: ModernEra | undefined;
+  /**
+   * A tool's input schema by name, for transports that check tool arguments mirrored in
+   * headers (`x-mcp-header`, 2026-07-28 HTTP). McpServer fills it in.
+   */
+  toolInputSchema: ((name: string) => object | undefined) | undefined;
 
   constructor(options: ServerOptions) {
     const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, ...info } = options;

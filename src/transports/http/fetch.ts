@@ -53,6 +53,9 @@ export function toFetchHandler(server: McpServer | Server, options: HttpServerOp
     };
     return new Promise<Response>((resolve, reject) => {
       const res: HttpResponder = {
+        onAbort(listener: () => void) {
+          request.signal?.addEventListener('abort', listener, { once: true });
+        },
         send(status: number, headers: HeaderMap, body?: string) {
           resolve(new Response(status === 202 || status === 204 ? null : (body ?? null), { status, headers }));
         },

@@ -84,6 +84,12 @@ function responder(res: ServerResponse): HttpResponder {
         },
       };
     },
+    onAbort(listener: () => void) {
+      // 'close' without a finished response means the client went away first.
+      res.once('close', () => {
+        if (!res.writableFinished) listener();
+      });
+    },
   };
 }
 

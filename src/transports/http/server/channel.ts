@@ -17,6 +17,13 @@ export interface ChannelOptions {
   retryMs: number;
   keepAliveMs: number;
   onDone: (channel: ResponseChannel) => void;
+  /** HTTP status of a JSON body (the 2026-07-28 era maps some errors to 400/404). Default 200. */
+  statusFor?: (body: JsonRpcMessage) => number;
+  /**
+   * The client went away before the end. Unset in the handshake era, where a disconnect is not a
+   * cancellation; the 2026-07-28 era cancels the request.
+   */
+  onDisconnect?: () => void;
 }
 
 /** `x-accel-buffering: no` stops proxies such as nginx from holding events back until the end. */
@@ -43,7 +50,12 @@ export class ResponseChannel {
     this.streamId = o.streamId;
     this.pending = new Set(o.ids);
     this.responder = responder;
+    if (o.onDisconnect && responder?.onAbort) responder.onAbort(() => this.disconnected());
     if (o.mode === 'sse' && responder) this.openStream();
+  }
+
+  private disconnected(): void {
+    if (!this.done) this.o.onDisconnect?.();
   }
 
   get isStream(): boolean {
@@ -114,7 +126,8 @@ export class ResponseChannel {
 
   private finishJson(): void {
     const body = this.o.batch ? this.collected : this.collected[0];
-    this.responder!.send(200, { ...this.o.headers, 'content-type': 'application/json' }, JSON.stringify(body));
+    const status = this.o.statusFor && !this.o.batch ? this.o.statusFor(body as JsonRpcMessage) : 200;
+    this.responder!.send(status, { ...this.o.headers, 'content-type': 'application/json' }, JSON.stringify(body));
     this.responder = undefined;
     this.done = true;
     this.o.onDone(this);
@@ -137,12 +150,13 @@ export class ResponseChannel {
     this.keepAlive.unref?.();
   }
 
-  /** The client went away. Handshake-era rule: a disconnect is not a cancellation. */
+  /** The client went away: a cancellation only where `onDisconnect` says so (2026-07-28). */
   private detach(writer: StreamWriter): void {
     if (this.writer !== writer) return;
     this.writer = undefined;
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.keepAlive = undefined;
+    this.disconnected();
   }
 
   /**

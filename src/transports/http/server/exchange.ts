@@ -27,6 +27,8 @@ export interface HttpResponder {
   send(status: number, headers: HeaderMap, body?: string): void;
   /** Starts a streaming response and returns its writer. */
   stream(status: number, headers: HeaderMap): StreamWriter;
+  /** Called once if the client goes away before the response is complete. */
+  onAbort?(listener: () => void): void;
 }
 
 export interface StreamWriter {

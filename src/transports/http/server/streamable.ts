@@ -4,11 +4,12 @@ import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
 import type { McpServer } from '../../../server/mcp-server.js';
 import { Server } from '../../../server/server.js';
 import type { ServerSession } from '../../../server/session.js';
-import { DEFAULT_HTTP_VERSION, features, negotiateVersion } from '../../../protocol/versions.js';
+import { DEFAULT_HTTP_VERSION, features, MODERN_VERSIONS, negotiateVersion } from '../../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../transport.js';
 import { ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http.js';
 import { accepts, isJsonContentType, names, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import { HttpSessionTransport } from './session-transport.js';
@@ -136,6 +137,9 @@ export class StreamableHttpHandler {
       return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
     }
     const messages = decoded.messages;
+    if (this.server.modern && isModernPost(req.header('mcp-protocol-version'), messages[0], SUPPORTED_HEADER_VERSIONS)) {
+      return this.postModern(req, res, decoded.batch ? undefined : messages[0], parsed, mode, authInfo);
+    }
     const isInit = messages.some((m) => 'method' in m && m.method === 'initialize');
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
     if (!isInit && this.badVersion(req, res)) return;
@@ -191,6 +195,60 @@ export class StreamableHttpHandler {
     target.transport.receive(parsed, info);
   }
 
+  /**
+   * The 2026-07-28 era: one request per POST, no session (a `Mcp-Session-Id` is ignored, never
+   * minted), routing headers checked against the body, errors mapped to HTTP statuses, and a
+   * closed response stream cancels the request.
+   */
+  private async postModern(
+    req: HttpRequestView,
+    res: HttpResponder,
+    message: JsonRpcMessage | undefined,
+    parsed: unknown,
+    mode: ResponseMode,
+    authInfo?: AuthInfo,
+  ): Promise<void> {
+    if (!message) return sendError(res, 400, 'Invalid request: protocol version 2026-07-28 has no JSON-RPC batches');
+    const id = 'id' in message ? (message.id as RequestId) : undefined;
+    const refused = checkModernHeaders(req, message, (name) => this.server.toolInputSchema?.(name));
+    if (refused) {
+      return res.send(modernStatusFor(refused.code), { 'content-type': 'application/json' },
+        JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: refused.toJSON() }));
+    }
+    // The only client notification of this era is cancellation, which HTTP expresses by closing
+    // the stream: accept and drop.
+    if (id === undefined || !('method' in message)) return res.send(202, {});
+    const live = await this.transient(undefined);
+    if (!live) return;
+    live.session.statelessOnly = true;
+    const channel = new ResponseChannel(res, {
+      streamId: 'modern',
+      ids: [id],
+      batch: false,
+      mode,
+      headers: {},
+      priming: false,
+      retryMs: 0,
+      keepAliveMs: this.o.keepAliveMs ?? 15_000,
+      statusFor: (m) => ('error' in m ? modernStatusFor(m.error.code) : 200),
+      onDisconnect: () => live.session.peer.inflight.get(id)?.cancel('the client closed the response stream'),
+      onDone: (c) => {
+        live.transport.unbind(c);
+        void live.session.close();
+      },
+    });
+    live.transport.bind([id], channel);
+    live.transport.receive(parsed, { authInfo, remoteAddress: req.remoteAddress });
+  }
+
+  /** GET and DELETE do not exist in the 2026-07-28 era. */
+  private modernOnly(req: HttpRequestView, res: HttpResponder): boolean {
+    const v = req.header('mcp-protocol-version');
+    if (!this.server.modern || v === undefined || !(MODERN_VERSIONS as readonly string[]).includes(v)) return false;
+    sendError(res, 405, `Method Not Allowed: protocol version ${v} serves POST only`, -32600, { allow: 'POST' });
+    return true;
+  }
+
   /** An unsupported MCP-Protocol-Version header is a 400 on every request after initialize. */
   private badVersion(req: HttpRequestView, res: HttpResponder): boolean {
     const v = req.header('mcp-protocol-version');
@@ -200,6 +258,7 @@ export class StreamableHttpHandler {
   }
 
   private async get(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (this.modernOnly(req, res)) return;
     if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no GET stream', -32600, { allow: 'POST' });
     if (this.badVersion(req, res)) return;
     if (!accepts(req.header('accept'), 'text/event-stream') || req.header('accept') === undefined) {
@@ -244,6 +303,7 @@ export class StreamableHttpHandler {
   }
 
   private async delete(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (this.modernOnly(req, res)) return;
     if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no sessions', -32600, { allow: 'POST' });
     if (this.badVersion(req, res)) return;
     const live = this.lookup(req, res, authInfo);
