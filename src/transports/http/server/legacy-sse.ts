@@ -5,7 +5,7 @@ import type { Server } from '../../../server/server.js';
 import type { FrameInfo, Transport } from '../../transport.js';
 import { SSE_HEADERS } from './channel.js';
 import type { HttpRequestView, HttpResponder, StreamWriter } from './exchange.js';
-import { accepts, isJsonContentType, sendError } from './responses.js';
+import { accepts, isJsonContentType, readJsonBody, REFUSED, sendError } from './responses.js';
 import type { AuthInfo } from '../../transport.js';
 
 export interface LegacySseOptions {
@@ -101,15 +101,8 @@ export class LegacySseHandler {
     const conn = this.connections.get(id);
     if (!conn || conn.principal !== authInfo?.principal) return sendError(res, 404, 'Not Found: unknown or closed SSE session');
     if (!isJsonContentType(req.header('content-type'))) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-    const limit = this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize;
-    const body = await req.readBody(limit);
-    if (body === undefined) return sendError(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch (e) {
-      return sendError(res, 400, `Parse error: ${(e as Error).message}`, -32700);
-    }
+    const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
+    if (parsed === REFUSED) return;
     res.send(202, { 'content-type': 'text/plain' }, 'Accepted');
     conn.transport.onmessage?.(parsed, { authInfo, remoteAddress: req.remoteAddress });
   }

@@ -1,4 +1,4 @@
-import type { HeaderMap, HttpResponder } from './exchange.js';
+import type { HeaderMap, HttpRequestView, HttpResponder } from './exchange.js';
 
 /** A JSON-RPC-shaped error body for transport-level refusals, so MCP clients can show it. */
 export function sendError(res: HttpResponder, status: number, message: string, code = -32600, headers: HeaderMap = {}): void {
@@ -25,4 +25,25 @@ export function names(accept: string | undefined, type: string): boolean {
 export function isJsonContentType(ct: string | undefined): boolean {
   if (!ct) return false;
   return ct.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/** A value no JSON text can parse to, marking "already answered". */
+export const REFUSED: unique symbol = Symbol('refused');
+
+/**
+ * Reads and parses a JSON body within `limit` bytes. On failure it answers (413, or 400 with
+ * -32700) and returns REFUSED, so callers only deal with the parsed value.
+ */
+export async function readJsonBody(req: HttpRequestView, res: HttpResponder, limit: number): Promise<unknown> {
+  const body = await req.readBody(limit);
+  if (body === undefined) {
+    sendError(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`);
+    return REFUSED;
+  }
+  try {
+    return JSON.parse(body);
+  } catch (e) {
+    sendError(res, 400, `Parse error: ${(e as Error).message}`, -32700);
+    return REFUSED;
+  }
 }

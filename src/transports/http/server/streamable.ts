@@ -10,7 +10,7 @@ import { ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './cha
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http.js';
-import { accepts, isJsonContentType, names, sendError } from './responses.js';
+import { accepts, isJsonContentType, names, readJsonBody, REFUSED, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import { HttpSessionTransport } from './session-transport.js';
 
@@ -123,15 +123,8 @@ export class StreamableHttpHandler {
     // Stream only to clients that name text/event-stream (or take nothing else): `*/*` is what
     // curl and fetch send by default, and such callers expect a plain JSON body.
     const mode: ResponseMode = !json ? 'sse' : !names(accept, 'text/event-stream') ? 'json' : (this.o.responseMode ?? 'auto');
-    const limit = this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize;
-    const body = await req.readBody(limit);
-    if (body === undefined) return sendError(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch (e) {
-      return sendError(res, 400, `Parse error: ${(e as Error).message}`, -32700);
-    }
+    const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
+    if (parsed === REFUSED) return;
     const decoded = decodeFrame(parsed);
     if (decoded.messages.length === 0) {
       return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
