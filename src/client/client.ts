@@ -14,9 +14,11 @@ import type {
   ServerCapabilities,
 } from '../protocol/types.js';
 import { applyElicitationDefaults, validateElicitationSchema } from '../schema/elicitation.js';
+import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import type { Transport } from '../transports/transport.js';
 import { performHandshake, type HandshakeOutcome } from './handshake.js';
 import { ServerCalls } from './calls.js';
+import { SessionRecovery, type SessionState } from './reconnect.js';
 
 export type SamplingHandler = (params: CreateMessageParams, ctx: { signal: AbortSignal }) => Promise<CreateMessageResult> | CreateMessageResult;
 export type ElicitationHandler = (params: ElicitParams, ctx: { signal: AbortSignal }) => Promise<ElicitResult> | ElicitResult;
@@ -41,6 +43,27 @@ export interface ClientOptions extends Implementation {
   roots?: Root[];
   middleware?: MessageMiddleware[];
   onerror?: (error: Error) => void;
+  /**
+   * When the server says the session is gone (Streamable HTTP: a 404 for a request carrying
+   * the session id, surfaced as {@link SessionExpiredError}), start a new session as the spec
+   * requires: run the handshake again over the same transport, then retry the refused request
+   * once with a new id. Requests failing together share one re-initialization; requests made
+   * meanwhile wait for it. If it fails, those requests reject with a LocalError of kind
+   * 'closed' that explains why (the next request tries once more). Server-side state tied to
+   * the old session (subscriptions, log level) is not restored. Default true; false makes the
+   * request reject with the SessionExpiredError itself.
+   */
+  reinitializeOnExpiry?: boolean;
+  /** Called after a transparent re-initialization, with the new handshake outcome and its cause. */
+  onreinitialize?: (event: ReinitializeEvent) => void;
+}
+
+/** What {@link ClientOptions.onreinitialize} receives. */
+export interface ReinitializeEvent {
+  /** The new session's handshake outcome (also what `serverInfo`, `protocolVersion`... now show). */
+  outcome: HandshakeOutcome;
+  /** The refusal that showed the old session had ended. */
+  cause: SessionExpiredError;
 }
 
 type Listener = (params: JsonObject | undefined) => void;
@@ -69,6 +92,7 @@ export class McpClient extends ServerCalls {
   readonly options: ClientOptions;
   private peer: Peer | undefined;
   private outcome: HandshakeOutcome | undefined;
+  private recovery: SessionRecovery | undefined;
   /** What this client told the server at initialize; later requests are judged against it. */
   private declared: ClientCapabilities = {};
   private readonly listeners = new Map<string, Set<Listener>>();
@@ -112,6 +136,7 @@ export class McpClient extends ServerCalls {
     );
     this.peer = peer;
     this.outcome = undefined;
+    this.recovery = new SessionRecovery((cause) => this.reinitialize(peer, cause), this.options.reinitializeOnExpiry !== false);
     await peer.start();
     this.declared = this.capabilities;
     try {
@@ -141,6 +166,10 @@ export class McpClient extends ServerCalls {
   get instructions(): string | undefined {
     return this.outcome?.instructions;
   }
+  /** The session's state: `reinitializing` while a new session replaces an expired one. */
+  get sessionState(): SessionState | undefined {
+    return this.recovery?.state;
+  }
 
   /** Fired once when the connection ends (closed by us, the server, or a crash). */
   onClose(listener: (reason?: Error) => void): void {
@@ -154,17 +183,18 @@ export class McpClient extends ServerCalls {
   request(method: string, params?: object, options?: RequestOptions): Promise<unknown> {
     const peer = this.peer;
     const outcome = this.outcome;
-    if (!peer || !outcome) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the client is not connected`));
+    if (!peer || !outcome || !this.recovery) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the client is not connected`));
     const need = NEEDS[method];
     if (need && this.options.strictCapabilities !== false && !need(outcome.serverCapabilities, outcome.protocolVersion)) {
       return Promise.reject(new LocalError('capability', `Cannot call "${method}": the server did not declare that capability`));
     }
-    return peer.request(method, params as JsonObject | undefined, options);
+    return this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options));
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
-    if (!this.peer) return Promise.reject(new LocalError('closed', 'Not connected'));
-    return this.peer.notify(method, params);
+    const peer = this.peer;
+    if (!peer || !this.recovery) return Promise.reject(new LocalError('closed', 'Not connected'));
+    return this.recovery.run(() => peer.notify(method, params));
   }
 
   /** Subscribes to a server notification; returns the unsubscribe function. */
@@ -196,6 +226,23 @@ export class McpClient extends ServerCalls {
 
   async close(): Promise<void> {
     await this.peer?.close();
+  }
+
+  /** One re-initialization for {@link SessionRecovery}: the handshake again, same transport. */
+  private async reinitialize(peer: Peer, cause: SessionExpiredError): Promise<void> {
+    if (this.peer !== peer || peer.isClosed) throw new LocalError('closed', 'the client is closed');
+    const declared = this.capabilities;
+    const outcome = await performHandshake(peer, this.clientInfo, declared, {
+      protocolVersion: this.options.protocolVersion,
+      timeoutMs: this.options.requestTimeoutMs,
+    });
+    this.declared = declared;
+    this.outcome = outcome;
+    try {
+      this.options.onreinitialize?.({ outcome, cause });
+    } catch (err) {
+      this.options.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   private async onServerRequest(req: JsonRpcRequest, signal: AbortSignal): Promise<JsonObject> {

@@ -45,6 +45,8 @@ interface Cursor {
   retry?: number;
   /** Ids of the requests whose POST opened this stream (absent for the standalone stream). */
   requests?: Set<RequestId>;
+  /** The session the stream belongs to: its event ids mean nothing to another session. */
+  sessionId?: string;
 }
 
 type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Error };
@@ -53,11 +55,17 @@ type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Err
  * Client side of the Streamable HTTP transport (protocol 2025-03-26 to 2025-11-25): each
  * message is POSTed; answers come back as JSON or as an SSE stream, which is resumed with
  * GET + Last-Event-ID when it drops; a standalone GET stream carries server-initiated messages.
+ *
+ * A request whose answer can no longer arrive (its stream dropped and cannot be resumed) is
+ * reported through `onrequestlost`, so the caller fails at once instead of at its timeout.
+ * Once the server has answered 404 for the session, every send except `initialize` fails
+ * with {@link SessionExpiredError} without reaching the network, until a new initialize.
  */
 export class StreamableHttpClientTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
+  onrequestlost?: Transport['onrequestlost'];
 
   readonly url: URL;
   private readonly options: StreamableHttpClientTransportOptions;
@@ -65,6 +73,8 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly abort = new AbortController();
   private _sessionId: string | undefined;
   private _protocolVersion: string | undefined;
+  /** The session the server ended (404), until the next initialize starts a new one. */
+  private expiredSession: string | undefined;
   /** Ids of initialize requests in flight: their result carries the negotiated version. */
   private readonly initIds = new Set<RequestId>();
   /** Requests sent and not yet answered (on whichever stream) nor cancelled. */
@@ -118,19 +128,33 @@ export class StreamableHttpClientTransport implements Transport {
       } else if (m.method === 'notifications/initialized') isInitialized = true;
       else if (m.method === 'notifications/cancelled') this.awaiting.delete(m.params?.requestId as RequestId);
     }
-    for (const id of requestIds) this.awaiting.add(id);
     // A new initialize starts over: no session, no version until the server answers.
     if (isInit) {
       this._sessionId = undefined;
       this._protocolVersion = undefined;
+      this.expiredSession = undefined;
+    } else if (this._sessionId === undefined && this.expiredSession !== undefined) {
+      // Sent without a session id it would only be refused (400): say what is really wrong.
+      for (const id of requestIds) this.initIds.delete(id);
+      throw this.expiredError('POST');
     }
+    for (const id of requestIds) this.awaiting.add(id);
     try {
       await this.post(message, requestIds, isInit);
     } catch (err) {
-      // Nothing more will come for these requests.
+      // Nothing more will come for these requests. An HTTP error body that was a JSON-RPC
+      // error has answered its request already (deliver() took it off `awaiting`).
+      const lost = [...requestIds].filter((id) => this.awaiting.has(id));
       for (const id of requestIds) {
         this.initIds.delete(id);
         this.awaiting.delete(id);
+      }
+      // The rejection of send() is what an engine sees first (and the exact error, with the
+      // HTTP status, is what its caller should get). onrequestlost only backs it up for a caller
+      // that did not tie send() to the request; initialize is never reported: connectHttp must
+      // see the status to fall back.
+      if (!isInit && err instanceof HttpStatusError && lost.length > 0) {
+        setTimeout(() => this.lose(lost, err, true), 0);
       }
       throw err;
     }
@@ -199,6 +223,21 @@ export class StreamableHttpClientTransport implements Transport {
     this.onclose?.();
   }
 
+  /** Tells the engine these requests will never be answered (those still awaited, once each). */
+  private lose(ids: Iterable<RequestId>, error: Error, force = false): void {
+    if (this.closed) return;
+    for (const id of ids) {
+      this.initIds.delete(id);
+      const awaited = this.awaiting.delete(id);
+      if (!awaited && !force) continue;
+      try {
+        this.onrequestlost?.(id, error);
+      } catch (err) {
+        this.report(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ internals
 
   private headers(own: Record<string, string>): Promise<Headers> {
@@ -244,6 +283,7 @@ export class StreamableHttpClientTransport implements Transport {
       if (this._sessionId === sentSession) {
         this._sessionId = undefined;
         this._protocolVersion = undefined;
+        this.expiredSession = sentSession;
       }
       const err = new SessionExpiredError(method, url, sentSession, body, res.headers);
       this.report(err);
@@ -253,6 +293,14 @@ export class StreamableHttpClientTransport implements Transport {
     // caller must see the HTTP status to pick a transport).
     if (deliverErrors && isIdentifiedError(body)) this.deliver(body);
     return new HttpStatusError(method, url, res.status, res.statusText, body, res.headers);
+  }
+
+  /** The error for a send or resume attempted after the server ended the session. */
+  private expiredError(method: string): SessionExpiredError {
+    const sid = this.expiredSession!;
+    const url = this.url.href;
+    return new SessionExpiredError(method, url, sid, '', new Headers(),
+      `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`);
   }
 
   private openGetStream(): void {
@@ -265,6 +313,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** GET the endpoint for a stream (resuming after `lastEventId` when given). */
   private async get(lastEventId: string | undefined): Promise<GetOutcome> {
+    if (this._sessionId === undefined && this.expiredSession !== undefined) return { fatal: this.expiredError('GET') };
     const sentSession = this._sessionId;
     const url = this.url.href;
     let res: Response;
@@ -330,12 +379,20 @@ export class StreamableHttpClientTransport implements Transport {
 
   /**
    * Follows one logical stream across reconnections: a POST's answer stream until every
-   * response it owes has arrived, or the standalone stream until the transport closes.
+   * response it owes has arrived, or the standalone stream until the transport closes. When a
+   * request stream cannot go on, the requests it still owes are reported lost.
    */
   private async followStream(first: Response | undefined, cursor: Cursor, kind: 'request' | 'standalone'): Promise<void> {
     const maxRetries = this.options.reconnect?.maxRetries ?? 2;
     const owed = () => [...(cursor.requests ?? [])].filter((id) => this.awaiting.has(id));
     const named = () => owed().map((id) => JSON.stringify(id)).join(', ');
+    /** Explains why the stream cannot go on; a request stream's requests are lost with it. */
+    const giveUp = (error: Error): void => {
+      if (this.closed) return;
+      this.report(error);
+      if (kind === 'request') this.lose(owed(), error);
+    };
+    cursor.sessionId = this._sessionId;
     let res = first;
     let attempt = 0;
     let lastError: unknown;
@@ -351,32 +408,47 @@ export class StreamableHttpClientTransport implements Transport {
       if (kind === 'request' && owed().length === 0) return;
       const why = lastError instanceof Error ? ` (${lastError.message})` : '';
       if (kind === 'request' && cursor.lastEventId === undefined) {
-        this.report(new Error(`The SSE stream answering request ${named()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`));
-        return;
+        return giveUp(new Error(`The SSE stream answering request ${named()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`));
       }
       if (!immediate) {
         if (attempt >= maxRetries) {
-          this.report(new Error(kind === 'request'
+          return giveUp(new Error(kind === 'request'
             ? `Gave up resuming the SSE stream answering request ${named()} after ${maxRetries} attempts${why}`
             : `Gave up reconnecting the standalone SSE stream after ${maxRetries} attempts${why}`));
-          return;
         }
         await this.sleep(this.delay(attempt++, cursor.retry));
         // Closed, or answered elsewhere / cancelled meanwhile.
         if (this.closed || (kind === 'request' && owed().length === 0)) return;
       }
       immediate = false;
+      if (this._sessionId !== cursor.sessionId) {
+        // The session ended (or was replaced by a re-initialization): this stream's event ids
+        // belong to the old one. The standalone stream starts afresh in the new session.
+        if (kind === 'request') {
+          const cause = this._sessionId === undefined && this.expiredSession !== undefined ? this.expiredError('GET') : undefined;
+          return giveUp(new Error(`Cannot resume the SSE stream answering request ${named()}: its session ${JSON.stringify(cursor.sessionId)} has ended`, { cause }));
+        }
+        if (this._sessionId === undefined) return;
+        cursor.sessionId = this._sessionId;
+        cursor.lastEventId = undefined;
+        attempt = 0;
+      }
       const got = await this.get(cursor.lastEventId);
       if ('res' in got) res = got.res;
       else if ('transient' in got) lastError = got.transient;
       else {
-        // 405 on the standalone stream just means the server offers none.
-        if (got.fatal && !(got.fatal instanceof SessionExpiredError)) {
-          this.report(new Error(kind === 'request'
+        if (got.fatal instanceof SessionExpiredError) {
+          // httpError() has reported the expiry itself; the requests are still lost.
+          if (kind === 'request' && !this.closed) {
+            this.lose(owed(), new Error(`Cannot resume the SSE stream answering request ${named()}: ${got.fatal.message}`, { cause: got.fatal }));
+          }
+        } else if (got.fatal) {
+          giveUp(new Error(kind === 'request'
             ? `Cannot resume the SSE stream answering request ${named()}: ${got.fatal.message}`
             : `The standalone SSE stream failed: ${got.fatal.message}`, { cause: got.fatal }));
-        } else if (got.fatal === null && kind === 'request' && !this.closed) {
-          this.report(new Error(`Cannot resume the SSE stream answering request ${named()}: the server does not allow GET (405)`));
+        } else if (kind === 'request') {
+          // 405 on the standalone stream just means the server offers none.
+          giveUp(new Error(`Cannot resume the SSE stream answering request ${named()}: the server does not allow GET (405)`));
         }
         return;
       }

@@ -191,6 +191,14 @@ test('a 404 on the standalone stream is a session expiry; unexpected content typ
   await until(() => errors.length > 0);
   assert.ok(errors[0] instanceof SessionExpiredError);
   assert.equal(t.sessionId, undefined);
+  // Until a new initialize, sends fail at once: without a session id they could only be refused.
+  const posts = srv.requests.length;
+  const expired = await t.send({ jsonrpc: '2.0', id: 2, method: 'ping' }).catch((e: unknown) => e);
+  assert.ok(expired instanceof SessionExpiredError && expired.sessionId === 'sess-1', String(expired));
+  assert.match(expired.message, /answered 404 earlier.*not sent/);
+  assert.equal(srv.requests.length, posts, 'nothing sent');
+  await t.send(INIT);
+  assert.equal(t.sessionId, 'sess-1');
   await assert.rejects(t.send({ jsonrpc: '2.0', id: 3, method: 'ping' }), /unexpected content type "text\/html"/);
   let closes = 0;
   t.onclose = () => closes++;

@@ -1,17 +1,17 @@
 // Our StreamableHttpClientTransport + McpClient against the OFFICIAL SDK's Streamable HTTP server.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpClient } from '../../../../src/client/client.js';
+import { McpClient, type ClientOptions } from '../../../../src/client/client.js';
 import { HttpStatusError, SessionExpiredError, StreamableHttpClientTransport } from '../../../../src/transports/http/client/index.js';
 import type { StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/index.js';
 import { startStreamableServer, type StreamableFixture } from '../../../fixtures/http/official-servers.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 
-async function open(url: string, extra: Partial<StreamableHttpClientTransportOptions> = {}) {
+async function open(url: string, extra: Partial<StreamableHttpClientTransportOptions> = {}, clientOptions: Partial<ClientOptions> = {}) {
   const errors: Error[] = [];
   const transport = new StreamableHttpClientTransport({ url, reconnect: { initialDelayMs: 10 }, ...extra });
-  const client = new McpClient({ name: 'mcpkit-http-test', version: '0.0.1', onerror: (e) => errors.push(e) });
+  const client = new McpClient({ name: 'mcpkit-http-test', version: '0.0.1', onerror: (e) => errors.push(e), ...clientOptions });
   await client.connect(transport);
   return { client, transport, errors };
 }
@@ -123,8 +123,8 @@ test('close() aborts the streams and DELETEs the session; onclose fires once', a
   await assert.rejects(transport.send({ jsonrpc: '2.0', method: 'ping', id: 99 }), /closed/);
 });
 
-test('a 404 for a session the server ended → SessionExpiredError, session forgotten, onerror told', async () => {
-  const { client, transport, errors } = await open(json.url, { openGetStream: false });
+test('a 404 for a session the server ended → SessionExpiredError (reinitializeOnExpiry: false), session forgotten, onerror told', async () => {
+  const { client, transport, errors } = await open(json.url, { openGetStream: false }, { reinitializeOnExpiry: false });
   try {
     const sid = transport.sessionId!;
     await json.endSession(sid);
@@ -139,6 +139,22 @@ test('a 404 for a session the server ended → SessionExpiredError, session forg
     assert.match(err.message, /re-initialize/);
     assert.equal(transport.sessionId, undefined);
     assert.ok(errors.some((e) => e instanceof SessionExpiredError));
+  } finally {
+    await client.close();
+  }
+});
+
+test('by default, a session the official server ended is replaced transparently (one re-initialize)', async () => {
+  const reinits: string[] = [];
+  const { client, transport, errors } = await open(json.url, { openGetStream: false }, { onreinitialize: (e) => reinits.push(e.cause.sessionId) });
+  try {
+    const sid = transport.sessionId!;
+    await json.endSession(sid);
+    assert.equal(firstText(await client.callTool('echo', { message: 'again' })), 'again');
+    assert.deepEqual(reinits, [sid]);
+    assert.ok(transport.sessionId && transport.sessionId !== sid && json.sessions.has(transport.sessionId));
+    assert.equal(client.sessionState, 'ready');
+    assert.ok(errors.some((e) => e instanceof SessionExpiredError), 'the expiry is still reported to onerror');
   } finally {
     await client.close();
   }

@@ -151,7 +151,7 @@ test('resume: reconnecting while the original connection is still open moves the
   }
 });
 
-test('resume: Last-Event-ID of another session or an unknown id → 404', async () => {
+test('resume: Last-Event-ID of another session or an unknown id → 400 (the session itself lives on)', async () => {
   const s = await start();
   try {
     const a = await open(s.url);
@@ -159,8 +159,8 @@ test('resume: Last-Event-ID of another session or an unknown id → 404', async 
     const r = await post(s.url, call('progress', { steps: 1, delayMs: 1 }, { progressToken: 1 }), a.headers);
     const events = await new SseReader(r).rest();
     const id = events[0].id!;
-    await jsonError(await sseGet(s.url, { ...b.headers, 'last-event-id': id }), 404);
-    await jsonError(await sseGet(s.url, { ...a.headers, 'last-event-id': 'garbage' }), 404);
+    await jsonError(await sseGet(s.url, { ...b.headers, 'last-event-id': id }), 400);
+    await jsonError(await sseGet(s.url, { ...a.headers, 'last-event-id': 'garbage' }), 400);
     // The owner can replay it (the call finished: replay, then the stream ends).
     const own = await sseGet(s.url, { ...a.headers, 'last-event-id': id });
     assert.equal(own.status, 200);

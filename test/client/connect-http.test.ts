@@ -1,0 +1,84 @@
+// connect() to a URL, against OUR server: Streamable HTTP at /mcp, the HTTP+SSE fallback at
+// /sse on the same port, and API-key authentication.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from '../../src/client/connect.js';
+import { apiKeyGuard, HttpStatusError } from '../../src/transports/http/index.js';
+import { startOurServer, text } from './http-fixture.js';
+
+/** A fetch that notes every request's method and path (query included). */
+function recordingFetch(): { fetch: typeof fetch; seen: string[] } {
+  const seen: string[] = [];
+  const wrapped: typeof fetch = (input, init) => {
+    const u = new URL(input instanceof Request ? input.url : String(input));
+    seen.push(`${init?.method ?? 'GET'} ${u.pathname}${u.search}`);
+    return fetch(input, init);
+  };
+  return { fetch: wrapped, seen };
+}
+
+test('connect(url) to /mcp speaks Streamable HTTP', async () => {
+  const s = await startOurServer();
+  const client = await connect(s.url, { name: 'auto', version: '1' });
+  try {
+    assert.equal(client.serverInfo?.name, 'our-http');
+    assert.equal(client.clientInfo.name, 'auto');
+    assert.equal(client.protocolVersion, '2025-11-25');
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
+    assert.equal(text(await client.callTool('echo', { text: 'modern' })), 'modern');
+    assert.equal(s.running.handler.streamable.sessionCount, 1);
+    assert.equal(s.running.handler.legacy?.connectionCount, 0);
+  } finally {
+    await client.close();
+  }
+  // close() ended the session with DELETE.
+  assert.equal(s.running.handler.streamable.sessionCount, 0);
+  await s.close();
+});
+
+test('connect(.../sse): the initialize POST is refused (405), so it falls back to HTTP+SSE on the same port', async () => {
+  const s = await startOurServer();
+  const rec = recordingFetch();
+  const client = await connect({ url: s.url.replace('/mcp', '/sse'), fetch: rec.fetch });
+  try {
+    assert.equal(rec.seen[0], 'POST /sse', 'Streamable HTTP tried first');
+    assert.equal(rec.seen[1], 'GET /sse', 'then the legacy event stream');
+    assert.equal(s.running.handler.streamable.sessionCount, 0, 'no Streamable HTTP session');
+    assert.equal(s.running.handler.legacy?.connectionCount, 1);
+    const before = rec.seen.length;
+    const tools = await client.listTools();
+    assert.ok(tools.tools.some((t) => t.name === 'echo'));
+    // tools/list went to the legacy POST endpoint named by the `endpoint` event.
+    const posted = rec.seen.slice(before);
+    assert.equal(posted.length, 1);
+    assert.match(posted[0], /^POST \/messages\?sessionId=[\w-]+$/);
+    assert.equal(text(await client.callTool('echo', { text: 'legacy' })), 'legacy');
+    assert.equal(client.protocolVersion, '2025-11-25');
+  } finally {
+    await client.close();
+    await s.close();
+  }
+});
+
+test('connect({ url, headers }) with an API key; without it, HttpStatusError 401 and no fallback', async () => {
+  const s = await startOurServer({ authenticate: apiKeyGuard({ keys: ['k'] }) });
+  try {
+    const client = await connect({ url: s.url, headers: { 'x-api-key': 'k' } });
+    assert.equal(text(await client.callTool('echo', { text: 'authed' })), 'authed');
+    await client.close();
+
+    const rec = recordingFetch();
+    const err = await connect({ url: s.url, fetch: rec.fetch }).catch((e: unknown) => e);
+    assert.ok(err instanceof HttpStatusError, String(err));
+    assert.equal(err.status, 401);
+    assert.equal(err.headers.get('www-authenticate'), 'Bearer');
+    assert.match(err.message, /HTTP 401 .*POST .*Unauthorized/);
+    assert.deepEqual(rec.seen, ['POST /mcp'], '401 is not a reason to try HTTP+SSE');
+
+    const wrong = await connect({ url: s.url, headers: { 'x-api-key': 'nope' } }).catch((e: unknown) => e);
+    assert.ok(wrong instanceof HttpStatusError && wrong.status === 401);
+    assert.equal(s.running.handler.streamable.sessionCount, 0);
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,102 @@
+// OUR client against OUR Streamable HTTP server: progress, list_changed on the GET stream,
+// elicitation round-trips (stateful, responseMode auto and sse), and stateless mode.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ElicitParams } from '../../src/protocol/types.js';
+import type { ServeOptions } from '../../src/transports/http/node.js';
+import { openClient, startOurServer, text, until, type OurServer } from './http-fixture.js';
+
+/** Whether the server has a connected standalone GET stream for this session (peeks inside). */
+function getStreamOpen(s: OurServer, sessionId: string): boolean {
+  const inner = s.running.handler.streamable as unknown as { sessions: Map<string, { transport: { standalone?: { connected: boolean } } }> };
+  return inner.sessions.get(sessionId)?.transport.standalone?.connected === true;
+}
+
+for (const responseMode of ['auto', 'sse'] as const) {
+  const options: ServeOptions = { responseMode };
+
+  test(`stateful, responseMode ${responseMode}: progress notifications reach onprogress before the result`, async () => {
+    const s = await startOurServer(options);
+    const { client, errors } = await openClient(s.url);
+    try {
+      const seen: Array<[number, number | undefined, string | undefined]> = [];
+      const r = await client.callTool('progress', { steps: 3 }, { onprogress: (p) => seen.push([p.progress, p.total, p.message]) });
+      assert.equal(text(r), 'did 3');
+      assert.deepEqual(seen, [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']]);
+      assert.deepEqual(errors, []);
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
+  test(`stateful, responseMode ${responseMode}: tools/list_changed arrives on the standalone GET stream`, async () => {
+    const s = await startOurServer(options);
+    const { client, transport, errors } = await openClient(s.url);
+    try {
+      const changed = new Promise<void>((resolve) => client.on('notifications/tools/list_changed', () => resolve()));
+      await until(() => getStreamOpen(s, transport.sessionId!), 3000, 'the GET stream');
+      s.mcp.tool('late', () => 'late');
+      await changed;
+      const tools = await client.listTools();
+      assert.ok(tools.tools.some((t) => t.name === 'late'));
+      assert.equal(text(await client.callTool('late')), 'late');
+      assert.deepEqual(errors, []);
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
+  test(`stateful, responseMode ${responseMode}: elicitation round-trip (server asks, client answers by POST)`, async () => {
+    const s = await startOurServer(options);
+    const asked: ElicitParams[] = [];
+    const { client, errors } = await openClient(s.url, {}, {
+      elicitation: (params) => {
+        asked.push(params);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    try {
+      assert.equal(text(await client.callTool('ask')), 'hello Ada');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].message, 'Your name?');
+      // And a decline travels back just as well.
+      client.setElicitationHandler(() => ({ action: 'decline' }));
+      assert.equal(text(await client.callTool('ask')), 'decline');
+      assert.deepEqual(errors, []);
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+}
+
+test('stateless (stateful: false): no session id, no GET stream, calls and progress still work', async () => {
+  const s = await startOurServer({ stateful: false });
+  const wire: string[] = [];
+  const recording: typeof fetch = (input, init) => {
+    wire.push(`${init?.method ?? 'GET'} ${new Headers(init?.headers).get('mcp-session-id') ?? '-'}`);
+    return fetch(input, init);
+  };
+  const { client, transport, errors } = await openClient(s.url, { fetch: recording });
+  try {
+    assert.equal(transport.sessionId, undefined);
+    assert.equal(transport.protocolVersion, '2025-11-25');
+    assert.equal(text(await client.callTool('echo', { text: 'stateless' })), 'stateless');
+    const seen: number[] = [];
+    assert.equal(text(await client.callTool('progress', { steps: 2 }, { onprogress: (p) => seen.push(p.progress) })), 'did 2');
+    assert.deepEqual(seen, [1, 2], 'progress rides on the POST response stream');
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
+    // The GET was refused (405: no standalone stream here), once, quietly.
+    await until(() => wire.includes('GET -'));
+    assert.equal(wire.filter((w) => w.startsWith('GET')).length, 1);
+    assert.ok(wire.every((w) => w.endsWith(' -')), 'no session id ever sent');
+    assert.equal(s.running.handler.streamable.sessionCount, 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await client.close();
+    await s.close();
+  }
+  assert.ok(!wire.includes('DELETE -'), 'no session to DELETE');
+});
