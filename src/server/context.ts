@@ -16,6 +16,7 @@ import type {
 import { features } from '../protocol/versions.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { AuthInfo } from '../transports/transport.js';
+import { RequestFacts } from './request-facts.js';
 import type { ServerSession } from './session.js';
 
 /** What every handler receives besides its arguments. */
@@ -47,40 +48,12 @@ export interface RequestContext {
 }
 
 /** The handshake-era context: server-to-client needs become real requests on the connection. */
-export class ServerContext implements RequestContext {
+export class ServerContext extends RequestFacts implements RequestContext {
   readonly session: ServerSession;
-  private readonly inbound: InboundRequest;
-  private readonly envelope: RequestEnvelope;
 
   constructor(session: ServerSession, inbound: InboundRequest, envelope: RequestEnvelope) {
+    super(inbound, envelope);
     this.session = session;
-    this.inbound = inbound;
-    this.envelope = envelope;
-  }
-
-  get requestId(): RequestId {
-    return this.inbound.id;
-  }
-  get method(): string {
-    return this.inbound.request.method;
-  }
-  get signal(): AbortSignal {
-    return this.inbound.signal;
-  }
-  get meta(): JsonObject | undefined {
-    return this.inbound.request.params?._meta as JsonObject | undefined;
-  }
-  get protocolVersion(): string {
-    return this.envelope.protocolVersion;
-  }
-  get clientCapabilities(): ClientCapabilities {
-    return this.envelope.clientCapabilities;
-  }
-  get clientInfo(): Implementation | undefined {
-    return this.envelope.clientInfo;
-  }
-  get authInfo(): AuthInfo | undefined {
-    return this.inbound.info?.authInfo;
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
@@ -89,14 +62,7 @@ export class ServerContext implements RequestContext {
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    if (!this.session.wantsLog(level)) return Promise.resolve();
-    const params: JsonObject = { level, data };
-    if (logger !== undefined) params.logger = logger;
-    return this.inbound.notify('notifications/message', params);
-  }
-
-  notify(method: string, params?: JsonObject): Promise<void> {
-    return this.inbound.notify(method, params);
+    return this.session.wantsLog(level) ? this.sendLog(level, data, logger) : Promise.resolve();
   }
 
   async elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {

@@ -1,58 +1,36 @@
 import { LocalError } from '../jsonrpc/errors.js';
-import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
-import { META, missingCapability, type ModernEnvelope } from '../protocol/modern.js';
+import { missingCapability, type ModernEnvelope } from '../protocol/modern.js';
 import {
   LOGGING_LEVELS,
-  type ClientCapabilities,
   type CreateMessageParams,
   type CreateMessageResult,
   type ElicitParams,
   type ElicitResult,
-  type Implementation,
   type LoggingLevel,
   type Root,
 } from '../protocol/types.js';
-import type { AuthInfo } from '../transports/transport.js';
+import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { RequestContext } from './context.js';
 import type { InputCollector } from './mrtr.js';
+import { RequestFacts } from './request-facts.js';
 
 /**
  * The stateless-era context: no session; logs only when the request asked for them; and
  * elicit/sample/roots become `input_required` rounds instead of server-to-client requests.
  */
-export class ModernContext implements RequestContext {
+export class ModernContext extends RequestFacts implements RequestContext {
   readonly session = undefined;
+  protected declare readonly envelope: ModernEnvelope;
 
   constructor(
-    private readonly inbound: InboundRequest,
-    private readonly envelope: ModernEnvelope,
+    inbound: InboundRequest,
+    envelope: ModernEnvelope,
     private readonly collector: InputCollector | undefined,
-  ) {}
-
-  get requestId(): RequestId {
-    return this.inbound.id;
-  }
-  get method(): string {
-    return this.inbound.request.method;
-  }
-  get signal(): AbortSignal {
-    return this.inbound.signal;
-  }
-  get meta(): JsonObject | undefined {
-    return this.inbound.request.params?._meta as JsonObject | undefined;
-  }
-  get protocolVersion(): string {
-    return this.envelope.protocolVersion;
-  }
-  get clientCapabilities(): ClientCapabilities {
-    return this.envelope.clientCapabilities;
-  }
-  get clientInfo(): Implementation | undefined {
-    return this.envelope.clientInfo;
-  }
-  get authInfo(): AuthInfo | undefined {
-    return this.inbound.info?.authInfo;
+    /** Whether the server declared `logging`: without it, no `notifications/message` at all. */
+    private readonly logging = true,
+  ) {
+    super(inbound, envelope);
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
@@ -62,14 +40,8 @@ export class ModernContext implements RequestContext {
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     const min = this.envelope.logLevel;
     // No logLevel in the request: the server must not send notifications/message at all.
-    if (min === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min)) return Promise.resolve();
-    const params: JsonObject = { level, data };
-    if (logger !== undefined) params.logger = logger;
-    return this.inbound.notify('notifications/message', params);
-  }
-
-  notify(method: string, params?: JsonObject): Promise<void> {
-    return this.inbound.notify(method, params);
+    if (!this.logging || min === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min)) return Promise.resolve();
+    return this.sendLog(level, data, logger);
   }
 
   private input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown): Promise<unknown> {
@@ -85,6 +57,11 @@ export class ModernContext implements RequestContext {
     if (!cap) throw missingCapability({ elicitation: {} }, 'elicitation');
     if (mode === 'url' && !cap.url) throw missingCapability({ elicitation: { url: {} } }, 'elicitation.url');
     if (mode === 'form' && cap.url && !cap.form) throw missingCapability({ elicitation: { form: {} } }, 'elicitation.form');
+    if (mode === 'form') {
+      // As in the handshake era: a form the client cannot render is this server's bug.
+      const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
+      if (problem) throw new TypeError(`Cannot elicit: ${problem}`);
+    }
     return (await this.input('elicitation/create', params)) as ElicitResult;
   }
 

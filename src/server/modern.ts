@@ -29,6 +29,8 @@ interface Listen {
   filter: SubscriptionFilter;
   inbound: InboundRequest;
   end: () => void;
+  /** Settles once the stream is over and its final result (if any) was handed to the transport. */
+  over: Promise<void>;
 }
 
 const LIST_FLAGS: Record<string, keyof SubscriptionFilter> = {
@@ -58,15 +60,17 @@ export class ModernEra {
     if (REMOVED_IN_MODERN.has(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (removed in protocol version ${env.protocolVersion})`);
     if (method === 'server/discover') return this.decorate(method, this.discover());
     if (method === 'subscriptions/listen') return this.listen(params, inbound);
-    if (!this.server.hasRequestHandler(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    // An unknown method is -32601 from dispatch, after request middleware saw it (as in the
+    // handshake era: middleware may observe or implement any method).
     let result: JsonObject;
+    const logging = this.server.capabilities.logging !== undefined;
     if (MRTR_METHODS.has(method)) {
       const principal = inbound.info?.authInfo?.principal;
       result = await runRound(this.sealer, method, params, principal,
-        async (collector) => this.server.dispatch(method, params, new ModernContext(inbound, env, collector)),
+        async (collector) => this.server.dispatch(method, params, new ModernContext(inbound, env, collector, logging)),
         (m) => this.server.onerror(new Error(m)));
     } else {
-      result = await this.server.dispatch(method, params, new ModernContext(inbound, env, undefined));
+      result = await this.server.dispatch(method, params, new ModernContext(inbound, env, undefined, logging));
     }
     return this.decorate(method, result);
   }
@@ -94,7 +98,9 @@ export class ModernEra {
   cacheHint(method: string): CacheHint {
     const c = this.o.cache;
     const m = c?.methods?.[method];
-    return { ttlMs: m?.ttlMs ?? c?.ttlMs ?? 0, scope: m?.scope ?? c?.scope ?? 'private' };
+    // ttlMs is an integer >= 0 on the wire (SEP-2549): a bad configured value means 0.
+    const ttl = m?.ttlMs ?? c?.ttlMs ?? 0;
+    return { ttlMs: Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0, scope: m?.scope ?? c?.scope ?? 'private' };
   }
 
   private async listen(params: JsonObject | undefined, inbound: InboundRequest): Promise<JsonObject> {
@@ -115,19 +121,30 @@ export class ModernEra {
     const id = inbound.id;
     const tag = { [META.subscriptionId]: id };
     let end!: () => void;
+    let done!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
-    const listen: Listen = { id, filter, inbound, end };
+    const listen: Listen = { id, filter, inbound, end, over: new Promise<void>((resolve) => (done = resolve)) };
     this.listens.add(listen);
     const onAbort = () => end();
     inbound.signal.addEventListener('abort', onAbort, { once: true });
     try {
       await inbound.notify('notifications/subscriptions/acknowledged', { notifications: filter, _meta: tag } as unknown as JsonObject);
       await ended;
+      this.listens.delete(listen); // now, not in finally: no notification may follow the final result
+      const result: JsonObject = { resultType: 'complete', _meta: { ...tag, [META.serverInfo]: this.server.info } };
+      // Cancelled by the client or the connection dropped: nothing more may be sent.
+      if (inbound.cancelled) return result;
+      // A graceful end (server.close()): the final result is sent here rather than returned, so
+      // that endAll() knows when it is on the wire and the transports can be closed after it.
+      // The engine must then not send a second response: marking the request cancelled does that.
+      await inbound.peer.respond({ jsonrpc: '2.0', id, result }).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+      inbound.cancel('subscription ended by the server');
+      return result;
     } finally {
       this.listens.delete(listen);
       inbound.signal.removeEventListener('abort', onAbort);
+      done();
     }
-    return { resultType: 'complete', _meta: { ...tag, [META.serverInfo]: this.server.info } };
   }
 
   /** Delivers a server notification to every listen stream whose filter asks for it. */
@@ -143,9 +160,14 @@ export class ModernEra {
     }
   }
 
-  /** Ends every listen stream gracefully (final result sent). */
-  endAll(): void {
-    for (const l of this.listens) l.end();
+  /**
+   * Ends every listen stream gracefully. Resolves once each final result has been handed to
+   * the transport: await it before closing transports, or the final results are lost.
+   */
+  endAll(): Promise<void> {
+    const all = [...this.listens];
+    for (const l of all) l.end();
+    return Promise.all(all.map((l) => l.over)).then(() => undefined);
   }
 
   get listenCount(): number {

@@ -40,6 +40,8 @@ export class RequestStateSealer {
   /** A random per-process key by default: set `secret` when several instances serve one client. */
   constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
     this.key = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret as Uint8Array);
+    // An empty HMAC key would let anyone forge requestState.
+    if (this.key.length === 0) throw new TypeError('modern.stateSecret must not be empty');
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
   }
 
@@ -87,6 +89,27 @@ const SHORT: Record<InputRequest['method'], string> = {
   'sampling/createMessage': 'sample',
   'roots/list': 'roots',
 };
+
+const ANSWER_KIND: Record<string, string> = { elicit: 'ElicitResult', sample: 'CreateMessageResult', roots: 'ListRootsResult' };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The minimal shape each kind of answer must have (keyed by the `elicit-1`-style key). */
+function validAnswer(key: string, v: unknown): boolean {
+  if (!isObject(v)) return false;
+  switch (key.slice(0, key.lastIndexOf('-'))) {
+    case 'elicit':
+      return (v.action === 'accept' || v.action === 'decline' || v.action === 'cancel') && (v.content === undefined || isObject(v.content));
+    case 'sample':
+      return typeof v.role === 'string' && (isObject(v.content) || Array.isArray(v.content));
+    case 'roots':
+      return Array.isArray(v.roots);
+    default:
+      return false;
+  }
+}
 
 /**
  * One handler run's view of MRTR: answers known so far, and what else it asked for. Keys are
@@ -139,7 +162,14 @@ export async function runRound(
     const given = params?.inputResponses;
     if (given && typeof given === 'object') {
       // Only answers to what was asked count; unknown keys are ignored, as the spec requires.
-      for (const k of s.q) if (k in (given as Record<string, unknown>)) answers[k] = (given as Record<string, unknown>)[k];
+      for (const k of s.q) {
+        if (!(k in (given as Record<string, unknown>))) continue;
+        const answer = (given as Record<string, unknown>)[k];
+        // Answers are client input: a handler must never get a number where its ctx.elicit
+        // promised an ElicitResult (and so complete with garbage).
+        if (!validAnswer(k, answer)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses["${k}"] is not a valid ${ANSWER_KIND[k.slice(0, k.lastIndexOf('-'))]}`);
+        answers[k] = answer;
+      }
     }
   }
   const collector = new InputCollector(answers);
@@ -147,6 +177,9 @@ export async function runRound(
   try {
     result = await run(collector);
   } catch (err) {
+    // A missing capability is final: answering the other questions cannot fix it (-32021 tells
+    // the client what to declare), so it wins over pending input.
+    if (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability) throw err;
     if (!(err instanceof InputRequiredSignal) && !collector.pending) throw err;
   }
   if (collector.pending) {

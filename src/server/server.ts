@@ -158,7 +158,8 @@ export class Server {
   }
 
   async close(): Promise<void> {
-    this.modern?.endAll();
+    // Listen streams end with a final result, which must leave before the transports close.
+    await this.modern?.endAll();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));
   }
 }

@@ -117,7 +117,9 @@ async function toCallToolResult(value: ToolReturn, tool: ToolDefinition, version
     if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned nothing`) as unknown as CallToolResult;
     return { content: [] };
   }
-  if (typeof value === 'string' || isContentArray(value)) {
+  // With an output schema an array is the structured value (2026-07-28 allows arrays), even an
+  // empty one, which would otherwise pass for an empty content list.
+  if (typeof value === 'string' || (isContentArray(value) && !(tool.output && value.length === 0))) {
     // A declared outputSchema is a promise of structuredContent (spec: MUST), so text alone breaks it.
     if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`) as unknown as CallToolResult;
     return { content: typeof value === 'string' ? [{ type: 'text', text: value }] : value };

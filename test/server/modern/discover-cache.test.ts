@@ -145,3 +145,11 @@ test('input_required results carry no cache hints', async () => {
   assert.equal('cacheScope' in r, false);
   assert.deepEqual(r._meta, { [M.serverInfo]: INFO });
 });
+
+test('a bad configured ttlMs is sent as 0 (an integer >= 0 on the wire)', async () => {
+  for (const ttlMs of [-5, Number.NaN, 1.7]) {
+    const w = await Wire.connect(full({ modern: { cache: { ttlMs } } }));
+    assert.equal((await w.result('tools/list')).ttlMs, ttlMs === 1.7 ? 1 : 0);
+  }
+  assert.throws(() => new McpServer({ ...INFO, modern: { stateSecret: '' } }), /stateSecret/);
+});

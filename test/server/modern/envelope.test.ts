@@ -95,3 +95,18 @@ test('server/discover and subscriptions/listen always claim the modern era, so a
   // … and subscriptions/listen as well.
   assertError(await w.request('subscriptions/listen', { notifications: {} }, 2), 2, -32602);
 });
+
+test('request middleware sees modern requests, unknown methods included, and may implement them', async () => {
+  const s = server();
+  const seen: string[] = [];
+  s.use(async (method, _params, ctx, next) => {
+    seen.push(`${method}@${ctx.protocolVersion}`);
+    if (method === 'x/custom') return { custom: true };
+    return next();
+  });
+  const w = await Wire.connect(s);
+  const custom = await w.modern('x/custom', {}, {}, 1);
+  assert.deepEqual(custom.result, { custom: true, resultType: 'complete', _meta: { [M.serverInfo]: { name: 'env', version: '1.0.0' } } });
+  assertError(await w.modern('unknown/method', {}, {}, 2), 2, -32601);
+  assert.deepEqual(seen, [`x/custom@${V}`, `unknown/method@${V}`]);
+});

@@ -1,9 +1,8 @@
 // Shared helpers for the 2026-07-28 era server tests (not a test file itself): raw JSON-RPC
 // frames over the in-memory pair, so that every assertion is about the exact wire shape.
 import assert from 'node:assert/strict';
-import type { FrameInfo } from '../../../src/transports/transport.js';
+import type { FrameInfo, Transport } from '../../../src/transports/transport.js';
 import { createLinkedPair, type MemoryTransport } from '../../../src/transports/memory/index.js';
-import type { McpServer } from '../../../src/server/index.js';
 
 export const V = '2026-07-28';
 export const M = {
@@ -47,7 +46,8 @@ export class Wire {
     };
   }
 
-  static async connect(server: McpServer, serverInfo?: FrameInfo): Promise<Wire> {
+  /** Connects to an McpServer or a low-level Server. */
+  static async connect(server: { connect(t: Transport): Promise<unknown> }, serverInfo?: FrameInfo): Promise<Wire> {
     const [clientSide, serverSide] = createLinkedPair(serverInfo ? { serverInfo } : {});
     const wire = new Wire(clientSide);
     await clientSide.start();
@@ -61,8 +61,9 @@ export class Wire {
 
   /** Sends a request and waits for its response frame. */
   async request(method: string, params?: Record<string, unknown>, id: string | number = this.nextId++): Promise<Frame> {
+    const from = this.frames.length;
     this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
-    return this.response(id);
+    return this.response(id, from);
   }
 
   /** A modern request: the envelope is merged into params._meta. */
@@ -79,10 +80,10 @@ export class Wire {
   }
 
   /** Waits for the first frame matching `pred` (already received or future). */
-  async waitFor(what: string, pred: (f: Frame) => boolean, timeoutMs = 2000): Promise<Frame> {
+  async waitFor(what: string, pred: (f: Frame) => boolean, timeoutMs = 2000, from = 0): Promise<Frame> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const hit = this.frames.find(pred);
+      const hit = this.frames.slice(from).find(pred);
       if (hit) return hit;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames).slice(0, 1500)}`);
@@ -93,8 +94,9 @@ export class Wire {
     }
   }
 
-  response(id: string | number): Promise<Frame> {
-    return this.waitFor(`response ${JSON.stringify(id)}`, (f) => f.id === id && f.method === undefined);
+  /** The response with this id (received at or after frame index `from`). */
+  response(id: string | number, from = 0): Promise<Frame> {
+    return this.waitFor(`response ${JSON.stringify(id)}`, (f) => f.id === id && f.method === undefined, 2000, from);
   }
 
   /** Notifications received so far (optionally of one method). */

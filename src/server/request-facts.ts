@@ -1,0 +1,52 @@
+import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
+import type { InboundRequest } from '../engine/inbound.js';
+import type { RequestEnvelope } from '../protocol/handshake.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import type { AuthInfo } from '../transports/transport.js';
+
+/**
+ * What both eras' contexts know about a request, read from the engine's request and the era's
+ * envelope. The eras differ only in how they log and ask the client for input.
+ */
+export abstract class RequestFacts {
+  constructor(
+    protected readonly inbound: InboundRequest,
+    protected readonly envelope: RequestEnvelope,
+  ) {}
+
+  get requestId(): RequestId {
+    return this.inbound.id;
+  }
+  get method(): string {
+    return this.inbound.request.method;
+  }
+  get signal(): AbortSignal {
+    return this.inbound.signal;
+  }
+  get meta(): JsonObject | undefined {
+    return this.inbound.request.params?._meta as JsonObject | undefined;
+  }
+  get protocolVersion(): string {
+    return this.envelope.protocolVersion;
+  }
+  get clientCapabilities(): ClientCapabilities {
+    return this.envelope.clientCapabilities;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.envelope.clientInfo;
+  }
+  get authInfo(): AuthInfo | undefined {
+    return this.inbound.info?.authInfo;
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.inbound.notify(method, params);
+  }
+
+  /** `notifications/message` tied to this request; the era decides whether to call it. */
+  protected sendLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.inbound.notify('notifications/message', params);
+  }
+}
