@@ -19,6 +19,15 @@ import type { AuthInfo } from '../transports/transport.js';
 import { RequestFacts } from './request-facts.js';
 import type { ServerSession } from './session.js';
 
+/** Options of ctx.elicit / ctx.sample / ctx.roots. */
+export interface InputOptions extends RequestOptions {
+  /**
+   * The key this question has in a 2026-07-28 `input_required` result (default: `elicit-1`,
+   * `sample-1`... in call order). Ignored in the handshake era, where it is a real request.
+   */
+  key?: string;
+}
+
 /** What every handler receives besides its arguments. */
 export interface RequestContext {
   readonly requestId: RequestId;
@@ -38,11 +47,11 @@ export interface RequestContext {
   /** `notifications/message`, filtered by the client's log level. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /** Asks the user for input through the client (form or URL mode). */
-  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult>;
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion. */
-  sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>;
+  sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
   /** The client's roots. */
-  roots(options?: RequestOptions): Promise<Root[]>;
+  roots(options?: InputOptions): Promise<Root[]>;
   /** Any notification tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
 }

@@ -1,7 +1,7 @@
 export { McpServer, type McpServerOptions, type InferArgs } from './mcp-server.js';
 export { Server, type ServerOptions, type MethodHandler, type NotificationHandler, type RequestMiddleware } from './server.js';
 export { ServerSession } from './session.js';
-export type { RequestContext } from './context.js';
+export type { RequestContext, InputOptions } from './context.js';
 export type { ToolConfig, ToolHandler, ToolReturn, ToolUpdate } from './tools.js';
 export type {
   ResourceConfig,

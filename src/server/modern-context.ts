@@ -11,7 +11,7 @@ import {
   type Root,
 } from '../protocol/types.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
-import type { RequestContext } from './context.js';
+import type { InputOptions, RequestContext } from './context.js';
 import type { InputCollector } from './mrtr.js';
 import { RequestFacts } from './request-facts.js';
 
@@ -44,14 +44,14 @@ export class ModernContext extends RequestFacts implements RequestContext {
     return this.sendLog(level, data, logger);
   }
 
-  private input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown): Promise<unknown> {
+  private input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown, key?: string): Promise<unknown> {
     if (!this.collector) {
       return Promise.reject(new LocalError('capability', `Cannot ask the client for input in "${this.method}": only tools/call, resources/read and prompts/get may`));
     }
-    return this.collector.need(method, params);
+    return this.collector.need(method, params, key);
   }
 
-  async elicit(params: ElicitParams): Promise<ElicitResult> {
+  async elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult> {
     const cap = this.clientCapabilities.elicitation;
     const mode = params.mode ?? 'form';
     if (!cap) throw missingCapability({ elicitation: {} }, 'elicitation');
@@ -62,19 +62,19 @@ export class ModernContext extends RequestFacts implements RequestContext {
       const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
       if (problem) throw new TypeError(`Cannot elicit: ${problem}`);
     }
-    return (await this.input('elicitation/create', params)) as ElicitResult;
+    return (await this.input('elicitation/create', params, options?.key)) as ElicitResult;
   }
 
-  async sample(params: CreateMessageParams): Promise<CreateMessageResult> {
+  async sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult> {
     const cap = this.clientCapabilities.sampling;
     if (!cap) throw missingCapability({ sampling: {} }, 'sampling');
     if ((params.tools || params.toolChoice) && !cap.tools) throw missingCapability({ sampling: { tools: {} } }, 'sampling.tools');
-    return (await this.input('sampling/createMessage', params)) as CreateMessageResult;
+    return (await this.input('sampling/createMessage', params, options?.key)) as CreateMessageResult;
   }
 
-  async roots(): Promise<Root[]> {
+  async roots(options?: InputOptions): Promise<Root[]> {
     if (!this.clientCapabilities.roots) throw missingCapability({ roots: {} }, 'roots');
-    const r = (await this.input('roots/list', undefined)) as { roots?: Root[] } | undefined;
+    const r = (await this.input('roots/list', undefined, options?.key)) as { roots?: Root[] } | undefined;
     return r?.roots ?? [];
   }
 }

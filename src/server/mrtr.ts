@@ -113,8 +113,8 @@ function validAnswer(key: string, v: unknown): boolean {
 
 /**
  * One handler run's view of MRTR: answers known so far, and what else it asked for. Keys are
- * `elicit-1`, `sample-1`, `roots-1`… in call order, so a replay-safe handler asks the same
- * questions under the same keys on every round.
+ * `elicit-1`, `sample-1`, `roots-1`… in call order (or the handler's own `key`), so a
+ * replay-safe handler asks the same questions under the same keys on every round.
  */
 export class InputCollector {
   readonly requests: InputRequests = {};
@@ -122,10 +122,10 @@ export class InputCollector {
 
   constructor(readonly answers: Record<string, unknown>) {}
 
-  need(method: InputRequest['method'], params: unknown): Promise<unknown> {
+  need(method: InputRequest['method'], params: unknown, named?: string): Promise<unknown> {
     const short = SHORT[method];
     const n = (this.counts[short] = (this.counts[short] ?? 0) + 1);
-    const key = `${short}-${n}`;
+    const key = named ?? `${short}-${n}`;
     if (key in this.answers) return Promise.resolve(this.answers[key]);
     this.requests[key] = (params === undefined ? { method } : { method, params }) as InputRequest;
     return Promise.reject(new InputRequiredSignal());
