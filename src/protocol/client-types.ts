@@ -1,0 +1,168 @@
+/** Client features on the wire: sampling, elicitation schemas and multi round-trip requests. */
+import type { ResultMeta } from './types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsParams, ListRootsResult } from './params.js';
+
+// ---------------------------------------------------------------------------------------------
+// Sampling
+// ---------------------------------------------------------------------------------------------
+
+export interface ModelHint {
+  /** A substring to match against model names. Advisory only. */
+  name?: string;
+}
+
+export interface ModelPreferences {
+  /** In order of preference. */
+  hints?: ModelHint[];
+  /** 0..1 */
+  costPriority?: number;
+  /** 0..1 */
+  speedPriority?: number;
+  /** 0..1 */
+  intelligencePriority?: number;
+}
+
+/** Since 2025-11-25. */
+export interface ToolChoice {
+  mode?: 'auto' | 'required' | 'none';
+}
+
+/** 'thisServer' and 'allServers' are deprecated since 2025-11-25. */
+export type IncludeContext = 'none' | 'thisServer' | 'allServers';
+
+export type StopReason = 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | (string & {});
+
+/** 2025-11-25 task augmentation: ask the receiver to run the request as a task. */
+export interface TaskMetadata {
+  ttl?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elicitation schemas (flat objects of primitive fields only)
+// ---------------------------------------------------------------------------------------------
+
+export interface StringSchema {
+  type: 'string';
+  title?: string;
+  description?: string;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: 'email' | 'uri' | 'date' | 'date-time';
+  default?: string;
+}
+
+export interface NumberSchema {
+  type: 'number' | 'integer';
+  title?: string;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+
+export interface BooleanSchema {
+  type: 'boolean';
+  title?: string;
+  description?: string;
+  default?: boolean;
+}
+
+export interface EnumOption {
+  const: string;
+  title: string;
+}
+
+export interface UntitledSingleSelectEnumSchema {
+  type: 'string';
+  title?: string;
+  description?: string;
+  enum: string[];
+  default?: string;
+}
+
+export interface TitledSingleSelectEnumSchema {
+  type: 'string';
+  title?: string;
+  description?: string;
+  oneOf: EnumOption[];
+  default?: string;
+}
+
+export interface UntitledMultiSelectEnumSchema {
+  type: 'array';
+  title?: string;
+  description?: string;
+  minItems?: number;
+  maxItems?: number;
+  items: { type: 'string'; enum: string[] };
+  default?: string[];
+}
+
+export interface TitledMultiSelectEnumSchema {
+  type: 'array';
+  title?: string;
+  description?: string;
+  minItems?: number;
+  maxItems?: number;
+  items: { anyOf: EnumOption[] };
+  default?: string[];
+}
+
+/** The 2025-06-18 form: labels in a parallel `enumNames` array. Still accepted. */
+export interface LegacyTitledEnumSchema {
+  type: 'string';
+  title?: string;
+  description?: string;
+  enum: string[];
+  enumNames?: string[];
+  default?: string;
+}
+
+export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
+export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema;
+export type EnumSchema = SingleSelectEnumSchema | MultiSelectEnumSchema | LegacyTitledEnumSchema;
+
+export type PrimitiveSchemaDefinition = StringSchema | NumberSchema | BooleanSchema | EnumSchema;
+
+export interface ElicitRequestedSchema {
+  $schema?: string;
+  type: 'object';
+  properties: { [name: string]: PrimitiveSchemaDefinition };
+  required?: string[];
+}
+
+export type ElicitAction = 'accept' | 'decline' | 'cancel';
+
+/** One answered field. Arrays (multi-select) are allowed since 2025-11-25. */
+export type ElicitValue = string | number | boolean | string[];
+
+// ---------------------------------------------------------------------------------------------
+// Multi round-trip requests (2026-07-28)
+// ---------------------------------------------------------------------------------------------
+
+/** A server→client request embedded in an `InputRequiredResult`. It has no jsonrpc or id. */
+export type InputRequest =
+  | { method: 'elicitation/create'; params: ElicitParams }
+  | { method: 'sampling/createMessage'; params: CreateMessageParams }
+  | { method: 'roots/list'; params?: ListRootsParams };
+
+export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
+
+export type InputRequests = { [key: string]: InputRequest };
+export type InputResponses = { [key: string]: InputResponse };
+
+/** The server needs more from the client. The client retries with a new id (and `InputResponseParams`). */
+export type InputRequiredResult = {
+  _meta?: ResultMeta;
+  resultType: 'input_required';
+  inputRequests?: InputRequests;
+  /** Opaque to the client. Echo it back unchanged. */
+  requestState?: string;
+};
+
+/** Retry fields, accepted on tools/call, resources/read and prompts/get. */
+export type InputResponseParams = {
+  inputResponses?: InputResponses;
+  requestState?: string;
+};
