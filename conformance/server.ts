@@ -3,7 +3,8 @@
 //
 //   node --import tsx conformance/server.ts --port 3100   →  http://127.0.0.1:3100/mcp
 //
-// Inventory and expectations: /work/shared/conformance.md, Part 1 §a.2/§a.3. Prints
+// Inventory and expectations: /work/shared/conformance.md, Part 1 §a.2/§a.3 (handshake era) and
+// Part 2 §3 (the 2026-07-28 era, served on the same /mcp: §3.12 lists the extra tools). Prints
 // `mcpkit conformance server listening on <url>` once it accepts connections.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -172,12 +173,13 @@ export function createConformanceServer(): McpServer {
   server.tool(
     'json_schema_2020_12_tool',
     {
-      description: 'A tool whose input schema is raw JSON Schema 2020-12 ($defs, $ref, additionalProperties)',
+      description: 'A tool whose input schema is raw JSON Schema 2020-12 ($defs, $anchor, $ref, allOf/anyOf, if/then/else, additionalProperties)',
       input: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         $defs: {
           address: {
+            $anchor: 'addressDef',
             type: 'object',
             properties: { street: { type: 'string' }, city: { type: 'string' } },
           },
@@ -185,7 +187,15 @@ export function createConformanceServer(): McpServer {
         properties: {
           name: { type: 'string' },
           address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
         },
+        // SEP-2106: composition and conditional keywords, kept verbatim in tools/list.
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
     },
@@ -200,6 +210,120 @@ export function createConformanceServer(): McpServer {
     await ctx.log('info', 'test_reconnection started');
     await sleep(100);
     return 'Reconnection test completed';
+  });
+
+  // ------------------------------------------------------------------ tools: 2026-07-28 diagnostics
+  //
+  // Conformance Part 2 §3.2/§3.6–§3.8/§3.12. In the 2026-07-28 era ctx.elicit/sample/roots become
+  // `input_required` rounds under the given key (and a missing capability is -32021); in the
+  // handshake era the same calls are real server-to-client requests.
+
+  server.tool(
+    'test_missing_capability',
+    { description: 'Needs the client to declare sampling (2026-07-28: -32021 with requiredCapabilities {sampling: {}} otherwise)' },
+    async (_args, ctx) => {
+      const result = await ctx.sample({ messages: [userText('Say hello')], maxTokens: 20 }, { key: 'greeting' });
+      return `Sampled: ${sampledText(result)}`;
+    },
+  );
+
+  server.tool(
+    'test_streaming_elicitation',
+    { description: 'Reports progress, then asks for a name (2026-07-28: an input_required round, never a request on the stream)' },
+    async (_args, ctx) => {
+      await ctx.progress(1, 2, 'asking for a name');
+      const result = await ctx.elicit(NAME_FORM, { key: 'user_name' });
+      return `Hello, ${String(result.content?.name ?? 'stranger')}!`;
+    },
+  );
+
+  server.tool('test_logging_tool', { description: 'Logs three messages (only when the request asked for a log level)' }, async (_args, ctx) => {
+    await ctx.log('info', 'test_logging_tool started');
+    await ctx.log('info', 'test_logging_tool working');
+    await ctx.log('info', 'test_logging_tool finished');
+    return 'Logging tool finished';
+  });
+
+  // The trigger tools change what tools/list and prompts/list describe (never their names or
+  // order), which sends notifications/{tools,prompts}/list_changed to every listener.
+  let changes = 0;
+  const changing = server.tool('test_changing_tool', { description: 'A tool whose description test_trigger_tool_change rewrites' }, () => 'unchanged');
+  server.tool('test_trigger_tool_change', { description: 'Changes the tool list (sends notifications/tools/list_changed)' }, () => {
+    changing.update({ description: `A tool whose description test_trigger_tool_change rewrites (change ${++changes})` });
+    return 'Tool list changed';
+  });
+
+  server.tool('test_x_mcp_header', {
+    description: 'Echoes a region mirrored in the Mcp-Param-Region header (SEP-2243)',
+    input: {
+      type: 'object',
+      properties: { region: { type: 'string', description: 'A region name', 'x-mcp-header': 'Region' } },
+    },
+  }, (args) => `Region: ${typeof args.region === 'string' ? args.region : '(none)'}`);
+
+  // ------------------------------------------------------------------ tools: input_required (SEP-2322)
+
+  server.tool('test_input_required_result_elicitation', { description: 'One elicitation round (key user_name), then a greeting' }, async (_args, ctx) => {
+    const result = await ctx.elicit(NAME_FORM, { key: 'user_name' });
+    return `Hello, ${String(result.content?.name ?? 'stranger')}!`;
+  });
+
+  server.tool('test_input_required_result_sampling', { description: 'One sampling round (key capital_question)' }, async (_args, ctx) => {
+    const result = await ctx.sample({ messages: [userText('What is the capital of France?')], maxTokens: 100 }, { key: 'capital_question' });
+    return `The model says: ${sampledText(result)}`;
+  });
+
+  server.tool('test_input_required_result_list_roots', { description: 'One roots/list round (key client_roots)' }, async (_args, ctx) => {
+    const roots = await ctx.roots({ key: 'client_roots' });
+    return `Client roots: ${roots.map((r) => `${r.name ?? r.uri} (${r.uri})`).join(', ') || '(none)'}`;
+  });
+
+  server.tool('test_input_required_result_request_state', { description: 'One confirmation round (key confirm) carrying requestState' }, async (_args, ctx) => {
+    const result = await ctx.elicit(
+      { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
+      { key: 'confirm' },
+    );
+    // Reaching this line means the sealed requestState was verified (HMAC, expiry, same request).
+    return `state-ok: confirmed=${String(result.content?.ok ?? false)}`;
+  });
+
+  server.tool('test_input_required_result_multiple_inputs', { description: 'Elicitation, sampling and roots asked in one round' }, async (_args, ctx) => {
+    // Asked together (not one after another) so the three land in the same input_required result.
+    const [name, greeting, roots] = await Promise.all([
+      ctx.elicit(NAME_FORM, { key: 'user_name' }),
+      ctx.sample({ messages: [userText('Generate a greeting')], maxTokens: 50 }, { key: 'greeting' }),
+      ctx.roots({ key: 'client_roots' }),
+    ]);
+    return `${sampledText(greeting)} ${String(name.content?.name ?? 'stranger')} (${roots.length} root${roots.length === 1 ? '' : 's'})`;
+  });
+
+  server.tool('test_input_required_result_multi_round', { description: 'Two elicitation rounds (step1, step2), then complete' }, async (_args, ctx) => {
+    const step1 = await ctx.elicit({ ...NAME_FORM, message: 'Step 1: What is your name?' }, { key: 'step1' });
+    const step2 = await ctx.elicit(
+      {
+        message: 'Step 2: What is your favorite color?',
+        requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+      },
+      { key: 'step2' },
+    );
+    return `${String(step1.content?.name ?? 'stranger')} likes ${String(step2.content?.color ?? 'no color')}`;
+  });
+
+  server.tool('test_input_required_result_tampered_state', { description: 'One round whose requestState is HMAC-protected' }, async (_args, ctx) => {
+    const result = await ctx.elicit(NAME_FORM, { key: 'user_name' });
+    return `Hello, ${String(result.content?.name ?? 'stranger')}!`;
+  });
+
+  server.tool('test_input_required_result_capabilities', { description: 'Asks only for what the request declared (elicitation, sampling, roots)' }, async (_args, ctx) => {
+    const caps = ctx.clientCapabilities;
+    const asked: Array<Promise<string>> = [];
+    if (caps.elicitation) asked.push(ctx.elicit(NAME_FORM, { key: 'user_name' }).then((r) => `name=${String(r.content?.name ?? '')}`));
+    if (caps.sampling) {
+      asked.push(ctx.sample({ messages: [userText('Generate a greeting')], maxTokens: 50 }, { key: 'greeting' }).then((r) => `greeting=${sampledText(r)}`));
+    }
+    if (caps.roots) asked.push(ctx.roots({ key: 'client_roots' }).then((r) => `roots=${r.length}`));
+    if (asked.length === 0) return 'The client declared no capability to ask with';
+    return (await Promise.all(asked)).join(', ');
   });
 
   // ------------------------------------------------------------------ resources
@@ -275,7 +399,40 @@ export function createConformanceServer(): McpServer {
     { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
   ]);
 
+  // The prompt whose description test_trigger_prompt_change rewrites.
+  const changingPrompt = server.prompt('test_changing_prompt', { description: 'A prompt whose description test_trigger_prompt_change rewrites' }, () => 'unchanged');
+  let promptChanges = 0;
+  server.tool('test_trigger_prompt_change', { description: 'Changes the prompt list (sends notifications/prompts/list_changed)' }, () => {
+    changingPrompt.update({ description: `A prompt whose description test_trigger_prompt_change rewrites (change ${++promptChanges})` });
+    return 'Prompt list changed';
+  });
+
+  server.prompt('test_input_required_result_prompt', { description: 'Asks for context (key user_context) before it renders (SEP-2322)' }, async (_args, ctx) => {
+    const result = await ctx.elicit(
+      {
+        message: 'What context should the prompt use?',
+        requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+      },
+      { key: 'user_context' },
+    );
+    return `Answer with this context in mind: ${String(result.content?.context ?? '(none)')}`;
+  });
+
   return server;
+}
+
+const NAME_FORM = {
+  message: 'What is your name?',
+  requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] },
+};
+
+function userText(text: string) {
+  return { role: 'user' as const, content: { type: 'text' as const, text } };
+}
+
+function sampledText(result: { content: unknown }): string {
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  return blocks.map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : '')).join('');
 }
 
 function portFromArgs(argv: readonly string[]): number {

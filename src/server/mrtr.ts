@@ -28,7 +28,7 @@ interface RoundState {
   e: number;
   /** answers gathered in earlier rounds, by input key */
   a: Record<string, unknown>;
-  /** keys asked for in the last round */
+  /** keys asked for in the last round (informational: an answer is matched when its key is asked again) */
   q: string[];
 }
 
@@ -90,21 +90,28 @@ const SHORT: Record<InputRequest['method'], string> = {
   'roots/list': 'roots',
 };
 
-const ANSWER_KIND: Record<string, string> = { elicit: 'ElicitResult', sample: 'CreateMessageResult', roots: 'ListRootsResult' };
+const ANSWER_KIND: Record<InputRequest['method'], string> = {
+  'elicitation/create': 'ElicitResult',
+  'sampling/createMessage': 'CreateMessageResult',
+  'roots/list': 'ListRootsResult',
+};
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The minimal shape each kind of answer must have (keyed by the `elicit-1`-style key). */
-function validAnswer(key: string, v: unknown): boolean {
+/**
+ * The minimal shape an answer to `method` must have. Judged by the method the handler asked
+ * with, never by the key: keys may be the handler's own (`{ key: 'user_name' }`).
+ */
+function validAnswer(method: InputRequest['method'], v: unknown): boolean {
   if (!isObject(v)) return false;
-  switch (key.slice(0, key.lastIndexOf('-'))) {
-    case 'elicit':
+  switch (method) {
+    case 'elicitation/create':
       return (v.action === 'accept' || v.action === 'decline' || v.action === 'cancel') && (v.content === undefined || isObject(v.content));
-    case 'sample':
+    case 'sampling/createMessage':
       return typeof v.role === 'string' && (isObject(v.content) || Array.isArray(v.content));
-    case 'roots':
+    case 'roots/list':
       return Array.isArray(v.roots);
     default:
       return false;
@@ -118,15 +125,36 @@ function validAnswer(key: string, v: unknown): boolean {
  */
 export class InputCollector {
   readonly requests: InputRequests = {};
+  /** Set when an answer the client sent does not fit the question asked under its key. */
+  invalid: string | undefined;
   private readonly counts: Record<string, number> = {};
 
-  constructor(readonly answers: Record<string, unknown>) {}
+  /**
+   * @param answers answers of earlier rounds, from the sealed state (already checked; they win)
+   * @param offered this request's `inputResponses`: client input, checked when a key is asked
+   */
+  constructor(
+    readonly answers: Record<string, unknown>,
+    private readonly offered: Record<string, unknown> = {},
+  ) {}
 
   need(method: InputRequest['method'], params: unknown, named?: string): Promise<unknown> {
     const short = SHORT[method];
     const n = (this.counts[short] = (this.counts[short] ?? 0) + 1);
     const key = named ?? `${short}-${n}`;
-    if (key in this.answers) return Promise.resolve(this.answers[key]);
+    if (Object.hasOwn(this.answers, key)) return Promise.resolve(this.answers[key]);
+    if (Object.hasOwn(this.offered, key)) {
+      const answer = this.offered[key];
+      // Answers are client input: a handler must never get a number where its ctx.elicit
+      // promised an ElicitResult (and so complete with garbage). The run ends; runRound
+      // answers -32602 whatever the handler does with this rejection.
+      if (!validAnswer(method, answer)) {
+        this.invalid ??= `Invalid params: inputResponses["${key}"] is not a valid ${ANSWER_KIND[method]}`;
+        return Promise.reject(new InputRequiredSignal());
+      }
+      this.answers[key] = answer;
+      return Promise.resolve(answer);
+    }
     this.requests[key] = (params === undefined ? { method } : { method, params }) as InputRequest;
     return Promise.reject(new InputRequiredSignal());
   }
@@ -137,9 +165,10 @@ export class InputCollector {
 }
 
 /**
- * Runs one round of a multi round-trip request: opens and checks the state, merges the answers
- * the client sent for the keys last asked, runs the handler, and answers `input_required` with a
- * fresh sealed state when the handler still needs input.
+ * Runs one round of a multi round-trip request: opens and checks the state, runs the handler
+ * with the sealed answers plus the ones the client sent (each checked against the question asked
+ * under its key), and answers `input_required` with a fresh sealed state when the handler still
+ * needs input.
  */
 export async function runRound(
   sealer: RequestStateSealer,
@@ -159,20 +188,14 @@ export async function runRound(
     }
     if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
     answers = { ...s.a };
-    const given = params?.inputResponses;
-    if (given && typeof given === 'object') {
-      // Only answers to what was asked count; unknown keys are ignored, as the spec requires.
-      for (const k of s.q) {
-        if (!(k in (given as Record<string, unknown>))) continue;
-        const answer = (given as Record<string, unknown>)[k];
-        // Answers are client input: a handler must never get a number where its ctx.elicit
-        // promised an ElicitResult (and so complete with garbage).
-        if (!validAnswer(k, answer)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses["${k}"] is not a valid ${ANSWER_KIND[k.slice(0, k.lastIndexOf('-'))]}`);
-        answers[k] = answer;
-      }
-    }
   }
-  const collector = new InputCollector(answers);
+  // An answer counts when the handler asks under its key and no earlier round answered that key
+  // (sealed answers cannot be replaced); other keys are ignored, as the spec requires. Answers
+  // sent without a requestState count too (the ephemeral flow): the client is the source of
+  // every answer anyway, and the handler sees each one only after its shape was checked.
+  const given = params?.inputResponses;
+  const offered = isObject(given) ? given : {};
+  const collector = new InputCollector(answers, offered);
   let result: JsonObject | undefined;
   try {
     result = await run(collector);
@@ -180,11 +203,12 @@ export async function runRound(
     // A missing capability is final: answering the other questions cannot fix it (-32021 tells
     // the client what to declare), so it wins over pending input.
     if (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability) throw err;
-    if (!(err instanceof InputRequiredSignal) && !collector.pending) throw err;
+    if (!(err instanceof InputRequiredSignal) && !collector.pending && collector.invalid === undefined) throw err;
   }
+  if (collector.invalid !== undefined) throw new McpError(ErrorCode.InvalidParams, collector.invalid);
   if (collector.pending) {
     if (result !== undefined) warn(`A ${method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
-    const state: RoundState = { v: 1, m: method, d: digest, p: principal ?? null, e: Date.now() + sealer.ttlMs, a: answers, q: Object.keys(collector.requests) };
+    const state: RoundState = { v: 1, m: method, d: digest, p: principal ?? null, e: Date.now() + sealer.ttlMs, a: collector.answers, q: Object.keys(collector.requests) };
     return { resultType: 'input_required', inputRequests: collector.requests, requestState: sealer.seal(state) } as JsonObject;
   }
   return result!;
