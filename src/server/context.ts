@@ -40,6 +40,8 @@ export interface RequestContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly authInfo: AuthInfo | undefined;
+  /** The caller's network address, when the transport knows it (HTTP). */
+  readonly remoteAddress: string | undefined;
   /** The connection (handshake era); undefined for stateless requests. */
   readonly session: ServerSession | undefined;
   /** Reports progress if the client asked for it; non-increasing values are dropped. */

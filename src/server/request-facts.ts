@@ -38,6 +38,9 @@ export abstract class RequestFacts {
   get authInfo(): AuthInfo | undefined {
     return this.inbound.info?.authInfo;
   }
+  get remoteAddress(): string | undefined {
+    return this.inbound.info?.remoteAddress;
+  }
 
   notify(method: string, params?: JsonObject): Promise<void> {
     return this.inbound.notify(method, params);

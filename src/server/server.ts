@@ -163,3 +163,11 @@ export class Server {
     await Promise.allSettled([...this.sessions].map((s) => s.close()));
   }
 }
+
+/**
+ * The low-level server behind either kind of definition. A shape check, not `instanceof`: a server
+ * built by another copy of mcpkit (a second install, a CommonJS load) must work too.
+ */
+export function lowLevelServer(server: Server | { readonly server: Server }): Server {
+  return 'server' in server && server.server && typeof server.server === 'object' ? server.server : (server as Server);
+}

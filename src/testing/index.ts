@@ -3,7 +3,7 @@ import type { MessageMiddleware, Next } from '../engine/middleware.js';
 import { McpClient, type ClientOptions } from '../client/client.js';
 import type { HandshakeOutcome } from '../client/handshake.js';
 import type { McpServer } from '../server/mcp-server.js';
-import { Server } from '../server/server.js';
+import { lowLevelServer, type Server } from '../server/server.js';
 import type { ServerSession } from '../server/session.js';
 import { createLinkedPair } from '../transports/memory/index.js';
 import type { FrameInfo } from '../transports/transport.js';
@@ -63,7 +63,7 @@ export interface TestPairOptions extends Partial<ClientOptions> {
 /** A client connected to `server` in-process, with a wire recorder, in one line. */
 export async function createTestPair(server: McpServer | Server, options: TestPairOptions = {}): Promise<TestPair> {
   const { frameInfo, ...clientOptions } = options;
-  const low = server instanceof Server ? server : server.server;
+  const low = lowLevelServer(server);
   const [clientSide, serverSide] = createLinkedPair({ serverInfo: frameInfo });
   const session = await low.connect(serverSide);
   const wire = new WireRecorder();

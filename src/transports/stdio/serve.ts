@@ -1,5 +1,5 @@
 import type { McpServer } from '../../server/mcp-server.js';
-import { Server } from '../../server/server.js';
+import { lowLevelServer, type Server } from '../../server/server.js';
 import type { ServerSession } from '../../server/session.js';
 import { StdioServerTransport, type StdioServerTransportOptions } from './server.js';
 
@@ -14,7 +14,7 @@ export interface ServeStdioOptions extends StdioServerTransportOptions {
 /** Serves `server` on this process's stdin/stdout. Logs belong on stderr from here on. */
 export async function serveStdio(server: McpServer | Server, options: ServeStdioOptions = {}): Promise<ServerSession> {
   const { exitOnClose = true, ...transportOptions } = options;
-  const low = server instanceof Server ? server : server.server;
+  const low = lowLevelServer(server);
   const session = await low.connect(new StdioServerTransport(transportOptions));
   if (exitOnClose) session.onClose(() => setImmediate(() => process.exit(0)));
   return session;

@@ -1,5 +1,5 @@
 import type { McpServer } from '../../../server/mcp-server.js';
-import { Server } from '../../../server/server.js';
+import { lowLevelServer, type Server } from '../../../server/server.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { LegacySseHandler, type LegacySseOptions } from './legacy-sse.js';
 import { sendError } from './responses.js';
@@ -17,7 +17,7 @@ export class McpHttpHandler {
   private closed = false;
 
   constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
-    const low = server instanceof Server ? server : server.server;
+    const low = lowLevelServer(server);
     this.streamable = new StreamableHttpHandler(low, options);
     const legacy = options.legacySse ?? true;
     if (legacy) this.legacy = new LegacySseHandler(low, { keepAliveMs: options.keepAliveMs, maxBodyBytes: options.maxBodyBytes, ...(legacy === true ? {} : legacy) });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeFrame, DEFAULT_LIMITS } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
 import type { McpServer } from '../../../server/mcp-server.js';
-import { Server } from '../../../server/server.js';
+import { lowLevelServer, type Server } from '../../../server/server.js';
 import type { ServerSession } from '../../../server/session.js';
 import { DEFAULT_HTTP_VERSION, features, MODERN_VERSIONS, negotiateVersion } from '../../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../transport.js';
@@ -62,7 +62,7 @@ export class StreamableHttpHandler {
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
-    this.server = server instanceof Server ? server : server.server;
+    this.server = lowLevelServer(server);
     this.o = options;
     this.endpoint = options.endpoint ?? '/mcp';
     this.eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
