@@ -1,46 +1,93 @@
 #!/usr/bin/env node
-// The `mcpkit` command. This first cut serves a module over stdio; the client commands
-// (tools, call, inspect, trace, bridge) and HTTP serving follow.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { McpServer } from '../server/mcp-server.js';
-import { Server } from '../server/server.js';
-import { serveStdio } from '../transports/stdio/serve.js';
+// The `mcpkit` command: serve a server (the demo, a module, over HTTP or stdio), talk to any
+// server (list, call, read, prompt, inspect, with --trace), and bridge stdio and HTTP.
+import { ShownError, UsageError, version } from './args.js';
+import { bridgeCommand } from './commands/bridge.js';
+import { callCommand, promptCommand, readCommand } from './commands/call.js';
+import { inspectCommand } from './commands/inspect.js';
+import { listCommand } from './commands/list.js';
+import { serveCommand } from './commands/serve.js';
+import { runClientCommand, type ClientCommand } from './run-client.js';
 
 const HELP = `mcpkit: the Model Context Protocol toolkit
 
-Usage:
-  mcpkit serve --stdio MODULE   serve the server exported by MODULE (default export or "server") over stdio
-  mcpkit --version              print the version
-  mcpkit --help                 print this help
+Serve:
+  mcpkit serve                         the demo server at http://127.0.0.1:3000/mcp (+ /sse)
+  mcpkit serve MODULE                  the server MODULE (.js/.ts) exports; --watch reloads it
+  mcpkit serve --stdio [MODULE]        the same over stdin/stdout
+  mcpkit serve conformance             the conformance fixture server
+
+Talk to a server (TARGET: a URL, a quoted command line, or a server name from a config):
+  mcpkit tools TARGET                  list tools (also: resources, templates, prompts)
+  mcpkit call TARGET TOOL [ARGS]       call a tool: '{"n":5}' or n=5 message=hi
+  mcpkit read TARGET URI               read a resource
+  mcpkit prompt TARGET NAME [ARGS]     get a prompt
+  mcpkit inspect TARGET                protocol version, server info, capabilities, counts, latency
+  ... --json                           machine-readable output
+  ... --trace                          show the wire exchange on stderr (--trace-file F: JSON lines)
+
+Bridge:
+  mcpkit bridge --stdio-to-http URL    a stdio server that forwards to a remote HTTP server
+  mcpkit bridge --http -- COMMAND      a stdio server exposed over HTTP
+
+Examples:
+  mcpkit serve
+  mcpkit tools http://127.0.0.1:3000/mcp
+  mcpkit call http://127.0.0.1:3000/mcp count '{"n":5}'
+  mcpkit call "node server.js" echo message=hi
+
+mcpkit COMMAND --help shows a command's options.  mcpkit --version prints the version.
 `;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
+const CLIENT_COMMANDS: Record<string, ClientCommand> = {
+  tools: listCommand('tools'),
+  resources: listCommand('resources'),
+  templates: listCommand('templates'),
+  prompts: listCommand('prompts'),
+  call: callCommand,
+  read: readCommand,
+  prompt: promptCommand,
+  inspect: inspectCommand,
+};
 
-function fail(message: string): never {
-  process.stderr.write(`mcpkit: ${message}\n`);
-  process.exit(2);
-}
-
-async function serve(args: string[]): Promise<void> {
-  const stdio = args.includes('--stdio');
-  const module = args.find((a) => !a.startsWith('--'));
-  if (!stdio) fail('only --stdio serving is available in this version; see mcpkit --help');
-  if (!module) fail('serve needs a MODULE to load (a .js file exporting an mcpkit server)');
-  const loaded = (await import(pathToFileURL(resolve(module)).href)) as Record<string, unknown>;
-  const server = loaded.default ?? loaded.server;
-  if (!(server instanceof McpServer) && !(server instanceof Server)) {
-    fail(`${module} must export an McpServer or Server as default export or as "server"`);
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    process.stdout.write(HELP);
+    return 0;
   }
-  await serveStdio(server);
+  if (cmd === '--version' || cmd === '-v' || cmd === 'version') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (cmd === 'serve') return serveCommand(rest);
+  if (cmd === 'bridge') return bridgeCommand(rest);
+  const client = CLIENT_COMMANDS[cmd];
+  if (client) return runClientCommand(client, rest);
+  throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);
 }
 
-const [cmd, ...rest] = process.argv.slice(2);
-if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') process.stdout.write(HELP);
-else if (cmd === '--version' || cmd === '-v') process.stdout.write(`${version()}\n`);
-else if (cmd === 'serve') await serve(rest);
-else fail(`unknown command "${cmd}"; see mcpkit --help`);
+/** Exits once stdout has been flushed (a pipe reader must get every byte). */
+function exit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+// `mcpkit tools URL --json | head`: a reader that goes away early is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+try {
+  exit(await main(process.argv.slice(2)));
+} catch (err) {
+  if (err instanceof UsageError) {
+    process.stderr.write(`mcpkit: ${err.message}\n`);
+    exit(2);
+  } else if (err instanceof ShownError) {
+    exit(err.exitCode);
+  } else {
+    process.stderr.write(`mcpkit: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    exit(1);
+  }
+}

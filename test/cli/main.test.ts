@@ -36,3 +36,20 @@ test('mcpkit serve --stdio with a module that exports no server fails clearly', 
   assert.match(r.stderr, /must export an McpServer or Server/);
   assert.equal(r.stdout, '');
 });
+
+test('mcpkit --help lists every command; each command has its own --help', () => {
+  const out = execFileSync(process.execPath, [...CLI, '--help'], { encoding: 'utf8' });
+  for (const cmd of ['serve', 'tools', 'call', 'read', 'prompt', 'inspect', 'bridge', '--trace', '--json']) assert.match(out, new RegExp(`mcpkit ${cmd}|${cmd}`));
+  const call = execFileSync(process.execPath, [...CLI, 'call', '--help'], { encoding: 'utf8' });
+  assert.match(call, /^Usage: mcpkit call TARGET TOOL \[ARGS\] \[options\]/);
+  assert.match(call, /--trace-file FILE/);
+  const serve = execFileSync(process.execPath, [...CLI, 'serve', '--help'], { encoding: 'utf8' });
+  assert.match(serve, /--session-timeout SECS/);
+  assert.match(serve, /--cors ORIGIN/);
+});
+
+test('a client command without its TARGET is a usage error', () => {
+  const r = spawnSync(process.execPath, [...CLI, 'tools'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /tools: wrong number of arguments\nUsage: mcpkit tools TARGET/);
+});

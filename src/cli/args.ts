@@ -1,0 +1,139 @@
+// Argument parsing shared by every command: node's util.parseArgs, with errors that name the
+// command, and the options every client command accepts.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+/** A mistake in how the command was called: exit code 2 and a one-line explanation. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A failure already shown to the user in full: only the exit code is left to set. */
+export class ShownError extends Error {
+  constructor(readonly exitCode = 1) {
+    super('shown');
+    this.name = 'ShownError';
+  }
+}
+
+type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string };
+export type OptionSpecs = Record<string, OptionSpec>;
+type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+/** parseArgs, strict, with positionals; unknown options become a UsageError naming the command. */
+export function parse(command: string, argv: string[], options: OptionSpecs): { values: Values; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: values as Values, positionals };
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.replace(/\. To specify a positional argument.*$/s, '') : String(err);
+    throw new UsageError(`${command}: ${msg}`);
+  }
+}
+
+export function str(values: Values, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function strs(values: Values, name: string): string[] {
+  const v = values[name];
+  return Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? [v] : [];
+}
+
+export function flag(values: Values, name: string): boolean {
+  return values[name] === true;
+}
+
+/** An integer option within bounds, or the default. */
+export function int(values: Values, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(values, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name}: expected a whole number from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** `Name: value` or `Name=value` (curl style), for --header. */
+export function parseHeader(raw: string): [string, string] {
+  const m = /^\s*([^:=\s]+)\s*[:=]\s*(.*)$/.exec(raw);
+  if (!m) throw new UsageError(`--header: expected "Name: value", got "${raw}"`);
+  return [m[1], m[2]];
+}
+
+export function headersFrom(raws: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of raws) {
+    const [k, v] = parseHeader(raw);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** `KEY=value`, for --env. */
+export function envFrom(raws: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of raws) {
+    const i = raw.indexOf('=');
+    if (i <= 0) throw new UsageError(`--env: expected KEY=value, got "${raw}"`);
+    out[raw.slice(0, i)] = raw.slice(i + 1);
+  }
+  return out;
+}
+
+/** Options every client command (tools, call, read, prompt, inspect...) accepts. */
+export const CLIENT_OPTIONS: OptionSpecs = {
+  json: { type: 'boolean' },
+  trace: { type: 'boolean' },
+  'trace-file': { type: 'string' },
+  config: { type: 'string' },
+  header: { type: 'string', multiple: true, short: 'H' },
+  env: { type: 'string', multiple: true, short: 'e' },
+  timeout: { type: 'string' },
+  'protocol-version': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+export function version(): string {
+  // src/cli/args.ts and dist/cli/args.js both sit two levels below the package root.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * A tool or prompt argument list: one JSON object, or `key=value` pairs whose values are parsed
+ * as JSON when they parse (`n=5`, `flag=true`, `tags=["a"]`) and kept as strings otherwise.
+ */
+export function parseArguments(items: string[], options: { stringsOnly?: boolean } = {}): Record<string, unknown> {
+  if (items.length === 0) return {};
+  if (items.length === 1 && items[0].trimStart().startsWith('{')) {
+    let v: unknown;
+    try {
+      v = JSON.parse(items[0]);
+    } catch (err) {
+      throw new UsageError(`arguments: not valid JSON: ${(err as Error).message}`);
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError('arguments: the JSON must be an object');
+    return v as Record<string, unknown>;
+  }
+  const out: Record<string, unknown> = {};
+  for (const item of items) {
+    const i = item.indexOf('=');
+    if (i <= 0) throw new UsageError(`arguments: expected key=value or one JSON object, got "${item}"`);
+    const key = item.slice(0, i);
+    const raw = item.slice(i + 1);
+    if (options.stringsOnly) {
+      out[key] = raw;
+      continue;
+    }
+    try {
+      out[key] = JSON.parse(raw);
+    } catch {
+      out[key] = raw;
+    }
+  }
+  return out;
+}

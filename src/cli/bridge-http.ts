@@ -1,0 +1,177 @@
+// `mcpkit bridge --http -- COMMAND ARGS`: a stdio server exposed over HTTP.
+//
+// Design: ONE child process, reached through one McpClient, behind a low-level Server whose
+// request handlers forward to that client. The Server does what a real HTTP server does (any
+// number of sessions, both eras, Streamable HTTP and HTTP+SSE, API keys, Origin checks,
+// per-session log levels and subscriptions); the child sees a single long-lived client.
+// - Requests: forwarded with their params; the caller's cancellation cancels the child's request,
+//   and the child's progress is re-reported with the caller's progress token.
+// - Notifications: list changes go to every session, resource updates to the sessions
+//   subscribed to the URI, log messages to the sessions whose level lets them through.
+// - Server-to-client requests (elicitation, sampling) go to the HTTP request in progress (the most
+//   recent one when several are): the handshake era gives the child no way to say which.
+// Limits: roots are not forwarded; state the child keeps per connection is shared by every HTTP
+// session (it has one connection).
+import { McpClient } from '../client/client.js';
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { RequestContext } from '../server/context.js';
+import { InputRequiredSignal } from '../server/mrtr.js';
+import { Server } from '../server/server.js';
+import type { LoggingLevel, ServerCapabilities } from '../protocol/types.js';
+import { serve, type ServeOptions } from '../transports/http/node.js';
+import { StdioClientTransport } from '../transports/stdio/client.js';
+import { version } from './args.js';
+
+interface Active {
+  ctx: RequestContext;
+  /** Set when the caller must be asked for input first (2026-07-28 `input_required`). */
+  needsInput?: unknown;
+  abort: AbortController;
+  /** Notifications being relayed on this request's stream: they must leave before its result. */
+  relaying: Array<Promise<unknown>>;
+}
+
+/** Methods forwarded, and the capability each needs. */
+const FORWARDED: Record<string, keyof ServerCapabilities> = {
+  'tools/list': 'tools',
+  'tools/call': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'resources',
+  'prompts/list': 'prompts',
+  'prompts/get': 'prompts',
+  'completion/complete': 'completions',
+};
+
+export interface ProxyServer {
+  server: Server;
+  client: McpClient;
+  close(): Promise<void>;
+}
+
+/** Connects to the stdio server and builds the Server that forwards to it. */
+export async function createProxyServer(command: string, args: string[], env: Record<string, string>): Promise<ProxyServer> {
+  const active: Active[] = [];
+  const current = (what: string): Active => {
+    const a = active[active.length - 1];
+    if (!a) throw new McpError(ErrorCode.InternalError, `Bridge: the server sent ${what} while no HTTP request was in progress to route it to`);
+    return a;
+  };
+  /** Asks the caller; a 2026-07-28 caller answers in a later round, so the child call is abandoned. */
+  const relay = async <T>(what: string, ask: (ctx: RequestContext) => Promise<T>): Promise<T> => {
+    const a = current(what);
+    try {
+      return await ask(a.ctx);
+    } catch (err) {
+      if (err instanceof InputRequiredSignal) {
+        a.needsInput = err;
+        a.abort.abort(err);
+      }
+      throw err;
+    }
+  };
+  const client = new McpClient({
+    name: 'mcpkit-bridge',
+    version: version(),
+    requestTimeoutMs: 0,
+    elicitationUrl: true,
+    elicitation: (params, { signal }) => relay('an elicitation request', (ctx) => ctx.elicit(params, { signal })),
+    sampling: (params, { signal }) => relay('a sampling request', (ctx) => ctx.sample(params, { signal })),
+  });
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: 'inherit' }));
+
+  const caps = client.serverCapabilities ?? {};
+  const info = client.serverInfo ?? { name: 'bridged-server', version: '0.0.0' };
+  const server = new Server({ ...info, instructions: client.instructions, capabilities: caps });
+
+  for (const [method, cap] of Object.entries(FORWARDED)) {
+    if (!caps[cap]) continue;
+    server.setRequestHandler(method, async (params, ctx) => {
+      const a: Active = { ctx, abort: new AbortController(), relaying: [] };
+      active.push(a);
+      try {
+        const result = await client.request(method, forwardable(params), {
+          signal: AbortSignal.any([ctx.signal, a.abort.signal]),
+          timeoutMs: 0,
+          onprogress: ctx.meta?.progressToken !== undefined ? (p) => a.relaying.push(ctx.progress(p.progress, p.total, p.message).catch(() => {})) : undefined,
+        });
+        await Promise.all(a.relaying);
+        return result;
+      } catch (err) {
+        if (a.needsInput) throw a.needsInput;
+        throw err;
+      } finally {
+        active.splice(active.indexOf(a), 1);
+      }
+    });
+  }
+
+  if (caps.resources?.subscribe) {
+    const subscribed = (uri: string) => [...server.sessions].some((s) => s.subscriptions.has(uri));
+    server.setRequestHandler('resources/subscribe', async (params, ctx) => {
+      const uri = String(params?.uri ?? '');
+      if (!subscribed(uri)) await client.subscribeResource(uri);
+      ctx.session?.subscriptions.add(uri);
+      return {};
+    });
+    server.setRequestHandler('resources/unsubscribe', async (params, ctx) => {
+      const uri = String(params?.uri ?? '');
+      ctx.session?.subscriptions.delete(uri);
+      if (!subscribed(uri)) await client.unsubscribeResource(uri);
+      return {};
+    });
+    client.on('notifications/resources/updated', (p) => {
+      const uri = (p as { uri?: string } | undefined)?.uri;
+      server.broadcast('notifications/resources/updated', p as unknown as JsonObject, (s) => uri !== undefined && s.subscriptions.has(uri));
+    });
+  }
+  for (const kind of ['tools', 'resources', 'prompts']) {
+    client.on(`notifications/${kind}/list_changed`, (p) => server.broadcast(`notifications/${kind}/list_changed`, p));
+  }
+  if (caps.logging) {
+    // The child sends everything; each session's own level filters it here.
+    await client.setLoggingLevel('debug').catch(() => {});
+    client.on('notifications/message', (p) => {
+      const { level = 'info', data, logger } = (p ?? {}) as { level?: LoggingLevel; data?: unknown; logger?: string };
+      // A request in progress gets it on its own stream, before its result (by its session's
+      // level, or the level a 2026-07-28 request asked for); other sessions by their level.
+      const told = new Set<unknown>();
+      for (const a of active) {
+        a.relaying.push(a.ctx.log(level, data, logger).catch(() => {}));
+        if (a.ctx.session) told.add(a.ctx.session);
+      }
+      server.broadcast('notifications/message', p as unknown as JsonObject, (s) => s.wantsLog(level) && !told.has(s));
+    });
+  }
+  return {
+    server,
+    client,
+    async close() {
+      await server.close();
+      await client.close();
+    },
+  };
+}
+
+/**
+ * The params to send the child: without our caller's progress token (the client adds its own),
+ * the 2026-07-28 envelope keys and the multi-round fields (this bridge answers those itself).
+ */
+function forwardable(params: JsonObject | undefined): JsonObject | undefined {
+  if (!params) return params;
+  const { _meta, inputResponses: _i, requestState: _r, ...rest } = params;
+  if (!_meta || typeof _meta !== 'object') return rest;
+  const meta: JsonObject = {};
+  for (const [k, v] of Object.entries(_meta as JsonObject)) {
+    if (k !== 'progressToken' && !k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
+  }
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+}
+
+/** Starts the proxy and serves it over HTTP. */
+export async function bridgeHttp(command: string, args: string[], env: Record<string, string>, options: ServeOptions) {
+  const proxy = await createProxyServer(command, args, env);
+  const running = await serve(proxy.server, options);
+  return { proxy, running };
+}

@@ -1,0 +1,98 @@
+// mcpkit call TARGET TOOL [args], mcpkit read TARGET URI, mcpkit prompt TARGET NAME [args]:
+// one request, its progress drawn on stderr, its result on stdout.
+import type { McpClient } from '../../client/client.js';
+import { LOGGING_LEVELS, type LoggingLevel } from '../../protocol/types.js';
+import { flag, parseArguments, str, UsageError } from '../args.js';
+import { CLIENT_HELP } from '../connection.js';
+import { renderCallResult, renderContent, renderPrompt, renderRead } from '../render.js';
+import type { ClientCommand } from '../run-client.js';
+
+const LOG_HELP = `  --log-level LEVEL      ask the server for log messages from LEVEL up (debug, info, ...)
+`;
+
+async function applyLogLevel(client: McpClient, level: string | undefined): Promise<void> {
+  if (level === undefined) return;
+  if (!(LOGGING_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level: one of ${LOGGING_LEVELS.join(', ')}`);
+  if (client.serverCapabilities?.logging) await client.setLoggingLevel(level as LoggingLevel);
+}
+
+function json(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export const callCommand: ClientCommand = {
+  name: 'call',
+  minArgs: 2,
+  options: { 'log-level': { type: 'string' } },
+  usage: `Usage: mcpkit call TARGET TOOL [ARGS] [options]
+
+Calls a tool and prints its result. ARGS is one JSON object ('{"n":5}') or key=value pairs
+(n=5 message=hi); values that parse as JSON (numbers, true, [..]) are sent as such.
+Progress is drawn as a bar on a terminal, as lines otherwise; log messages go to stderr.
+Exit code 1 when the tool reports an error (isError) or the call fails.
+
+${CLIENT_HELP}${LOG_HELP}`,
+  async run(conn, [tool, ...rest], values) {
+    const args = parseArguments(rest);
+    await applyLogLevel(conn.client, str(values, 'log-level'));
+    const { status } = conn;
+    status.begin(tool);
+    const result = await conn.client.callTool(tool, args, {
+      onprogress: (p) => status.progress(p),
+      resetTimeoutOnProgress: true,
+    });
+    status.end(!result.isError);
+    if (flag(values, 'json')) json(result);
+    if (result.isError) {
+      const s = status.style;
+      const text = renderContent(result.content ?? []);
+      status.print(`${s.red(s.bold(`✖ Tool "${tool}" returned an error`))} ${s.dim('(isError: true)')}${text ? `\n${text}` : ''}`);
+      return 1;
+    }
+    if (!flag(values, 'json')) process.stdout.write(renderCallResult(result));
+    return 0;
+  },
+};
+
+export const readCommand: ClientCommand = {
+  name: 'read',
+  minArgs: 2,
+  maxArgs: 2,
+  options: { 'log-level': { type: 'string' } },
+  usage: `Usage: mcpkit read TARGET URI [options]
+
+Reads a resource and prints its contents (binary contents are summarised; use --json for them).
+
+${CLIENT_HELP}${LOG_HELP}`,
+  async run(conn, [uri], values) {
+    await applyLogLevel(conn.client, str(values, 'log-level'));
+    conn.status.begin(uri);
+    const r = await conn.client.readResource(uri, { onprogress: (p) => conn.status.progress(p) });
+    conn.status.end(true);
+    process.stdout.write(flag(values, 'json') ? `${JSON.stringify(r, null, 2)}\n` : renderRead(r));
+    return 0;
+  },
+};
+
+export const promptCommand: ClientCommand = {
+  name: 'prompt',
+  minArgs: 2,
+  options: { 'log-level': { type: 'string' } },
+  usage: `Usage: mcpkit prompt TARGET NAME [ARGS] [options]
+
+Gets a prompt and prints its messages. ARGS are key=value pairs or one JSON object; prompt
+arguments are strings.
+
+${CLIENT_HELP}${LOG_HELP}`,
+  async run(conn, [name, ...rest], values) {
+    const raw = parseArguments(rest, { stringsOnly: true });
+    const args: Record<string, string> = {};
+    for (const [k, v] of Object.entries(raw)) args[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    await applyLogLevel(conn.client, str(values, 'log-level'));
+    conn.status.begin(name);
+    const r = await conn.client.getPrompt(name, args, { onprogress: (p) => conn.status.progress(p) });
+    conn.status.end(true);
+    process.stdout.write(flag(values, 'json') ? `${JSON.stringify(r, null, 2)}\n` : renderPrompt(r));
+    return 0;
+  },
+};

@@ -1,0 +1,111 @@
+// mcpkit inspect TARGET: a connection summary, what the handshake settled and what is on offer.
+import type { McpClient } from '../../client/client.js';
+import type { ServerCapabilities } from '../../protocol/types.js';
+import { features } from '../../protocol/versions.js';
+import { flag } from '../args.js';
+import { CLIENT_HELP } from '../connection.js';
+import type { ClientCommand } from '../run-client.js';
+import { out as s } from '../term.js';
+
+async function countOf(client: McpClient, caps: ServerCapabilities, kind: 'tools' | 'resources' | 'templates' | 'prompts'): Promise<number | null> {
+  const cap = kind === 'templates' ? caps.resources : caps[kind];
+  if (!cap) return null;
+  switch (kind) {
+    case 'tools':
+      return (await client.listAllTools()).length;
+    case 'resources':
+      return (await client.listAllResources()).length;
+    case 'templates':
+      return (await client.listAllResourceTemplates()).length;
+    case 'prompts':
+      return (await client.listAllPrompts()).length;
+  }
+}
+
+/** `tools (listChanged)`, `resources (subscribe, listChanged)`, `logging`... */
+function capabilityList(caps: ServerCapabilities): string[] {
+  return Object.entries(caps).map(([name, v]) => {
+    const subs = v && typeof v === 'object' ? Object.entries(v as Record<string, unknown>).filter(([, x]) => x === true || (x && typeof x === 'object')).map(([k]) => k) : [];
+    return subs.length ? `${name} (${subs.join(', ')})` : name;
+  });
+}
+
+export const inspectCommand: ClientCommand = {
+  name: 'inspect',
+  minArgs: 1,
+  maxArgs: 1,
+  usage: `Usage: mcpkit inspect TARGET [options]
+
+Connects and summarises: transport, negotiated protocol version and era, server info,
+capabilities, instructions, how many tools/resources/templates/prompts, and round-trip time.
+
+${CLIENT_HELP}`,
+  async run(conn, _args, values) {
+    const c = conn.client;
+    const caps = c.serverCapabilities ?? {};
+    const version = c.protocolVersion ?? 'unknown';
+    const era = features.modern(version) ? 'stateless era' : 'handshake era';
+    // Round trip: ping, or a tools/list when the server does not answer ping.
+    let rtt: { method: string; ms: number } | { method: string; error: string };
+    const t0 = performance.now();
+    try {
+      await c.ping();
+      rtt = { method: 'ping', ms: performance.now() - t0 };
+    } catch (err) {
+      if (caps.tools) {
+        const t1 = performance.now();
+        await c.listTools();
+        rtt = { method: 'tools/list', ms: performance.now() - t1 };
+      } else rtt = { method: 'ping', error: (err as Error).message };
+    }
+    const counts = {
+      tools: await countOf(c, caps, 'tools'),
+      resources: await countOf(c, caps, 'resources'),
+      resourceTemplates: await countOf(c, caps, 'templates'),
+      prompts: await countOf(c, caps, 'prompts'),
+    };
+    const target = conn.target.kind === 'http' ? conn.target.url : [conn.target.command, ...conn.target.args].join(' ');
+    if (flag(values, 'json')) {
+      const summary = {
+        target,
+        transport: conn.transport,
+        protocolVersion: version,
+        era: features.modern(version) ? 'modern' : 'handshake',
+        serverInfo: c.serverInfo,
+        capabilities: caps,
+        instructions: c.instructions ?? null,
+        counts,
+        connectMs: round(conn.connectMs),
+        roundTrip: 'ms' in rtt ? { ...rtt, ms: round(rtt.ms) } : rtt,
+      };
+      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      return 0;
+    }
+    const info = c.serverInfo;
+    const rows: Array<[string, string]> = [
+      ['Server', `${s.bold(info?.name ?? '?')} ${info?.version ?? ''}${info?.title ? s.dim(`  "${info.title}"`) : ''}`],
+      ['Target', target],
+      ['Transport', conn.transport],
+      ['Protocol', `${s.bold(version)} ${s.dim(`(${era})`)}`],
+      ['Capabilities', capabilityList(caps).join(', ') || s.dim('none')],
+      [
+        'Offers',
+        (Object.entries(counts) as Array<[string, number | null]>)
+          .map(([k, n]) => (k === 'resourceTemplates' ? 'templates' : k)).map((k, i) => [k, Object.values(counts)[i]] as const)
+          .map(([k, n]) => (n === null ? s.dim(`no ${k}`) : `${s.bold(String(n))} ${k}`))
+          .join(', '),
+      ],
+      ['Connect', `${round(conn.connectMs)} ms ${s.dim(features.modern(version) ? '(connect + server/discover)' : '(connect + initialize)')}`],
+      ['Round trip', 'ms' in rtt ? `${round(rtt.ms)} ms ${s.dim(`(${rtt.method})`)}` : s.red(`${rtt.method} failed: ${rtt.error}`)],
+    ];
+    if (info?.websiteUrl) rows.splice(1, 0, ['Website', info.websiteUrl]);
+    let text = rows.map(([k, v]) => `${s.dim(k.padEnd(13))}${v}`).join('\n');
+    if (c.instructions) text += `\n${s.dim('Instructions')}\n${c.instructions.trim().replace(/^/gm, '  ')}`;
+    process.stdout.write(`${text}\n`);
+    return 0;
+  },
+};
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

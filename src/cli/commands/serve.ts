@@ -1,0 +1,152 @@
+// mcpkit serve [MODULE|conformance]: the demo server, a module's server, or the conformance
+// server, over Streamable HTTP + HTTP+SSE on one port, or over stdio.
+import type { McpServer } from '../../server/mcp-server.js';
+import type { Server } from '../../server/server.js';
+import { apiKeyGuard, isLoopbackHost } from '../../transports/http/server/security.js';
+import { serve, type ServeOptions } from '../../transports/http/node.js';
+import { serveStdio } from '../../transports/stdio/serve.js';
+import { flag, int, parse, str, strs, UsageError, type OptionSpecs } from '../args.js';
+import { createDemoServer } from '../demo/server.js';
+import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
+import { configSnippet } from '../targets.js';
+import { StatusLine } from '../term.js';
+import { Tracer } from '../trace.js';
+import { superviseWatch } from '../watch.js';
+
+export const HTTP_OPTIONS: OptionSpecs = {
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  stateless: { type: 'boolean' },
+  'json-response': { type: 'boolean' },
+  'api-key': { type: 'string', multiple: true },
+  'session-timeout': { type: 'string' },
+  cors: { type: 'string', multiple: true },
+};
+
+export const HTTP_HELP = `HTTP options:
+  -p, --port N             port (default 3000; 0 picks a free one)
+  --host HOST              interface to bind (default 127.0.0.1)
+  --stateless              no sessions: every POST stands alone
+  --json-response          answer POSTs with JSON, never SSE
+  --api-key KEY            require this key (Authorization: Bearer KEY or X-API-Key; repeatable)
+  --session-timeout SECS   close sessions idle this long (default 3600)
+  --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
+`;
+
+const USAGE = `Usage: mcpkit serve [MODULE | conformance] [options]
+
+Serves an MCP server: with no MODULE the built-in demo server (tools, resources, templates,
+prompts, completions, logging, progress, elicitation, sampling, list changes); with MODULE the
+server a .js or .ts file exports (default export or "server"); "conformance" serves the
+conformance fixture server. Over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, one port.
+
+Options:
+  --stdio                  serve over stdin/stdout instead of HTTP (messages: stdout; logs: stderr)
+  --watch                  restart when MODULE's directory changes
+  --trace                  print every message on stderr
+  --trace-file FILE        append every message to FILE as JSON lines
+${HTTP_HELP}`;
+
+type Values = ReturnType<typeof parse>['values'];
+
+/** serve()'s options from the HTTP flags (shared with `mcpkit bridge --http`). */
+export function httpOptions(values: Values): ServeOptions {
+  const keys = strs(values, 'api-key');
+  const cors = strs(values, 'cors');
+  const o: ServeOptions = {
+    port: int(values, 'port', 3000, 0, 65535),
+    host: str(values, 'host') ?? '127.0.0.1',
+    stateful: !flag(values, 'stateless'),
+    responseMode: flag(values, 'json-response') ? 'json' : 'auto',
+    sessionIdleMs: int(values, 'session-timeout', 3600, 1, 365 * 86_400) * 1000,
+  };
+  if (keys.length > 0) o.authenticate = apiKeyGuard({ keys });
+  if (cors.length > 0) o.allowedOrigins = cors.includes('*') ? '*' : cors;
+  return o;
+}
+
+/** Where it listens and how to connect: the lines `serve` and `bridge --http` print. */
+export function listeningText(name: string, url: string, values: Values, status: StatusLine, demo = true): string {
+  const s = status.style;
+  const base = url.replace(/\/mcp$/, '');
+  const keys = strs(values, 'api-key');
+  const entry: Record<string, unknown> = { url };
+  if (keys.length > 0) entry.headers = { Authorization: `Bearer ${keys[0]}` };
+  const mode = [flag(values, 'stateless') ? 'stateless' : 'stateful', flag(values, 'json-response') ? 'JSON responses' : 'JSON or SSE responses', keys.length ? 'API key required' : ''].filter(Boolean).join(', ');
+  return [
+    `${s.green('●')} ${s.bold(name)} listening on ${s.cyan(url)}`,
+    `  Streamable HTTP  ${url}  ${s.dim(`(${mode})`)}`,
+    `  HTTP+SSE         ${base}/sse  ${s.dim('(deprecated transport, for old clients)')}`,
+    '',
+    s.dim('Connect a client (mcpServers config):'),
+    configSnippet(name, entry),
+    '',
+    `${s.dim('Try:')} npx mcpkit tools ${url}${keys.length ? ` -H "Authorization: Bearer ${keys[0]}"` : ''}`,
+    demo ? `     npx mcpkit call ${url} count '{"n":5}'` : `     npx mcpkit inspect ${url}`,
+    s.dim('Press Ctrl-C to stop.'),
+    '',
+  ].join('\n');
+}
+
+/** The command line that starts this server over stdio, for the config snippet. */
+function stdioEntry(module: string | undefined): Record<string, unknown> {
+  return { command: 'npx', args: ['mcpkit', 'serve', '--stdio', ...(module ? [module] : [])] };
+}
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse('serve', argv, {
+    ...HTTP_OPTIONS,
+    stdio: { type: 'boolean' },
+    watch: { type: 'boolean' },
+    trace: { type: 'boolean' },
+    'trace-file': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (flag(values, 'help')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UsageError(`serve: one MODULE at most (got ${positionals.join(' ')})`);
+  const module = positionals[0];
+  const stdio = flag(values, 'stdio');
+  const options = stdio ? undefined : httpOptions(values);
+  if (flag(values, 'watch')) {
+    if (!module || module === 'conformance') throw new UsageError('serve --watch: needs a MODULE to watch');
+    return superviseWatch(module, argv.filter((a) => a !== '--watch'), stdio);
+  }
+  let server: McpServer | Server;
+  if (module === undefined) server = createDemoServer();
+  else if (module === 'conformance') server = await loadConformanceServer();
+  else server = await loadServerModule(module);
+  const low = lowLevel(server);
+  const status = new StatusLine();
+  const traceFile = str(values, 'trace-file');
+  if (flag(values, 'trace') || traceFile !== undefined) {
+    const tracer = new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status);
+    low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
+  }
+  const name = low.info.name;
+  if (stdio) {
+    await serveStdio(server);
+    if (process.stderr.isTTY) {
+      status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, stdioEntry(module))}`);
+    } else {
+      status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: stdioEntry(module) } })}`);
+    }
+    return new Promise<number>(() => {}); // serveStdio exits the process when stdin ends
+  }
+  if (options && !isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate) {
+    status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use the server.`));
+  }
+  const running = await serve(server, options);
+  process.stdout.write(listeningText(name, running.url, values, new StatusLine(process.stdout), module === undefined));
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    void running.close().finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return new Promise<number>(() => {});
+}

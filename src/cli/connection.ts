@@ -1,0 +1,116 @@
+// Opens a client connection to a TARGET for the client commands: the transport (stdio or
+// HTTP), tracing, log notifications on stderr, the server's own stderr, and the handlers that
+// answer elicitation and sampling.
+import { createInterface } from 'node:readline';
+import { McpClient, type ClientOptions } from '../client/client.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
+import { connectHttp } from '../transports/http/client/connect-http.js';
+import { StdioClientTransport } from '../transports/stdio/client.js';
+import { envFrom, flag, headersFrom, int, str, strs, version, type OptionSpecs } from './args.js';
+import { elicitationHandler, samplingHandler } from './interact.js';
+import { resolveTarget, type Target } from './targets.js';
+import { formatLog, StatusLine } from './term.js';
+import { Tracer } from './trace.js';
+
+type Values = Parameters<typeof str>[0];
+
+export interface Connection {
+  client: McpClient;
+  target: Target;
+  /** How we reached the server. */
+  transport: 'stdio' | 'streamable-http' | 'sse';
+  status: StatusLine;
+  /** Milliseconds from starting the transport to a finished handshake. */
+  connectMs: number;
+  close(): Promise<void>;
+}
+
+export type { OptionSpecs };
+
+/** Connects to the TARGET with the client options from the command line. */
+export async function openConnection(spec: string, values: Values, status = new StatusLine()): Promise<Connection> {
+  const target = resolveTarget(spec, {
+    config: str(values, 'config'),
+    headers: headersFrom(strs(values, 'header')),
+    env: envFrom(strs(values, 'env')),
+  });
+  const traceFile = str(values, 'trace-file');
+  const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
+  const middleware: MessageMiddleware[] = tracer && target.kind === 'stdio' ? [tracer.middleware('client', 'stdio')] : [];
+  const options: ClientOptions = {
+    name: 'mcpkit-cli',
+    version: version(),
+    requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
+    protocolVersion: str(values, 'protocol-version'),
+    elicitation: elicitationHandler(status),
+    sampling: samplingHandler(status),
+    middleware,
+    onerror: (err) => {
+      if (tracer) status.print(status.style.dim(`mcpkit: ${err.message}`));
+    },
+  };
+  const started = performance.now();
+  let client: McpClient;
+  let transport: Connection['transport'];
+  try {
+    if (target.kind === 'http') {
+      const r = await connectHttp(target.url, options, { headers: target.headers, fetch: tracer?.fetch() });
+      client = r.client;
+      transport = r.transport;
+    } else {
+      const t = new StdioClientTransport({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, stderr: 'pipe' });
+      forwardStderr(t, status);
+      client = new McpClient(options);
+      await client.connect(t);
+      transport = 'stdio';
+    }
+  } catch (err) {
+    tracer?.close();
+    throw explainConnectFailure(err, target);
+  }
+  const connectMs = performance.now() - started;
+  client.on('notifications/message', (p) => status.print(formatLog(p, status.style)));
+  return {
+    client,
+    target,
+    transport,
+    status,
+    connectMs,
+    async close() {
+      await client.close().catch(() => {});
+      tracer?.close();
+    },
+  };
+}
+
+/** The server's stderr (its log channel) shown dimmed above the status line. */
+function forwardStderr(t: StdioClientTransport, status: StatusLine): void {
+  if (!t.stderr) return;
+  const rl = createInterface({ input: t.stderr, crlfDelay: Infinity });
+  rl.on('line', (line) => status.print(status.style.dim(`server │ ${line}`)));
+}
+
+function explainConnectFailure(err: unknown, target: Target): Error {
+  const e = err instanceof Error ? err : new Error(String(err));
+  if (target.kind === 'stdio' && /command not found/.test(e.message) && target.args.length === 0) {
+    return new Error(`${e.message} (and no config file names a server "${target.command}"; use --config FILE to point at one)`, { cause: e });
+  }
+  if (target.kind === 'http' && /fetch failed|ECONNREFUSED/.test(e.message)) {
+    return new Error(`Cannot reach ${target.url}: ${e.message}. Is the server running?`, { cause: e });
+  }
+  return e;
+}
+
+/** Client options in the help texts. */
+export const CLIENT_HELP = `Target options:
+  --config FILE          mcpServers config to find server names in (default: ./.mcp.json,
+                         ~/.cursor/mcp.json, Claude Desktop's config)
+  -H, --header "K: V"    HTTP header for URL targets (repeatable), e.g. -H "Authorization: Bearer x"
+  -e, --env KEY=VALUE    environment variable for command targets (repeatable)
+  --timeout SECONDS      request timeout (default 60; 0 waits forever)
+  --protocol-version V   ask for this protocol revision
+Output options:
+  --json                 print the raw JSON result on stdout
+  --trace                print every message (stdio) or HTTP exchange on stderr
+  --trace-file FILE      append the trace to FILE as JSON lines
+`;

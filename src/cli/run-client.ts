@@ -1,0 +1,83 @@
+// The frame every client command runs in: parse options, connect, run, show failures, close.
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { HttpStatusError } from '../transports/http/client/http-common.js';
+import { CLIENT_OPTIONS, flag, parse, UsageError, type OptionSpecs } from './args.js';
+import { openConnection, type Connection } from './connection.js';
+import { StatusLine } from './term.js';
+
+type Values = ReturnType<typeof parse>['values'];
+
+export interface ClientCommand {
+  name: string;
+  usage: string;
+  /** Positionals after the command name, at least (TARGET counts). */
+  minArgs: number;
+  maxArgs?: number;
+  options?: OptionSpecs;
+  run(conn: Connection, args: string[], values: Values): Promise<number>;
+}
+
+/** Runs a client command; resolves to the exit code. */
+export async function runClientCommand(cmd: ClientCommand, argv: string[]): Promise<number> {
+  const { values, positionals } = parse(cmd.name, argv, { ...CLIENT_OPTIONS, ...cmd.options });
+  if (flag(values, 'help')) {
+    process.stdout.write(cmd.usage);
+    return 0;
+  }
+  if (positionals.length < cmd.minArgs || (cmd.maxArgs !== undefined && positionals.length > cmd.maxArgs)) {
+    throw new UsageError(`${cmd.name}: wrong number of arguments\n${cmd.usage.split('\n').find((l) => l.includes('mcpkit')) ?? ''}`);
+  }
+  const status = new StatusLine();
+  const json = flag(values, 'json');
+  let conn: Connection;
+  try {
+    conn = await openConnection(positionals[0], values, status);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    showError(err, status, json, 'Could not connect');
+    return 1;
+  }
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    status.clear();
+    status.print(status.style.yellow('Interrupted: closing the connection (Ctrl-C again to quit at once)'));
+    void conn.close().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await cmd.run(conn, positionals.slice(1), values);
+  } catch (err) {
+    status.end(false);
+    if (err instanceof UsageError) throw err;
+    showError(err, status, json);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await conn.close();
+  }
+}
+
+/** A failure, said plainly on stderr (and as `{"error": ...}` on stdout with --json). */
+export function showError(err: unknown, status: StatusLine, json: boolean, prefix?: string): void {
+  const s = status.style;
+  if (json) {
+    const body = err instanceof McpError ? err.toJSON() : { message: err instanceof Error ? err.message : String(err) };
+    process.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
+  }
+  let text: string;
+  if (err instanceof McpError) {
+    text = `${s.red(s.bold(`✖ JSON-RPC error ${err.code}`))}: ${err.message}`;
+    if (err.data !== undefined) text += `\n  ${s.dim('data:')} ${JSON.stringify(err.data)}`;
+  } else if (err instanceof LocalError) {
+    text = `${s.red(s.bold('✖'))} ${prefix ? `${prefix}: ` : ''}${err.message}`;
+  } else if (err instanceof HttpStatusError) {
+    text = `${s.red(s.bold(`✖ HTTP ${err.status}`))}: ${err.message}`;
+  } else if (err instanceof AggregateError) {
+    text = `${s.red(s.bold('✖'))} ${err.message}`;
+  } else {
+    text = `${s.red(s.bold('✖'))} ${prefix ? `${prefix}: ` : ''}${err instanceof Error ? err.message : String(err)}`;
+  }
+  status.print(text);
+}

@@ -1,0 +1,133 @@
+// What a TARGET names: an HTTP endpoint, a command line that starts a stdio server, or a server
+// from an `mcpServers` config file (Claude Desktop, Cursor, VS Code, .mcp.json).
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { UsageError } from './args.js';
+import { splitCommandLine, takeEnvAssignments } from './shell-words.js';
+
+export type Target =
+  | { kind: 'http'; url: string; headers: Record<string, string>; label: string }
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; label: string };
+
+export interface TargetOptions {
+  /** --config FILE; otherwise the usual locations are searched. */
+  config?: string;
+  /** --header values, for HTTP targets (added to a config entry's own headers). */
+  headers?: Record<string, string>;
+  /** --env values, for stdio targets (added to a config entry's own env). */
+  env?: Record<string, string>;
+  /** Where relative paths and ./.mcp.json are looked up. Default process.cwd(). */
+  cwd?: string;
+  /** Home directory for the usual locations. Default os.homedir(). */
+  home?: string;
+}
+
+interface ConfigEntry {
+  command?: unknown;
+  args?: unknown;
+  env?: unknown;
+  cwd?: unknown;
+  url?: unknown;
+  headers?: unknown;
+  type?: unknown;
+}
+
+/** The config files searched when --config is not given, most specific first. */
+export function configLocations(cwd: string, home: string): string[] {
+  const list = [join(cwd, '.mcp.json'), join(cwd, '.cursor', 'mcp.json'), join(cwd, '.vscode', 'mcp.json'), join(home, '.cursor', 'mcp.json')];
+  if (process.platform === 'darwin') list.push(join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'));
+  else if (process.platform === 'win32') list.push(join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json'));
+  else list.push(join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'Claude', 'claude_desktop_config.json'));
+  return list;
+}
+
+/** The servers a config file defines (`mcpServers`, or VS Code's `servers`). */
+export function readConfig(file: string): Record<string, ConfigEntry> {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--config ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  const root = data as { mcpServers?: unknown; servers?: unknown } | null;
+  const servers = root?.mcpServers ?? root?.servers;
+  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new UsageError(`${file}: no "mcpServers" object`);
+  return servers as Record<string, ConfigEntry>;
+}
+
+function stringRecord(v: unknown, what: string): Record<string, string> {
+  if (v === undefined) return {};
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${what} must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = String(x);
+  return out;
+}
+
+function fromEntry(name: string, entry: ConfigEntry, file: string, o: TargetOptions): Target {
+  const where = `server "${name}" in ${file}`;
+  if (typeof entry.url === 'string') {
+    return { kind: 'http', url: entry.url, headers: { ...stringRecord(entry.headers, `${where}: "headers"`), ...o.headers }, label: `${name} (${entry.url})` };
+  }
+  if (typeof entry.command !== 'string' || entry.command === '') throw new UsageError(`${where} has neither "command" nor "url"`);
+  const args = entry.args === undefined ? [] : entry.args;
+  if (!Array.isArray(args)) throw new UsageError(`${where}: "args" must be an array`);
+  const cwd = typeof entry.cwd === 'string' ? entry.cwd : undefined;
+  return {
+    kind: 'stdio',
+    command: entry.command,
+    args: args.map(String),
+    env: { ...stringRecord(entry.env, `${where}: "env"`), ...o.env },
+    cwd,
+    label: name,
+  };
+}
+
+/** Resolves a TARGET argument. Throws a UsageError that says what was tried. */
+export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
+  const text = spec.trim();
+  if (text === '') throw new UsageError('the TARGET is empty: give a URL, a command line or a server name from a config');
+  if (/^https?:\/\//i.test(text)) {
+    if (!URL.canParse(text)) throw new UsageError(`not a valid URL: ${text}`);
+    return { kind: 'http', url: text, headers: { ...o.headers }, label: text };
+  }
+  const cwd = o.cwd ?? process.cwd();
+  const isName = !/\s/.test(text);
+  if (o.config !== undefined) {
+    const file = resolve(cwd, o.config);
+    const servers = readConfig(file);
+    if (isName && Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
+    if (isName && !looksLikeCommand(text, cwd)) {
+      throw new UsageError(`no server named "${text}" in ${file} (it has: ${Object.keys(servers).join(', ') || 'none'})`);
+    }
+  } else if (isName) {
+    for (const file of configLocations(cwd, o.home ?? homedir())) {
+      if (!existsSync(file)) continue;
+      let servers: Record<string, ConfigEntry>;
+      try {
+        servers = readConfig(file);
+      } catch {
+        continue; // a broken file elsewhere must not stop a command line from working
+      }
+      if (Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
+    }
+  }
+  const { env, rest } = takeEnvAssignments(splitCommandLine(text));
+  if (rest.length === 0) throw new UsageError(`"${text}" names no command to run`);
+  const [command, ...args] = rest;
+  // A bare script path runs with this node (and tsx for TypeScript, when present).
+  if (/\.(m?js|cjs)$/.test(command) && existsSync(resolve(cwd, command))) {
+    return { kind: 'stdio', command: process.execPath, args: [command, ...args], env: { ...env, ...o.env }, label: text };
+  }
+  return { kind: 'stdio', command, args, env: { ...env, ...o.env }, label: text };
+}
+
+/** A single word is a command (not a mistyped server name) when it is a path or looks like one. */
+function looksLikeCommand(word: string, cwd: string): boolean {
+  return word.includes('/') || word.includes('\\') || existsSync(resolve(cwd, word));
+}
+
+/** The `mcpServers` JSON snippet a host needs to reach a server. */
+export function configSnippet(name: string, entry: Record<string, unknown>): string {
+  return JSON.stringify({ mcpServers: { [name]: entry } }, null, 2);
+}

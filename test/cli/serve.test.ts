@@ -1,0 +1,185 @@
+// mcpkit serve: modules, HTTP options (API key, stateless, JSON responses, CORS), --watch,
+// and the conformance server.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '../../src/client/index.js';
+import { CLI, mcpkit, ROOT, startListening } from './helpers.js';
+
+const SERVER_INDEX = join(ROOT, 'src/server/index.ts');
+
+/** A module whose server comes from a second file: a restart must reload both. */
+function moduleSource(text: string): string {
+  return `import server from './server.js';
+server.tool('hello', { description: 'Says hello' }, () => ${JSON.stringify(text)});
+export default server;
+`;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('serve MODULE over HTTP', () => {
+  test('serves what the module exports', async () => {
+    const s = await startListening(['serve', 'test/fixtures/cli/module-server.ts', '--port', '0']);
+    try {
+      assert.match(s.stdout(), /● cli-module listening on http:\/\/127\.0\.0\.1:\d+\/mcp/);
+      assert.match(s.stdout(), /npx mcpkit inspect http/);
+      const r = await mcpkit(['call', s.url, 'hello']);
+      assert.equal(r.stdout, 'hello from a module\n');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('a missing module or one without a server is a usage error', async () => {
+    const r = await mcpkit(['serve', 'no/such/file.ts']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /serve: no such file: no\/such\/file\.ts/);
+    const bad = await mcpkit(['serve', 'test/fixtures/cli/not-a-server.ts', '--port', '0']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /must export an McpServer or Server as default export or as "server" \(it exports: /);
+  });
+
+  test('unknown options and bad ports are usage errors', async () => {
+    const r = await mcpkit(['serve', '--prot', '1']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /serve: Unknown option '--prot'/);
+    const p = await mcpkit(['serve', '--port', '70000']);
+    assert.equal(p.code, 2);
+    assert.match(p.stderr, /--port: expected a whole number from 0 to 65535/);
+  });
+});
+
+describe('serve HTTP options', () => {
+  test('--stateless --json-response: no session id, JSON answers, still works', async () => {
+    const s = await startListening(['serve', '--port', '0', '--stateless', '--json-response']);
+    try {
+      assert.match(s.stdout(), /\(stateless, JSON responses\)/);
+      const init = await fetch(s.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      assert.equal(init.status, 200);
+      assert.equal(init.headers.get('mcp-session-id'), null);
+      assert.match(init.headers.get('content-type') ?? '', /application\/json/);
+      const r = await mcpkit(['call', s.url, 'echo', 'message=stateless']);
+      assert.equal(r.stdout, 'stateless\n');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('--api-key and --cors', async () => {
+    const s = await startListening(['serve', '--port', '0', '--api-key', 'key-a', '--cors', 'https://app.example']);
+    try {
+      assert.match(s.stdout(), /"Authorization": "Bearer key-a"/);
+      const post = (headers: Record<string, string>) =>
+        fetch(s.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+      assert.equal((await post({})).status, 401);
+      assert.equal((await post({ authorization: 'Bearer key-a', origin: 'https://evil.example' })).status, 403);
+      const ok = await mcpkit(['call', s.url, 'echo', 'message=keyed', '-H', 'Authorization: Bearer key-a']);
+      assert.equal(ok.stdout, 'keyed\n');
+      const allowed = await post({ authorization: 'Bearer key-a', origin: 'https://app.example' });
+      assert.notEqual(allowed.status, 403);
+      assert.notEqual(allowed.status, 401);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('--session-timeout closes idle sessions', async () => {
+    const s = await startListening(['serve', '--port', '0', '--session-timeout', '1']);
+    try {
+      const init = await fetch(s.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      const sid = init.headers.get('mcp-session-id');
+      assert.ok(sid);
+      await init.text();
+      await sleep(2500);
+      const later = await fetch(s.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      assert.equal(later.status, 404);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('serve conformance serves the conformance fixture server', async () => {
+    const s = await startListening(['serve', 'conformance', '--port', '0']);
+    try {
+      const j = JSON.parse((await mcpkit(['inspect', s.url, '--json'])).stdout) as { serverInfo: { name: string }; counts: { tools: number } };
+      assert.equal(j.serverInfo.name, 'mcpkit-conformance-server');
+      assert.ok(j.counts.tools > 10);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('serve --watch', () => {
+  test('HTTP: a change restarts the server on the same port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-'));
+    writeFileSync(join(dir, 'server.ts'), `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`);
+    writeFileSync(join(dir, 'main.ts'), moduleSource('first version'));
+    const port = await freePort();
+    const s = await startListening(['serve', join(dir, 'main.ts'), '--watch', '--port', String(port)]);
+    try {
+      assert.equal((await mcpkit(['call', s.url, 'hello'])).stdout, 'first version\n');
+      writeFileSync(join(dir, 'main.ts'), moduleSource('second version'));
+      let out = '';
+      for (let i = 0; i < 60 && out !== 'second version\n'; i++) {
+        await sleep(500);
+        if ((s.stdout().match(/listening on/g) ?? []).length < 2) continue;
+        out = (await mcpkit(['call', s.url, 'hello'])).stdout;
+      }
+      assert.equal(out, 'second version\n');
+      assert.match(s.stderr(), /↻ main\.ts changed: restarting the server/);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('stdio: the client keeps its connection across restarts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-stdio-'));
+    writeFileSync(join(dir, 'server.ts'), `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`);
+    writeFileSync(join(dir, 'main.ts'), moduleSource('before'));
+    const client = await connect({ command: process.execPath, args: [...CLI, 'serve', '--stdio', '--watch', join(dir, 'main.ts')], cwd: ROOT, stderr: 'pipe' });
+    try {
+      assert.deepEqual((await client.callTool('hello')).content, [{ type: 'text', text: 'before' }]);
+      writeFileSync(join(dir, 'main.ts'), moduleSource('after'));
+      let text = '';
+      for (let i = 0; i < 60 && text !== 'after'; i++) {
+        await sleep(500);
+        const r = await client.callTool('hello').catch((e: Error) => ({ content: [{ type: 'text', text: e.message }] }));
+        text = (r.content[0] as { text: string }).text;
+      }
+      assert.equal(text, 'after');
+    } finally {
+      await client.close();
+    }
+  });
+});
