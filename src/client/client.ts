@@ -3,31 +3,66 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc
 import type { MessageMiddleware } from '../engine/middleware.js';
 import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap, ServerNotificationMap } from '../protocol/methods.js';
-import type {
-  ClientCapabilities,
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  Implementation,
-  Root,
-  ServerCapabilities,
-} from '../protocol/types.js';
-import { applyElicitationDefaults, validateElicitationSchema } from '../schema/elicitation.js';
+import { REMOVED_IN_MODERN } from '../protocol/modern.js';
+import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities, type SubscriptionFilter } from '../protocol/types.js';
+import { isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
+import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import type { Transport } from '../transports/transport.js';
+import { eraCache, eraKeyOf, judgeHttpProbe, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
 import { performHandshake, type HandshakeOutcome } from './handshake.js';
 import { ServerCalls } from './calls.js';
+import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
+import { ListenRegistry, ListenStream, type ListenNotification, type Subscription } from './listen.js';
+import { ModernSession, type ConnectOutcome } from './modern.js';
+import { HeaderingTransport, ToolHeaderBook } from './param-headers.js';
 import { SessionRecovery, type SessionState } from './reconnect.js';
 
-export type SamplingHandler = (params: CreateMessageParams, ctx: { signal: AbortSignal }) => Promise<CreateMessageResult> | CreateMessageResult;
-export type ElicitationHandler = (params: ElicitParams, ctx: { signal: AbortSignal }) => Promise<ElicitResult> | ElicitResult;
+export type { SamplingHandler, ElicitationHandler };
+
+/**
+ * The era used when {@link ClientOptions.era} is not given. 'handshake' keeps every existing
+ * caller (and test harness) on the behaviour it was written against; 'auto' is the intended
+ * default once those callers opt in or are updated.
+ */
+const DEFAULT_ERA: EraOption = 'handshake';
 
 export interface ClientOptions extends Implementation {
   /** Extra capabilities; sampling/elicitation/roots are declared from the handlers given. */
   capabilities?: ClientCapabilities;
-  /** Pin the handshake revision instead of asking for the latest. */
+  /**
+   * Which protocol era to speak:
+   * - `'auto'`: probe with `server/discover` and speak 2026-07-28 if the server does (a
+   *   DiscoverResult, or a 2026-07-28 error such as -32022), else fall back to `initialize` on
+   *   the same connection. On Streamable HTTP the probe is a plain POST judged by status and
+   *   body (message middleware does not see it). The outcome is remembered per server (stdio
+   *   command line, HTTP origin + path) for later connections in this process, and forgotten
+   *   when connecting with it fails. HTTP+SSE always uses the handshake.
+   * - `'modern'`: the stateless era only; no probe, no fallback.
+   * - `'handshake'` (the default for now): `initialize` and a session, as before 2026-07-28.
+   */
+  era?: EraOption;
+  /**
+   * Pin the protocol revision instead of asking for the latest. A handshake-era revision
+   * (e.g. '2025-06-18') implies `era: 'handshake'` under 'auto'; a 2026-07-28-or-later one is
+   * sent in the per-request envelope, and a server answering -32022 switches the client to a
+   * revision both sides support.
+   */
   protocolVersion?: string;
+  /**
+   * How long the 'auto' probe waits before taking a silent server for a legacy one (ms).
+   * Default 3000. A stdio server slower than that to start is taken for legacy too: raise it
+   * for slow starters.
+   */
+  probeTimeoutMs?: number;
+  /** 2026-07-28: rounds of `input_required` answered for one call before giving up. Default 8. */
+  maxInputRounds?: number;
+  /**
+   * 2026-07-28: keep list and resources/read results for as long as their `ttlMs`/`cacheScope`
+   * hints allow (private ones per credential). Default true; false always asks the server.
+   */
+  cache?: boolean;
   /** Default timeout (ms) for requests. Default 60 000. */
   requestTimeoutMs?: number;
   /**
@@ -39,7 +74,7 @@ export interface ClientOptions extends Implementation {
   elicitation?: ElicitationHandler;
   /** Elicitation modes to declare (default: form, plus url when `elicitationUrl` is true). */
   elicitationUrl?: boolean;
-  /** Roots to offer; `setRoots` changes them later and notifies the server. */
+  /** Roots to offer; `setRoots` changes them later (and, in the handshake era, notifies the server). */
   roots?: Root[];
   middleware?: MessageMiddleware[];
   onerror?: (error: Error) => void;
@@ -84,28 +119,37 @@ const NEEDS: Record<string, (c: ServerCapabilities, version: string) => boolean>
   'logging/setLevel': (c) => !!c.logging,
 };
 
+/** Why a method has no 2026-07-28 counterpart, and what to use instead. */
+const GONE_HINT: Record<string, string> = {
+  ping: '',
+  initialize: ' (connect() uses server/discover in this era)',
+  'resources/subscribe': '; use listen({ resourceSubscriptions: [uri] }, ...) instead',
+  'resources/unsubscribe': '; close the listen() subscription instead',
+};
+
 /**
- * The MCP client: connects, negotiates, and offers a typed call for every server method, plus
- * the handlers a server may call back (sampling, elicitation, roots).
+ * The MCP client: connects, negotiates the era (2026-07-28 stateless requests, or the
+ * `initialize` handshake), and offers a typed call for every server method, plus the handlers
+ * a server may ask for input with (sampling, elicitation, roots) in either era.
  */
 export class McpClient extends ServerCalls {
   readonly options: ClientOptions;
   private peer: Peer | undefined;
-  private outcome: HandshakeOutcome | undefined;
+  private outcome: ConnectOutcome | undefined;
   private recovery: SessionRecovery | undefined;
-  /** What this client told the server at initialize; later requests are judged against it. */
+  /** Set while speaking 2026-07-28. */
+  private session: ModernSession | undefined;
+  /** What this client told the server (at initialize, or with every request); calls are judged against it. */
   private declared: ClientCapabilities = {};
   private readonly listeners = new Map<string, Set<Listener>>();
-  private roots: Root[] | undefined;
-  private sampling: SamplingHandler | undefined;
-  private elicitation: ElicitationHandler | undefined;
+  private readonly inputs: ClientInputs;
+  private readonly listens = new ListenRegistry();
+  private readonly toolBook = new ToolHeaderBook();
 
   constructor(options: ClientOptions) {
     super();
     this.options = options;
-    this.roots = options.roots;
-    this.sampling = options.sampling;
-    this.elicitation = options.elicitation;
+    this.inputs = new ClientInputs(options);
   }
 
   get clientInfo(): Implementation {
@@ -119,31 +163,40 @@ export class McpClient extends ServerCalls {
   }
 
   get capabilities(): ClientCapabilities {
-    const caps: ClientCapabilities = { ...this.options.capabilities };
-    if (this.roots !== undefined) caps.roots = { listChanged: true };
-    if (this.sampling) caps.sampling = caps.sampling ?? {};
-    if (this.elicitation) caps.elicitation = caps.elicitation ?? (this.options.elicitationUrl ? { form: {}, url: {} } : { form: {} });
-    return caps;
+    return this.inputs.capabilities(this.options.capabilities, this.options.elicitationUrl);
   }
 
-  /** Connects and runs the handshake. Resolves once the client may send requests. */
-  async connect(transport: Transport): Promise<HandshakeOutcome> {
+  /**
+   * Connects and settles the era (see {@link ClientOptions.era}): the handshake, or
+   * `server/discover`. Resolves once the client may send requests.
+   */
+  async connect(transport: Transport): Promise<ConnectOutcome> {
     if (this.peer && !this.peer.isClosed) throw new LocalError('protocol', 'This client is already connected; close it first');
+    const wanted = this.wantedEra(transport);
     const peer = new Peer(
-      transport,
+      new HeaderingTransport(transport, (m) => this.toolBook.headersFor(m)),
       { onrequest: (req, inbound) => this.onServerRequest(req, inbound.signal), onnotification: (n) => this.onNotification(n) },
       { requestTimeoutMs: this.options.requestTimeoutMs, middleware: this.options.middleware, onerror: this.options.onerror },
     );
+    // Innermost: it sees listen requests exactly as this client built them.
+    peer.use(this.listens.middleware);
+    // 2026-07-28 servers send no requests and clients send no responses (§2.1): drop, unanswered.
+    peer.use({
+      incoming: (m, next) => {
+        if (!this.session || !('method' in m) || !('id' in m)) return next(m);
+        this.options.onerror?.(new Error(`Ignored a "${m.method}" request from the server: 2026-07-28 servers ask for input with input_required results`));
+        return Promise.resolve();
+      },
+    });
     this.peer = peer;
     this.outcome = undefined;
+    this.session = undefined;
+    this.toolBook.clear();
     this.recovery = new SessionRecovery((cause) => this.reinitialize(peer, cause), this.options.reinitializeOnExpiry !== false);
     await peer.start();
     this.declared = this.capabilities;
     try {
-      this.outcome = await performHandshake(peer, this.clientInfo, this.declared, {
-        protocolVersion: this.options.protocolVersion,
-        timeoutMs: this.options.requestTimeoutMs,
-      });
+      this.outcome = await this.negotiate(peer, transport, wanted);
     } catch (err) {
       await peer.close().catch(() => {});
       throw err;
@@ -151,11 +204,81 @@ export class McpClient extends ServerCalls {
     return this.outcome;
   }
 
+  /** The era asked for, with what a pinned version or the transport implies. */
+  private wantedEra(transport: Transport): EraOption {
+    const era = this.options.era ?? DEFAULT_ERA;
+    const pinned = this.options.protocolVersion;
+    if (era === 'modern' && isHandshakeVersion(pinned)) {
+      throw new LocalError('protocol', `protocolVersion "${pinned}" belongs to the handshake era; era 'modern' needs 2026-07-28 or later`);
+    }
+    // HTTP+SSE is a 2024-11-05 transport: the stateless era is not defined on it.
+    if (era === 'auto' && (isHandshakeVersion(pinned) || transport instanceof SseClientTransport)) return 'handshake';
+    return era;
+  }
+
+  private async negotiate(peer: Peer, transport: Transport, wanted: EraOption): Promise<ConnectOutcome> {
+    const pinned = this.options.protocolVersion;
+    const session = new ModernSession({
+      send: (method, params, options) => this.recovery!.run(() => peer.request(method, params, options)),
+      inputs: this.inputs,
+      clientInfo: this.clientInfo,
+      declared: this.declared,
+      credential: async () => {
+        const c = (transport as { credentialKey?: () => Promise<string | undefined> | string | undefined }).credentialKey;
+        return typeof c === 'function' ? await c.call(transport) : undefined;
+      },
+      tools: this.toolBook,
+      // Only HTTP mirrors arguments into headers, so only there is a bad annotation fatal.
+      dropInvalidTools: transport instanceof StreamableHttpClientTransport,
+      maxInputRounds: this.options.maxInputRounds ?? 8,
+      cache: this.options.cache !== false,
+      warn: (m) => this.options.onerror?.(new Error(m)),
+    }, isHandshakeVersion(pinned) ? undefined : pinned);
+    const key = wanted === 'auto' ? eraKeyOf(transport) : undefined;
+    const cached = eraCache.get(key);
+    let verdict: Verdict | undefined;
+    let era: Era;
+    if (wanted !== 'auto') era = wanted;
+    else if (cached === 'modern' || cached === 'handshake') era = cached;
+    else {
+      const timeout = this.options.probeTimeoutMs ?? 3000;
+      verdict = transport instanceof StreamableHttpClientTransport
+        ? judgeHttpProbe(await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params: session.withEnvelope(undefined) }, timeout))
+        : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
+      era = verdict.era;
+      if (verdict.era === 'modern') session.adopt(verdict.supported);
+    }
+    try {
+      let outcome: ConnectOutcome;
+      if (era === 'modern') {
+        this.session = session;
+        outcome = await session.discover(verdict?.era === 'modern' ? verdict.discovered : undefined, this.options.requestTimeoutMs);
+      } else {
+        const o = await performHandshake(peer, this.clientInfo, this.declared, {
+          protocolVersion: isHandshakeVersion(pinned) || wanted === 'handshake' ? pinned : undefined,
+          timeoutMs: this.options.requestTimeoutMs,
+        });
+        outcome = { ...o, era: 'handshake' };
+      }
+      eraCache.set(key, era);
+      return outcome;
+    } catch (err) {
+      // Whatever was remembered did not work: the next connection probes again.
+      this.session = undefined;
+      eraCache.delete(key);
+      throw err;
+    }
+  }
+
   get connected(): boolean {
     return !!this.outcome && !!this.peer && !this.peer.isClosed;
   }
+  /** The era in use once connected: 'modern' (2026-07-28, stateless) or 'handshake'. */
+  get era(): Era | undefined {
+    return this.outcome?.era;
+  }
   get protocolVersion(): string | undefined {
-    return this.outcome?.protocolVersion;
+    return this.session?.version ?? this.outcome?.protocolVersion;
   }
   get serverInfo(): Implementation | undefined {
     return this.outcome?.serverInfo;
@@ -184,11 +307,28 @@ export class McpClient extends ServerCalls {
     const peer = this.peer;
     const outcome = this.outcome;
     if (!peer || !outcome || !this.recovery) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the client is not connected`));
+    const session = this.session;
+    if (session) {
+      // The stateless era has no session-wide log level: it travels with each request.
+      if (method === 'logging/setLevel') return this.setModernLevel(session, (params as { level?: unknown } | undefined)?.level);
+      if (REMOVED_IN_MODERN.has(method)) {
+        return Promise.reject(new LocalError('capability', `Cannot call "${method}": it does not exist in protocol version ${session.version}${GONE_HINT[method] ?? ''}`));
+      }
+    }
     const need = NEEDS[method];
     if (need && this.options.strictCapabilities !== false && !need(outcome.serverCapabilities, outcome.protocolVersion)) {
       return Promise.reject(new LocalError('capability', `Cannot call "${method}": the server did not declare that capability`));
     }
+    if (session) return session.request(method, params as JsonObject | undefined, options);
     return this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options));
+  }
+
+  private async setModernLevel(session: ModernSession, level: unknown): Promise<JsonObject> {
+    if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
+      throw new TypeError(`Invalid logging level ${JSON.stringify(level)}; expected one of ${LOGGING_LEVELS.join(', ')}`);
+    }
+    session.logLevel = level as LoggingLevel;
+    return {};
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
@@ -207,21 +347,47 @@ export class McpClient extends ServerCalls {
     return () => set!.delete(listener as Listener);
   }
 
-  setSamplingHandler(handler: SamplingHandler | undefined): void {
-    this.sampling = handler;
-  }
-  setElicitationHandler(handler: ElicitationHandler | undefined): void {
-    this.elicitation = handler;
+  /**
+   * 2026-07-28: opens a `subscriptions/listen` stream for the notifications `filter` opts into
+   * (list changes, resource updates). Its notifications go to `onNotification`, and to
+   * {@link on} listeners too; list changes also invalidate cached lists. Several may be open at
+   * once. A stream that breaks (HTTP) or a server restart is not re-listened automatically:
+   * `ended` settles, and you may listen again.
+   */
+  listen(filter: SubscriptionFilter, onNotification: (notification: ListenNotification) => void = () => {}): Subscription {
+    const peer = this.peer;
+    const session = this.session;
+    if (!peer || !this.outcome || peer.isClosed) throw new LocalError('closed', 'Cannot listen: the client is not connected');
+    if (!session) throw new LocalError('capability', 'listen() needs protocol version 2026-07-28; in the handshake era use on() and subscribeResource()');
+    const stream = new ListenStream(session.withEnvelope({ notifications: filter as JsonObject }), onNotification, (e) => this.options.onerror?.(e));
+    this.listens.add(stream);
+    const over = (err?: Error) => {
+      this.listens.remove(stream);
+      stream.over(err);
+    };
+    // Long-lived by design: no timeout. It ends by close(), the server, or the connection.
+    peer.request('subscriptions/listen', stream.params, { signal: stream.abort.signal, timeoutMs: 0 }).then(() => over(), over);
+    return stream;
   }
 
-  /** Replaces the roots and tells the server (notifications/roots/list_changed). */
+  setSamplingHandler(handler: SamplingHandler | undefined): void {
+    this.inputs.sampling = handler;
+  }
+  setElicitationHandler(handler: ElicitationHandler | undefined): void {
+    this.inputs.elicitation = handler;
+  }
+
+  /**
+   * Replaces the roots. In the handshake era the server is told (notifications/roots/list_changed);
+   * in 2026-07-28 servers ask for roots within each request, so there is nobody to tell.
+   */
   async setRoots(roots: Root[]): Promise<void> {
     for (const r of roots) {
       if (!r.uri.startsWith('file://')) throw new TypeError(`Root "${r.uri}" must be a file:// URI`);
     }
-    this.roots = roots;
+    this.inputs.roots = roots;
     // Only a client that declared roots.listChanged may send it (and the server drops it otherwise).
-    if (this.connected && this.declared.roots?.listChanged) await this.notify('notifications/roots/list_changed');
+    if (this.connected && !this.session && this.declared.roots?.listChanged) await this.notify('notifications/roots/list_changed');
   }
 
   async close(): Promise<void> {
@@ -237,7 +403,7 @@ export class McpClient extends ServerCalls {
       timeoutMs: this.options.requestTimeoutMs,
     });
     this.declared = declared;
-    this.outcome = outcome;
+    this.outcome = { ...outcome, era: 'handshake' };
     try {
       this.options.onreinitialize?.({ outcome, cause });
     } catch (err) {
@@ -246,43 +412,15 @@ export class McpClient extends ServerCalls {
   }
 
   private async onServerRequest(req: JsonRpcRequest, signal: AbortSignal): Promise<JsonObject> {
-    switch (req.method) {
-      case 'ping':
-        return {};
-      case 'roots/list':
-        if (this.roots === undefined) break;
-        return { roots: this.roots } as unknown as JsonObject;
-      case 'sampling/createMessage':
-        if (!this.sampling) break;
-        return (await this.sampling(req.params as unknown as CreateMessageParams, { signal })) as unknown as JsonObject;
-      case 'elicitation/create':
-        if (!this.elicitation) break;
-        return (await this.elicit(req.params as unknown as ElicitParams, signal)) as unknown as JsonObject;
-    }
-    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
-  }
-
-  private async elicit(params: ElicitParams, signal: AbortSignal): Promise<ElicitResult> {
-    const mode = params.mode ?? 'form';
-    const declared = this.declared.elicitation ?? {};
-    // `elicitation: {}` is the 2025-06-18 spelling of "form mode only".
-    const form = !!declared.form || !declared.url;
-    if ((mode === 'url' && !declared.url) || (mode === 'form' && !form) || (mode !== 'url' && mode !== 'form')) {
-      throw new McpError(ErrorCode.InvalidParams, `This client does not accept elicitation in ${mode} mode`);
-    }
-    if (mode === 'form') {
-      // Only flat forms of primitives can be shown to a user; anything else is the server's error.
-      const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
-      if (problem) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${problem}`);
-    }
-    const result = await this.elicitation!(params, { signal });
-    if (result.action === 'accept' && mode === 'form' && 'requestedSchema' in params) {
-      return { ...result, content: applyElicitationDefaults(params.requestedSchema, result.content) as ElicitResult['content'] };
-    }
-    return result;
+    if (req.method === 'ping') return {};
+    const answer = await this.inputs.answer(req.method, req.params, this.declared, signal);
+    if (answer === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
+    return answer;
   }
 
   private onNotification(n: JsonRpcNotification): void {
+    this.session?.cache?.notify(n.method, n.params);
+    this.listens.streamOf(n)?.deliver(n);
     const set = this.listeners.get(n.method);
     if (!set) return;
     for (const l of set) {

@@ -2,6 +2,7 @@ import { connectHttp, type ConnectHttpTransportOptions } from '../transports/htt
 import { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';
 import type { Transport } from '../transports/transport.js';
 import { McpClient, type ClientOptions } from './client.js';
+import { eraCache, eraKeyOf, ProbeClosedError } from './era.js';
 
 /** A stdio server to spawn. */
 export type StdioTarget = StdioClientTransportOptions;
@@ -11,8 +12,13 @@ export type HttpTarget = string | URL | ({ url: string | URL } & ConnectHttpTran
 
 /**
  * Connects a new client in one call: to a URL (Streamable HTTP, falling back to HTTP+SSE as the
- * spec describes), to a stdio server to spawn, or over any transport. The client is initialized
- * when the promise resolves; `client.close()` ends the session or shuts the server down.
+ * spec describes), to a stdio server to spawn, or over any transport, in the era
+ * `options.era` asks for (see {@link ClientOptions.era}). The client is ready when the promise
+ * resolves; `client.close()` ends the session or shuts the server down.
+ *
+ * With `era: 'auto'`, a stdio server that exits on the era probe (some legacy servers exit on
+ * any request before `initialize`) is started again and initialized, and that is remembered
+ * for its command line.
  */
 export async function connect(target: HttpTarget | StdioTarget | Transport, options: Partial<ClientOptions> = {}): Promise<McpClient> {
   if (typeof target === 'string' || target instanceof URL) return (await connectHttp(target, options)).client;
@@ -20,8 +26,29 @@ export async function connect(target: HttpTarget | StdioTarget | Transport, opti
     const { url, ...transportOptions } = target;
     return (await connectHttp(url, options, transportOptions)).client;
   }
-  const transport = 'send' in target ? target : new StdioClientTransport(target);
-  const client = new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...options });
-  await client.connect(transport);
-  return client;
+  const make = () => new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...options });
+  if ('send' in target) {
+    const client = make();
+    await client.connect(target);
+    return client;
+  }
+  const first = new StdioClientTransport(target);
+  const key = eraKeyOf(first);
+  const remembered = eraCache.get(key) !== undefined;
+  try {
+    const client = make();
+    await client.connect(first);
+    return client;
+  } catch (err) {
+    if (err instanceof ProbeClosedError) {
+      // The probe killed it: a legacy server. Start it again; the cache makes it initialize.
+      eraCache.set(key, 'handshake');
+    } else if (!remembered || (options.era ?? 'auto') !== 'auto') {
+      throw err;
+    }
+    // Either way the remembered era (if any) was wrong or is now known: one more try.
+    const client = make();
+    await client.connect(new StdioClientTransport(target));
+    return client;
+  }
 }

@@ -19,6 +19,8 @@ export interface AuthInfo {
 export interface SendOptions {
   /** The inbound request this message answers or belongs to; HTTP uses it to pick a stream. */
   relatedRequestId?: RequestId;
+  /** Extra per-message HTTP headers (2026-07-28 `Mcp-Param-*` mirrors); non-HTTP transports ignore them. */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -77,6 +77,11 @@ export class StdioClientTransport implements Transport {
     });
   }
 
+  /** What this transport runs: the command line and working directory (e.g. to name the server). */
+  get spawnTarget(): { command: string; args: readonly string[]; cwd?: string } {
+    return { command: this.options.command, args: this.options.args ?? [], cwd: this.options.cwd };
+  }
+
   /** The child's process id once spawned. */
   get pid(): number | undefined {
     return this.child?.pid;

@@ -1,4 +1,5 @@
 import { McpClient, type ClientOptions } from '../../../client/client.js';
+import { eraCache, httpEraKey } from '../../../client/era.js';
 import { HttpStatusError, type HeadersOption } from './http-common.js';
 import { SseClientTransport } from './sse-legacy.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
@@ -19,18 +20,48 @@ export interface ConnectHttpResult {
 const FALLBACK_STATUSES = new Set([400, 404, 405]);
 
 /**
- * Connects to an MCP server over HTTP, as the spec's backwards-compatibility section describes:
- * Streamable HTTP first; if the initialize POST is refused with 400, 404 or 405, the URL is
- * taken to be a deprecated HTTP+SSE endpoint (GET for the `endpoint` event, then POSTs).
- * Any other failure is thrown as is.
+ * Connects to an MCP server over HTTP, as the spec's backwards-compatibility sections describe.
+ * With `era: 'auto'` a 2026-07-28 `server/discover` POST goes first: a
+ * DiscoverResult, or a recognised modern error in a 400/404/405 body, means the stateless era.
+ * Otherwise the handshake era: an `initialize` POST; if that is refused with 400, 404 or 405,
+ * the URL is taken to be a deprecated HTTP+SSE endpoint (GET for the `endpoint` event, then
+ * POSTs). A 401/403 or a network failure is thrown as is, as is any other failure of the
+ * initialize POST. Under 'auto' the outcome is remembered per origin + path; a remembered
+ * answer that no longer works is forgotten and detection runs once more.
  */
 export async function connectHttp(
   url: string | URL,
   clientOptions: Partial<ClientOptions> = {},
   transportOptions: ConnectHttpTransportOptions = {},
 ): Promise<ConnectHttpResult> {
+  const auto = (clientOptions.era ?? 'auto') === 'auto';
+  const key = httpEraKey(url);
+  const remembered = auto ? eraCache.get(key) : undefined;
+  try {
+    return await attempt(url, clientOptions, transportOptions, remembered === 'sse');
+  } catch (err) {
+    if (remembered === undefined) throw err;
+    eraCache.delete(key);
+    return attempt(url, clientOptions, transportOptions, false);
+  }
+}
+
+async function attempt(url: string | URL, clientOptions: Partial<ClientOptions>, transportOptions: ConnectHttpTransportOptions, sseFirst: boolean): Promise<ConnectHttpResult> {
   const { endpointTimeoutMs, ...streamableOptions } = transportOptions;
   const make = () => new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...clientOptions });
+  const sse = async (): Promise<ConnectHttpResult> => {
+    const transport = new SseClientTransport({ url, headers: transportOptions.headers, fetch: transportOptions.fetch, endpointTimeoutMs });
+    const client = make();
+    try {
+      await client.connect(transport);
+    } catch (err) {
+      await transport.close().catch(() => {});
+      throw err;
+    }
+    if ((clientOptions.era ?? 'auto') === 'auto') eraCache.set(httpEraKey(url), 'sse');
+    return { client, transport: 'sse' };
+  };
+  if (sseFirst) return sse();
   const streamable = new StreamableHttpClientTransport({ ...streamableOptions, url });
   const client = make();
   try {
@@ -40,14 +71,10 @@ export async function connectHttp(
     // Only a refused initialize means "another transport": once the server has answered it,
     // the endpoint speaks Streamable HTTP and later failures are real ones.
     if (!(err instanceof HttpStatusError) || !FALLBACK_STATUSES.has(err.status) || streamable.protocolVersion !== undefined) throw err;
-    const sse = new SseClientTransport({ url, headers: transportOptions.headers, fetch: transportOptions.fetch, endpointTimeoutMs });
-    const legacy = make();
     try {
-      await legacy.connect(sse);
+      return await sse();
     } catch (sseErr) {
-      await sse.close().catch(() => {});
       throw new AggregateError([err, sseErr], `Could not connect to ${String(url)}: Streamable HTTP was refused (${err.message}) and the HTTP+SSE fallback failed (${(sseErr as Error).message})`);
     }
-    return { client: legacy, transport: 'sse' };
   }
 }

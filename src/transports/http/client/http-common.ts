@@ -94,3 +94,28 @@ export function networkError(method: string, url: string, err: unknown): Error {
   const why = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
   return new Error(`${method} ${url} failed: ${why}`, { cause: err });
 }
+
+/** Whether a body is a JSON-RPC error naming a request (so it answers that request). */
+export function isIdentifiedError(body: string): boolean {
+  try {
+    const v = JSON.parse(body) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    return !!v && typeof v === 'object' && v.jsonrpc === '2.0' && v.id !== null && v.id !== undefined && typeof v.error === 'object';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A digest of the credential headers (Authorization, X-API-Key) a request would carry, or
+ * undefined without any: lets a client keep private cache entries apart per credential without
+ * holding the secret itself.
+ */
+export async function credentialDigest(option: HeadersOption | undefined): Promise<string | undefined> {
+  const headers = new Headers(await resolveHeaders(option));
+  const auth = headers.get('authorization');
+  const key = headers.get('x-api-key');
+  if (auth === null && key === null) return undefined;
+  // Web Crypto, so the fetch-based client stays usable outside Node.
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${auth ?? ''}\n${key ?? ''}`));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,5 +1,5 @@
 import { encodeMessage } from '../../../jsonrpc/codec.js';
-import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { SendOptions, Transport } from '../../transport.js';
 import { readSseStream } from '../sse.js';
 import {
@@ -10,9 +10,12 @@ import {
   isAbort,
   mediaType,
   networkError,
+  credentialDigest,
+  isIdentifiedError,
   SessionExpiredError,
   type HeadersOption,
 } from './http-common.js';
+import { isModernMessage, ModernPoster, type ProbeAnswer } from './modern-post.js';
 
 export interface ReconnectOptions {
   /** First reconnection delay when the server sent no `retry` (ms). Default 1000. */
@@ -56,6 +59,9 @@ type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Err
  * message is POSTed; answers come back as JSON or as an SSE stream, which is resumed with
  * GET + Last-Event-ID when it drops; a standalone GET stream carries server-initiated messages.
  *
+ * Messages carrying the 2026-07-28 envelope take the stateless path instead ({@link ModernPoster}):
+ * routing headers, no session, no resumption, and cancellation by aborting the request's POST.
+ *
  * A request whose answer can no longer arrive (its stream dropped and cannot be resumed) is
  * reported through `onrequestlost`, so the caller fails at once instead of at its timeout.
  * Once the server has answered 404 for the session, every send except `initialize` fails
@@ -83,11 +89,35 @@ export class StreamableHttpClientTransport implements Transport {
   private closed = false;
   private closing: Promise<void> | undefined;
   private getStreamRunning = false;
+  private readonly modern: ModernPoster;
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.options = options;
     this.url = new URL(options.url);
     this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.modern = new ModernPoster({
+      url: this.url,
+      fetchFn: this.fetchFn,
+      userHeaders: options.headers,
+      closed: this.abort.signal,
+      deliver: (text) => this.deliver(text),
+      lose: (id, error) => this.lose([id], error, true),
+      report: (error) => this.report(error),
+    });
+  }
+
+  /** A digest of the credential headers sent (undefined: none), to file private cache entries. */
+  credentialKey(): Promise<string | undefined> {
+    return credentialDigest(this.options.headers);
+  }
+
+  /**
+   * POSTs a 2026-07-28 request outside the engine and returns the raw answer undelivered: era
+   * detection needs the HTTP status and body, which the engine never sees.
+   */
+  probe(message: JsonRpcRequest, timeoutMs: number): Promise<ProbeAnswer> {
+    if (this.closed) return Promise.reject(new Error('Cannot send: StreamableHttpClientTransport is closed'));
+    return this.modern.probe(message, timeoutMs);
   }
 
   /** The session the server assigned at initialize (undefined before, or after it expired). */
@@ -111,8 +141,16 @@ export class StreamableHttpClientTransport implements Transport {
     this.started = true;
   }
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) throw new Error('Cannot send: StreamableHttpClientTransport is closed');
+    if (!Array.isArray(message)) {
+      // 2026-07-28: cancelling = closing that request's stream, never a POST (without a session
+      // or a negotiated version this transport only ever spoke that era).
+      if ('method' in message && message.method === 'notifications/cancelled' &&
+        (this.modern.cancel(message.params?.requestId as RequestId | undefined, String(message.params?.reason ?? 'cancelled')) ||
+          (this._sessionId === undefined && this._protocolVersion === undefined))) return;
+      if (isModernMessage(message)) return this.modern.post(message, options?.headers);
+    }
     const list = Array.isArray(message) ? message : [message];
     const requestIds = new Set<RequestId>();
     let isInit = false;
@@ -453,14 +491,5 @@ export class StreamableHttpClientTransport implements Transport {
         return;
       }
     }
-  }
-}
-
-function isIdentifiedError(body: string): boolean {
-  try {
-    const v = JSON.parse(body) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
-    return !!v && typeof v === 'object' && v.jsonrpc === '2.0' && v.id !== null && v.id !== undefined && typeof v.error === 'object';
-  } catch {
-    return false;
   }
 }

@@ -1,0 +1,124 @@
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { Peer } from '../engine/peer.js';
+import { HttpStatusError } from '../transports/http/client/http-common.js';
+import type { ProbeAnswer } from '../transports/http/client/modern-post.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import type { Transport } from '../transports/transport.js';
+
+/** The two protocol eras: `initialize` + session, or stateless 2026-07-28 requests. */
+export type Era = 'modern' | 'handshake';
+
+/** How a client picks its era: probe the server (`auto`), or pin one. */
+export type EraOption = 'auto' | Era;
+
+/** What era detection concluded. `discovered` is the probe's DiscoverResult, when it got one. */
+export type Verdict = { era: 'modern'; discovered?: JsonObject; supported?: unknown } | { era: 'handshake' };
+
+/** Errors only a 2026-07-28 server sends: seeing one means "modern, do not fall back". */
+const MODERN_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
+/** Statuses after which an HTTP body is inspected for a modern error (SEP-2575, §3.3). */
+const INSPECTED: ReadonlySet<number> = new Set([400, 404, 405]);
+
+/**
+ * The server closed the connection while answering the era probe: some legacy servers exit on
+ * any request before `initialize`. `connect()` then starts the server again and initializes.
+ */
+export class ProbeClosedError extends LocalError {
+  constructor(cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super('closed', `The server closed the connection on the server/discover era probe (${why}); it is probably a handshake-era server that exits on unknown requests`, { cause });
+    this.name = 'ProbeClosedError';
+  }
+}
+
+export function isDiscoverResult(r: unknown): r is JsonObject {
+  if (!r || typeof r !== 'object') return false;
+  const o = r as Record<string, unknown>;
+  return !!o.capabilities && typeof o.capabilities === 'object' && Array.isArray(o.supportedVersions);
+}
+
+function modernError(code: number, data: unknown): Verdict | undefined {
+  if (!MODERN_CODES.has(code)) return undefined;
+  const supported = code === ErrorCode.UnsupportedProtocolVersion ? (data as { supported?: unknown } | undefined)?.supported : undefined;
+  return { era: 'modern', supported };
+}
+
+/**
+ * Judges an HTTP probe the way §3.3 describes: a DiscoverResult, or a recognised modern error
+ * in the body of a 400/404/405 (-32601 counts only with 404 and a JSON-RPC body), means modern;
+ * anything else is a legacy server. An authentication failure is no era signal: it is thrown.
+ */
+export function judgeHttpProbe(a: ProbeAnswer): Verdict {
+  if ((a.status === 401 || a.status === 403) && a.error) throw a.error;
+  const r = a.response;
+  if (a.status >= 200 && a.status < 300) {
+    if (r?.result && isDiscoverResult(r.result)) return { era: 'modern', discovered: r.result };
+    return (r?.error && modernError(r.error.code, r.error.data)) || { era: 'handshake' };
+  }
+  if (INSPECTED.has(a.status) && r?.error) {
+    const modern = modernError(r.error.code, r.error.data);
+    if (modern) return modern;
+    if (r.error.code === ErrorCode.MethodNotFound && a.status === 404) return { era: 'modern' };
+  }
+  return { era: 'handshake' };
+}
+
+/**
+ * The stdio (or any message transport) probe of §3.1: `server/discover` first. A result or a
+ * recognised modern error means modern; any other error, or silence for `timeoutMs`, means a
+ * legacy server (never tied to one error code: legacy servers answer -32601, -32602 or nothing).
+ * The probe is not cancelled on timeout: a legacy server must see nothing but `initialize` next.
+ */
+export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: number): Promise<Verdict> {
+  const answer = peer.request('server/discover', params, { timeoutMs: 0 });
+  answer.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  try {
+    const r = await Promise.race([answer, timeout]);
+    if (r === 'timeout') return { era: 'handshake' };
+    return isDiscoverResult(r) ? { era: 'modern', discovered: r } : { era: 'handshake' };
+  } catch (err) {
+    if (err instanceof McpError) return modernError(err.code, err.data) ?? { era: 'handshake' };
+    if (err instanceof HttpStatusError) return judgeHttpProbe({ status: err.status, error: err });
+    if (err instanceof LocalError && err.kind === 'closed') throw new ProbeClosedError(err);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ------------------------------------------------------------------ era cache
+
+/**
+ * Detected eras, per server: a stdio command line, or an HTTP origin + path. In-process only;
+ * an entry is dropped when connecting with it fails, so the next connection probes again.
+ */
+const eras = new Map<string, Era | 'sse'>();
+
+export const eraCache = {
+  get: (key: string | undefined) => (key === undefined ? undefined : eras.get(key)),
+  set: (key: string | undefined, era: Era | 'sse') => void (key !== undefined && eras.set(key, era)),
+  delete: (key: string | undefined) => void (key !== undefined && eras.delete(key)),
+  clear: () => eras.clear(),
+};
+
+/** The cache key of an HTTP endpoint: origin and path (query and fragment left out). */
+export function httpEraKey(url: string | URL): string {
+  const u = new URL(url);
+  return `http ${u.origin}${u.pathname}`;
+}
+
+/** The cache key of the server behind a transport, for the transports that can name it. */
+export function eraKeyOf(transport: Transport): string | undefined {
+  if (transport instanceof StreamableHttpClientTransport) return httpEraKey(transport.url);
+  // Duck-typed (StdioClientTransport has it) so that the client does not pull in child_process.
+  const t = (transport as { spawnTarget?: { command: string; args: readonly string[]; cwd?: string } }).spawnTarget;
+  return t && typeof t.command === 'string' ? `stdio ${JSON.stringify([t.command, ...t.args, t.cwd ?? ''])}` : undefined;
+}

@@ -1,0 +1,200 @@
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { RequestOptions } from '../engine/peer.js';
+import { META, MRTR_METHODS } from '../protocol/modern.js';
+import type { ClientCapabilities, Implementation, InputRequests, LoggingLevel, ServerCapabilities, Tool } from '../protocol/types.js';
+import { MODERN_VERSIONS } from '../protocol/versions.js';
+import { ResultCache } from './cache.js';
+import { isDiscoverResult } from './era.js';
+import type { HandshakeOutcome } from './handshake.js';
+import type { ClientInputs } from './inputs.js';
+import type { ToolHeaderBook } from './param-headers.js';
+
+/** What `connect()` settled, in either era. */
+export interface ConnectOutcome extends HandshakeOutcome {
+  era: 'modern' | 'handshake';
+  /** 2026-07-28: the revisions the server listed in `server/discover`. */
+  supportedVersions?: string[];
+}
+
+/** What the stateless era borrows from the client that owns it. */
+export interface ModernHost {
+  /** Sends one request as is (the envelope is already in `params._meta`). */
+  send(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject>;
+  readonly inputs: ClientInputs;
+  readonly clientInfo: Implementation;
+  /** What this client declares; sent with every request. */
+  readonly declared: ClientCapabilities;
+  /** The credential digest private cache entries are filed under (undefined: anonymous). */
+  credential(): Promise<string | undefined>;
+  /** The tool header book, and whether invalid tools are dropped (HTTP) or kept (stdio...). */
+  readonly tools: ToolHeaderBook;
+  readonly dropInvalidTools: boolean;
+  readonly maxInputRounds: number;
+  readonly cache: boolean;
+  warn(message: string): void;
+}
+
+/**
+ * The 2026-07-28 era, client side. No handshake: every request carries the envelope; the
+ * server's identity comes from `server/discover`; `input_required` results are answered with
+ * the client's handlers and retried; cacheable results are kept as their hints allow.
+ */
+export class ModernSession {
+  version: string;
+  /** Set by `setLoggingLevel`: sent on every request (without it the server logs nothing). */
+  logLevel: LoggingLevel | undefined;
+  readonly cache: ResultCache | undefined;
+
+  constructor(private readonly host: ModernHost, pinned: string | undefined) {
+    this.version = pinned ?? MODERN_VERSIONS[0];
+    this.cache = host.cache ? new ResultCache() : undefined;
+  }
+
+  /** The per-request `_meta` envelope (SEP-2575). */
+  envelope(): JsonObject {
+    const meta: JsonObject = {
+      [META.protocolVersion]: this.version,
+      [META.clientCapabilities]: this.host.declared as JsonObject,
+      [META.clientInfo]: this.host.clientInfo as unknown as JsonObject,
+    };
+    if (this.logLevel !== undefined) meta[META.logLevel] = this.logLevel;
+    return meta;
+  }
+
+  /** `params` with the envelope merged into `_meta` (the envelope's keys win). */
+  withEnvelope(params: JsonObject | undefined): JsonObject {
+    return { ...params, _meta: { ...(params?._meta as JsonObject | undefined), ...this.envelope() } };
+  }
+
+  /**
+   * Switches to a version the server said it supports (-32022 `data.supported`, or
+   * `supportedVersions`). False when there is none this client speaks.
+   */
+  adopt(supported: unknown): boolean {
+    if (!Array.isArray(supported)) return false;
+    if (supported.includes(this.version)) return true;
+    const pick = MODERN_VERSIONS.find((v) => supported.includes(v));
+    if (pick === undefined) return false;
+    this.version = pick;
+    return true;
+  }
+
+  /** Learns who the server is: from the probe's DiscoverResult, or by asking. */
+  async discover(discovered: JsonObject | undefined, timeoutMs: number | undefined): Promise<ConnectOutcome> {
+    const r = discovered ?? (await this.exchange('server/discover', undefined, { timeoutMs }));
+    if (!isDiscoverResult(r)) throw new LocalError('protocol', `The server answered server/discover without "capabilities" and "supportedVersions": ${JSON.stringify(r).slice(0, 300)}`);
+    const supported = (r.supportedVersions as unknown[]).filter((v): v is string => typeof v === 'string');
+    if (!this.adopt(supported)) {
+      throw new LocalError('protocol', `The server supports protocol versions ${supported.join(', ')}; this client speaks ${MODERN_VERSIONS.join(', ')} in the stateless era`);
+    }
+    const info = (r._meta as JsonObject | undefined)?.[META.serverInfo];
+    return {
+      era: 'modern',
+      protocolVersion: this.version,
+      // Self-reported and optional in this era; an empty identity rather than a made-up one.
+      serverInfo: info && typeof info === 'object' ? (info as unknown as Implementation) : { name: '', version: '' },
+      serverCapabilities: r.capabilities as ServerCapabilities,
+      instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
+      supportedVersions: supported,
+    };
+  }
+
+  /** One call: from the cache when fresh, else over the wire with MRTR rounds as needed. */
+  async request(method: string, params: JsonObject | undefined, options: RequestOptions = {}): Promise<JsonObject> {
+    const cacheable = this.cache !== undefined && ResultCache.accepts(method, params);
+    const credential = cacheable ? await this.host.credential() : undefined;
+    if (cacheable) {
+      const hit = this.cache!.get(method, params, credential);
+      if (hit) return hit;
+    }
+    const sent = Date.now();
+    let result: JsonObject;
+    try {
+      result = await this.exchange(method, params, options);
+    } catch (err) {
+      // An invalid cursor means the pages cached so far belong to a list that changed (§2.18).
+      if (err instanceof McpError && err.code === ErrorCode.InvalidParams && params?.cursor !== undefined) this.cache?.dropMethod(method);
+      throw err;
+    }
+    let rounds = false;
+    if (result.resultType === 'input_required') {
+      rounds = true;
+      result = await this.rounds(method, params, result, options);
+    }
+    if (method === 'tools/list' && Array.isArray(result.tools)) {
+      result = { ...result, tools: this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m)) as unknown as JsonObject[] };
+    }
+    if (cacheable && !rounds) this.cache!.put(method, params, result, credential, sent);
+    return result;
+  }
+
+  /**
+   * Sends once with the envelope. A -32022 naming a version we speak is retried once with it;
+   * a -32020 on tools/call once after re-reading the tool list (the spec's advice: our header
+   * mirrors came from a stale schema). Results must have a `resultType` we understand.
+   */
+  async exchange(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject> {
+    for (let attempt = 0; ; attempt++) {
+      let r: JsonObject;
+      try {
+        r = await this.host.send(method, this.withEnvelope(params), options);
+      } catch (err) {
+        if (attempt > 0 || !(err instanceof McpError)) throw err;
+        const before = this.version;
+        if (err.code === ErrorCode.UnsupportedProtocolVersion && this.adopt((err.data as { supported?: unknown } | undefined)?.supported) && this.version !== before) continue;
+        if (err.code === ErrorCode.HeaderMismatch && method === 'tools/call') {
+          await this.refreshTools(options);
+          continue;
+        }
+        throw err;
+      }
+      const type = r.resultType;
+      if (type !== undefined && type !== 'complete' && !(type === 'input_required' && MRTR_METHODS.has(method))) {
+        throw new LocalError('protocol', `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it`);
+      }
+      return r;
+    }
+  }
+
+  /**
+   * Multi round-trip requests (SEP-2322): fulfils the server's input requests with the same
+   * handlers the handshake era uses, then retries with a new id, the original params, the
+   * answers and the exact `requestState`, for at most `maxInputRounds` rounds.
+   */
+  private async rounds(method: string, params: JsonObject | undefined, first: JsonObject, options: RequestOptions): Promise<JsonObject> {
+    const signal = options.signal ?? new AbortController().signal;
+    const { inputResponses: _i, requestState: _s, ...original } = params ?? {};
+    let r = first;
+    for (let round = 1; r.resultType === 'input_required'; round++) {
+      if (round > this.host.maxInputRounds) {
+        throw new LocalError('protocol', `${method} still asked for input after ${this.host.maxInputRounds} rounds; giving up (see the maxInputRounds option)`);
+      }
+      const requests = r.inputRequests as InputRequests | undefined;
+      const state = r.requestState;
+      if ((requests === undefined && state === undefined) || (requests !== undefined && (typeof requests !== 'object' || Array.isArray(requests))) ||
+        (state !== undefined && typeof state !== 'string')) {
+        throw new LocalError('protocol', `The server answered ${method} with an invalid input_required result: ${JSON.stringify(r).slice(0, 300)}`);
+      }
+      const retry: JsonObject = { ...original };
+      if (requests && Object.keys(requests).length > 0) {
+        retry.inputResponses = (await this.host.inputs.fulfil(requests, this.host.declared, signal)) as unknown as JsonObject;
+      }
+      if (state !== undefined) retry.requestState = state;
+      if (signal.aborted) throw new LocalError('aborted', `Request "${method}" was aborted while answering the server's input requests`);
+      r = await this.exchange(method, retry, options);
+    }
+    return r;
+  }
+
+  /** Re-reads every page of tools/list from the server (not the cache), to refresh header mirrors. */
+  private async refreshTools(options?: RequestOptions): Promise<void> {
+    this.cache?.dropMethod('tools/list');
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const r = await this.request('tools/list', cursor === undefined ? undefined : { cursor }, { signal: options?.signal, timeoutMs: options?.timeoutMs });
+      if (typeof r.nextCursor !== 'string') return;
+      cursor = r.nextCursor;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type { JsonRpcMessage } from '../jsonrpc/messages.js';
+import { argumentAt, encodeHeaderValue, headerParamsOf, type HeaderParam } from '../protocol/headers.js';
+import type { Tool } from '../protocol/types.js';
+import type { SendOptions, Transport } from '../transports/transport.js';
+import { isModernMessage } from '../transports/http/client/modern-post.js';
+
+/**
+ * The `x-mcp-header` parameters of the tools the client has seen (SEP-2243), so that a
+ * `tools/call` can mirror those arguments into `Mcp-Param-*` headers.
+ */
+export class ToolHeaderBook {
+  private readonly params = new Map<string, HeaderParam[]>();
+
+  /**
+   * Notes a tools/list page and returns the tools to expose: those whose annotations are
+   * invalid are dropped when `strict` (HTTP clients MUST), each with a warning.
+   */
+  learn(tools: Tool[], strict: boolean, warn: (message: string) => void): Tool[] {
+    const kept: Tool[] = [];
+    for (const tool of tools) {
+      const found = headerParamsOf(tool?.inputSchema);
+      if (typeof found === 'string') {
+        this.params.delete(tool.name);
+        if (strict) {
+          warn(`Dropped tool "${tool.name}" from tools/list: its x-mcp-header annotations are invalid (${found})`);
+          continue;
+        }
+      } else if (found.length > 0) this.params.set(tool.name, found);
+      else this.params.delete(tool.name);
+      kept.push(tool);
+    }
+    return kept;
+  }
+
+  /** The `Mcp-Param-*` headers for a 2026-07-28 tools/call message (undefined for any other). */
+  headersFor(m: JsonRpcMessage): Record<string, string> | undefined {
+    if (!('method' in m) || m.method !== 'tools/call' || !isModernMessage(m)) return undefined;
+    const name = m.params?.name;
+    const defs = typeof name === 'string' ? this.params.get(name) : undefined;
+    if (!defs) return undefined;
+    const out: Record<string, string> = {};
+    for (const p of defs) {
+      const v = argumentAt(m.params?.arguments, p.path);
+      // Null or absent: no header (the spec); objects cannot be mirrored at all.
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[`mcp-param-${p.header.toLowerCase()}`] = encodeHeaderValue(v);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.params.clear();
+  }
+}
+
+/**
+ * Stands between the engine and the user's transport to add per-message send options the
+ * engine does not know about (the engine passes only `relatedRequestId`). Everything else goes
+ * straight through, including the callbacks the engine installs.
+ */
+export class HeaderingTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  onrequestlost?: Transport['onrequestlost'];
+
+  constructor(
+    readonly inner: Transport,
+    private readonly headersFor: (m: JsonRpcMessage) => Record<string, string> | undefined,
+  ) {}
+
+  start(): Promise<void> {
+    this.inner.onmessage = (frame, info) => this.onmessage?.(frame, info);
+    this.inner.onclose = (reason) => this.onclose?.(reason);
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onrequestlost = (id, error) => this.onrequestlost?.(id, error);
+    return this.inner.start();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    const headers = Array.isArray(message) ? undefined : this.headersFor(message);
+    return this.inner.send(message, headers ? { ...options, headers: { ...options?.headers, ...headers } } : options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
