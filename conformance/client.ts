@@ -46,6 +46,9 @@ async function within(promise: Promise<void>, ms: number, what: string): Promise
 const baseOptions: Partial<ClientOptions> = {
   name: 'mcpkit-conformance-client',
   version: '0.1.0',
+  // The newer harness names the revision it runs; for 2026-07-28 the client negotiates the era
+  // (the mock servers there speak only the stateless wire). Older runs keep the handshake.
+  era: process.env.MCP_CONFORMANCE_PROTOCOL_VERSION?.startsWith('2026') ? 'auto' : 'handshake',
   onerror: (err) => log(`client error: ${err.message}`),
 };
 
