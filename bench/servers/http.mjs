@@ -1,0 +1,332 @@
+// One HTTP server under test, in its own process: `node http.mjs <impl> <mode>`.
+//   impl: bare | mcpkit | sdk1 | sdk2 | sdk2-handler
+//   mode: json | sse | stateful | tools50 | modern
+// Listens on 127.0.0.1, port 0, endpoint /mcp; tells the parent its port over IPC and answers
+// stats requests (lib/child-stats.mjs). Each implementation is written the way its own docs
+// recommend, in their most favourable variant (see bench/README.md).
+import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { installStats } from '../lib/child-stats.mjs';
+import { TOOLS, callResultText } from './tools.mjs';
+
+const [impl, mode] = process.argv.slice(2);
+const withTools = mode === 'tools50';
+const stateful = mode === 'stateful';
+const sse = mode === 'sse';
+
+const INIT_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: { listChanged: true } },
+  serverInfo: { name: 'bench', version: '1.0.0' },
+};
+
+// ------------------------------------------------------------------------------------- bare
+// The node:http limit: parse the JSON-RPC body, answer the same result. No MCP library.
+function bareListener() {
+  const sessions = new Map();
+  const answer = (res, status, payload, extra) => {
+    const body = JSON.stringify(payload);
+    if (sse) {
+      const frame = `event: message\ndata: ${body}\n\n`;
+      res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...extra });
+      res.end(frame);
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...extra });
+    res.end(body);
+  };
+  return (req, res) => {
+    if (req.url !== '/mcp') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (req.method === 'DELETE' && stateful) {
+      const ok = sessions.delete(req.headers['mcp-session-id']);
+      res.writeHead(ok ? 200 : 404).end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let msg;
+      try {
+        msg = JSON.parse(chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString());
+      } catch {
+        return answer(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      }
+      if (msg.method === 'initialize') {
+        const extra = {};
+        if (stateful) {
+          const id = randomUUID();
+          sessions.set(id, { created: Date.now() });
+          extra['mcp-session-id'] = id;
+        }
+        return answer(res, 200, { jsonrpc: '2.0', id: msg.id, result: INIT_RESULT }, extra);
+      }
+      if (stateful && !sessions.has(req.headers['mcp-session-id'])) {
+        return answer(res, 404, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32001, message: 'Session not found' } });
+      }
+      if (msg.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      if (msg.method === 'tools/call') {
+        const { name, arguments: args } = msg.params;
+        const text = name === 'echo' ? args.message : callResultText(name, args);
+        return answer(res, 200, { jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text }] } });
+      }
+      return answer(res, 200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+    });
+  };
+}
+
+// ----------------------------------------------------------------------------------- mcpkit
+async function mcpkitServer() {
+  const { McpServer } = await import('mcpkit');
+  const { serve } = await import('mcpkit/http');
+  const server = new McpServer({ name: 'bench', version: '1.0.0' });
+  server.tool('echo', { description: 'Echoes the message', input: { message: z.string() } }, ({ message }) => message);
+  if (withTools) {
+    for (const t of TOOLS) server.tool(t.name, { description: t.description, input: t.shape }, (args) => callResultText(t.name, args));
+  }
+  const running = await serve(server, {
+    port: 0,
+    host: '127.0.0.1',
+    stateful,
+    responseMode: sse ? 'sse' : 'json',
+    eventStore: false,
+    // The memory scenario's expiry check shortens the idle timeout.
+    ...(process.env.BENCH_SESSION_IDLE_MS ? { sessionIdleMs: Number(process.env.BENCH_SESSION_IDLE_MS) } : {}),
+  });
+  return { port: running.port, close: () => running.close() };
+}
+
+// ------------------------------------------------------------------------- official SDK v1
+async function sdk1Server() {
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+  // ServerOptions.jsonSchemaValidator (documented): one validator for every per-request server,
+  // instead of a new Ajv instance per server.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const getServer = () => {
+    const server = new McpServer({ name: 'bench', version: '1.0.0' }, { jsonSchemaValidator });
+    server.registerTool('echo', { description: 'Echoes the message', inputSchema: { message: z.string() } }, async ({ message }) => ({
+      content: [{ type: 'text', text: message }],
+    }));
+    if (withTools) {
+      for (const t of TOOLS) {
+        server.registerTool(t.name, { description: t.description, inputSchema: t.shape }, async (args) => ({
+          content: [{ type: 'text', text: callResultText(t.name, args) }],
+        }));
+      }
+    }
+    return server;
+  };
+  let listener;
+  if (!stateful) {
+    // docs: examples/server/simpleStatelessStreamableHttp — a new server and transport per
+    // request (a stateless transport cannot be reused). Plain node:http instead of express.
+    listener = async (req, res) => {
+      if (req.method !== 'POST' || req.url !== '/mcp') {
+        res.writeHead(405).end();
+        return;
+      }
+      const server = getServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
+      res.on('close', () => {
+        transport.close();
+        server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    };
+  } else {
+    // docs: examples/server/jsonResponseStreamableHttp — one transport + server per session.
+    const sessions = new Map();
+    listener = async (req, res) => {
+      const sid = req.headers['mcp-session-id'];
+      const transport = sid ? sessions.get(sid) : undefined;
+      if (transport) return transport.handleRequest(req, res);
+      if (sid) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        return;
+      }
+      if (req.method !== 'POST') {
+        res.writeHead(400).end();
+        return;
+      }
+      // The body is needed to tell initialize apart (express.json() in the example).
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      if (!isInitializeRequest(body)) {
+        res.writeHead(400).end();
+        return;
+      }
+      const t = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => sessions.set(id, t),
+      });
+      t.onclose = () => {
+        if (t.sessionId) sessions.delete(t.sessionId);
+      };
+      await getServer().connect(t);
+      await t.handleRequest(req, res, body);
+    };
+  }
+  const http = createServer((req, res) => {
+    listener(req, res).catch((err) => {
+      console.error('sdk1 error', err);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  return listen(http);
+}
+
+// ------------------------------------------------------------------------- official SDK v2
+function sdk2Factory(McpServer, jsonSchemaValidator) {
+  return () => {
+    const server = new McpServer({ name: 'bench', version: '1.0.0' }, { jsonSchemaValidator });
+    server.registerTool('echo', { description: 'Echoes the message', inputSchema: z.object({ message: z.string() }) }, async ({ message }) => ({
+      content: [{ type: 'text', text: message }],
+    }));
+    if (withTools) {
+      for (const t of TOOLS) {
+        server.registerTool(t.name, { description: t.description, inputSchema: t.object ?? (t.object = z.object(t.shape)) }, async (args) => ({
+          content: [{ type: 'text', text: callResultText(t.name, args) }],
+        }));
+      }
+    }
+    return server;
+  };
+}
+
+/** One JSON Schema validator shared by every per-request v2 server (ServerOptions.jsonSchemaValidator). */
+async function sharedV2Validator() {
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/server/validators/ajv');
+  return new AjvJsonSchemaValidator();
+}
+
+async function sdk2Server() {
+  const { McpServer } = await import('@modelcontextprotocol/server');
+  const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
+  const getServer = sdk2Factory(McpServer, await sharedV2Validator());
+  let listener;
+  if (!stateful) {
+    // docs: @modelcontextprotocol/node README, "Node.js http server" — a server and a transport
+    // per request; enableJsonResponse for JSON answers.
+    listener = async (req, res) => {
+      if (req.method !== 'POST' || req.url !== '/mcp') {
+        res.writeHead(405).end();
+        return;
+      }
+      const server = getServer();
+      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
+      res.on('close', () => {
+        transport.close();
+        server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    };
+  } else {
+    const sessions = new Map();
+    listener = async (req, res) => {
+      const sid = req.headers['mcp-session-id'];
+      const transport = sid ? sessions.get(sid) : undefined;
+      if (transport) return transport.handleRequest(req, res);
+      if (sid) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        return;
+      }
+      if (req.method !== 'POST') {
+        res.writeHead(400).end();
+        return;
+      }
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      if (body?.method !== 'initialize') {
+        res.writeHead(400).end();
+        return;
+      }
+      const t = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => sessions.set(id, t),
+      });
+      t.onclose = () => {
+        if (t.sessionId) sessions.delete(t.sessionId);
+      };
+      await getServer().connect(t);
+      await t.handleRequest(req, res, body);
+    };
+  }
+  const http = createServer((req, res) => {
+    listener(req, res).catch((err) => {
+      console.error('sdk2 error', err);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  return listen(http);
+}
+
+// The v2 serving entry: createMcpHandler(factory) + toNodeHandler. Serves 2026-07-28 requests
+// (per-request instance, responseMode 'json') and 2025 traffic by its stateless fallback.
+async function sdk2HandlerServer() {
+  const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
+  const { toNodeHandler } = await import('@modelcontextprotocol/node');
+  const handler = createMcpHandler(sdk2Factory(McpServer, await sharedV2Validator()), { responseMode: sse ? 'sse' : 'json', onerror: (e) => console.error('sdk2-handler error', e) });
+  const node = toNodeHandler(handler);
+  const http = createServer((req, res) => {
+    if (req.url !== '/mcp') {
+      res.writeHead(404).end();
+      return;
+    }
+    node(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  const l = await listen(http);
+  return { port: l.port, close: async () => { await handler.close(); await l.close(); } };
+}
+
+async function listen(http) {
+  http.keepAliveTimeout = 65_000;
+  http.requestTimeout = 0;
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    port: http.address().port,
+    close: () => new Promise((resolve) => {
+      http.closeAllConnections();
+      http.close(() => resolve());
+    }),
+  };
+}
+
+const builders = {
+  bare: async () => {
+    const http = createServer(bareListener());
+    return listen(http);
+  },
+  mcpkit: mcpkitServer,
+  sdk1: sdk1Server,
+  sdk2: sdk2Server,
+  'sdk2-handler': sdk2HandlerServer,
+};
+
+if (!builders[impl]) {
+  console.error(`unknown implementation ${impl}`);
+  process.exit(2);
+}
+const running = await builders[impl]();
+installStats(() => running.close());
+process.send?.({ type: 'ready', port: running.port, pid: process.pid });
