@@ -21,3 +21,4 @@ export {
   type HeadersOption,
 } from './client/index.js';
 export { encodeEvent, SseParser, readSseStream, type SseEvent } from './sse.js';
+export { InMemorySessionStore, type SessionStore, type SessionRecord } from './server/session-store.js';

@@ -13,6 +13,7 @@ import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http
 import { accepts, isJsonContentType, names, readJsonBody, REFUSED, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import { HttpSessionTransport } from './session-transport.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
 
 export interface StreamableHttpOptions extends OriginPolicy {
   /** Path of the MCP endpoint. Default '/mcp'. */
@@ -36,6 +37,11 @@ export interface StreamableHttpOptions extends OriginPolicy {
   maxBodyBytes?: number;
   /** Decides who is calling; undefined → 401. */
   authenticate?: Authenticate;
+  /**
+   * Shares handshake-era sessions between instances (see SessionStore). Without it, sessions live
+   * in this process only.
+   */
+  sessionStore?: SessionStore;
 }
 
 interface LiveSession {
@@ -60,13 +66,14 @@ export class StreamableHttpHandler {
   private readonly eventStore: EventStore | undefined;
   private readonly sessions = new Map<string, LiveSession>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  private readonly idleMs: number;
 
   constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
     this.server = lowLevelServer(server);
     this.o = options;
     this.endpoint = options.endpoint ?? '/mcp';
     this.eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
-    const idle = options.sessionIdleMs ?? 60 * 60_000;
+    const idle = (this.idleMs = options.sessionIdleMs ?? 60 * 60_000);
     if (options.stateful !== false) {
       this.sweeper = setInterval(() => this.sweep(idle), Math.max(10, Math.min(idle / 2, 60_000)));
       this.sweeper.unref?.();
@@ -140,7 +147,7 @@ export class StreamableHttpHandler {
     const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress };
     let live: LiveSession | undefined;
     if (this.o.stateful !== false && !isInit) {
-      live = this.lookup(req, res, authInfo);
+      live = await this.lookup(req, res, authInfo);
       if (!live) return;
     }
     const ids = messages.filter((m) => 'method' in m && 'id' in m).map((m) => (m as { id: RequestId }).id);
@@ -182,6 +189,7 @@ export class StreamableHttpHandler {
         target.transport.unbind(c);
         if (!stateful) void target.session.close();
         else if (isInit && !target.session.initialized) this.drop(target);
+        else if (isInit) this.remember(target);
       },
     });
     target.transport.bind(ids, channel);
@@ -257,7 +265,7 @@ export class StreamableHttpHandler {
     if (!accepts(req.header('accept'), 'text/event-stream') || req.header('accept') === undefined) {
       return sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
     }
-    const live = this.lookup(req, res, authInfo);
+    const live = await this.lookup(req, res, authInfo);
     if (!live) return;
     const lastEventId = req.header('last-event-id');
     const headers = { ...SSE_HEADERS, 'mcp-session-id': live.id };
@@ -300,19 +308,21 @@ export class StreamableHttpHandler {
     if (this.modernOnly(req, res)) return;
     if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no sessions', -32600, { allow: 'POST' });
     if (this.badVersion(req, res)) return;
-    const live = this.lookup(req, res, authInfo);
+    const live = await this.lookup(req, res, authInfo);
     if (!live) return;
     this.drop(live);
+    // An explicit end is for every instance: forget it in the shared store too.
+    await this.o.sessionStore?.delete(live.id);
     res.send(200, {});
   }
 
-  private lookup(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): LiveSession | undefined {
+  private async lookup(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<LiveSession | undefined> {
     const id = req.header('mcp-session-id');
     if (!id) {
       sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
       return undefined;
     }
-    const live = this.sessions.get(id);
+    const live = this.sessions.get(id) ?? (await this.restore(id));
     // A session belongs to whoever opened it; to anyone else it does not exist.
     if (!live || live.principal !== authInfo?.principal) {
       sendError(res, 404, 'Not Found: session not found or expired; initialize a new session');
@@ -322,8 +332,27 @@ export class StreamableHttpHandler {
     return live;
   }
 
-  private async open(authInfo?: AuthInfo): Promise<LiveSession> {
-    const id = randomUUID();
+  /** A session another instance opened: serve it here under what its handshake negotiated. */
+  private async restore(id: string): Promise<LiveSession | undefined> {
+    const record = await this.o.sessionStore?.get(id);
+    if (!record || this.sessions.has(id)) return this.sessions.get(id);
+    const live = await this.open(record.principal === undefined ? undefined : { principal: record.principal }, id);
+    live.session.era.assume({ era: 'handshake', protocolVersion: record.protocolVersion, clientCapabilities: record.clientCapabilities, clientInfo: record.clientInfo });
+    return live;
+  }
+
+  /** Remembers a newly initialized session in the shared store, if there is one. */
+  private remember(live: LiveSession): void {
+    const env = live.session.era.envelope;
+    const store = this.o.sessionStore;
+    if (!store || !env) return;
+    const record: SessionRecord = { protocolVersion: env.protocolVersion, clientCapabilities: env.clientCapabilities };
+    if (env.clientInfo) record.clientInfo = env.clientInfo;
+    if (live.principal !== undefined) record.principal = live.principal;
+    Promise.resolve(store.set(live.id, record, this.idleMs)).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+  }
+
+  private async open(authInfo?: AuthInfo, id: string = randomUUID()): Promise<LiveSession> {
     const transport = new HttpSessionTransport();
     const session = await this.server.connect(transport);
     const live: LiveSession = { id, transport, session, principal: authInfo?.principal, lastSeen: Date.now(), streams: 0 };
