@@ -143,9 +143,10 @@ function targets(result) {
   const sc = Object.fromEntries(result.scenarios.map((s) => [s.key, s]));
   const get = (key, impl) => sc[key]?.impls?.find((i) => i.impl === impl && !i.failed);
   const rows = ['| target | measured | met? |', '| --- | --- | --- |'];
-  const check = (label, value, ok, shown) => {
+  const check = (label, value, ok, shown, indicative = false) => {
     if (!Number.isFinite(value)) return;
-    rows.push(`| ${label} | ${shown ?? value.toFixed(2)} | ${ok(value) ? 'yes' : '**no**'} |`);
+    const verdict = ok(value) ? 'yes' : '**no**';
+    rows.push(`| ${label} | ${shown ?? value.toFixed(2)} | ${indicative ? `(${verdict.replace(/\*/g, '')}: indicative only)` : verdict} |`);
   };
   const r = (key, a, b, k = 'rps') => (get(key, a)?.[k] ?? NaN) / (get(key, b)?.[k] ?? NaN);
   check('stateless JSON ≥ 0.70× bare', r('json', 'mcpkit', 'bare'), (v) => v >= 0.7, ratio(get('json', 'mcpkit')?.rps, get('json', 'bare')?.rps));
@@ -161,10 +162,12 @@ function targets(result) {
     const pts = mem.points.filter((p) => !p.skipped);
     const last = pts.at(-1);
     if (last) {
-      check(`RSS per idle session ≤ 4 KiB (at ${f0(last.count)})`, last.rssPerSession, (v) => v <= 4096, `${kib(last.rssPerSession)} KiB`);
+      // Below ~10k sessions RSS per session is mostly heap growth steps: indicative only.
+      const small = last.count < 10_000;
+      check(`RSS per idle session ≤ 4 KiB (at ${f0(last.count)})`, last.rssPerSession, (v) => v <= 4096, `${kib(last.rssPerSession)} KiB (heap ${kib(last.heapPerSession)} KiB)`, small);
       const at100k = pts.find((p) => p.count >= 100_000);
       const rss100k = at100k ? at100k.rss : mem.baseline.rss + last.rssPerSession * 100_000;
-      check(`100k idle sessions < 1 GiB RSS${at100k ? '' : ' (extrapolated from ' + f0(last.count) + ')'}`, rss100k, (v) => v < 2 ** 30, `${mib(rss100k)} MiB`);
+      check(`100k idle sessions < 1 GiB RSS${at100k ? '' : ' (extrapolated from ' + f0(last.count) + ')'}`, rss100k, (v) => v < 2 ** 30, `${mib(rss100k)} MiB`, !at100k);
     }
     const e = sc.memory.expiry;
     if (e) check('sessions freed on expiry (heap back within 2 MiB of baseline)', e.after.heapUsed - e.baseline.heapUsed, (v) => v <= 2 * 2 ** 20, `${((e.after.heapUsed - e.baseline.heapUsed) / 2 ** 20).toFixed(2)} MiB above baseline heap after ${f0(e.count)} sessions expired`);
