@@ -129,17 +129,25 @@ async function sdk1Server() {
     }
     return server;
   };
+  return officialHttpServer('sdk1', getServer, StreamableHTTPServerTransport, isInitializeRequest);
+}
+
+/**
+ * How both official SDKs' docs serve HTTP: stateless, a new server and transport per request
+ * (v1: examples/server/simpleStatelessStreamableHttp; v2: the @modelcontextprotocol/node README);
+ * stateful, one transport + server per session (v1: examples/server/jsonResponseStreamableHttp).
+ * Plain node:http instead of express. Only the transport class and the initialize test differ.
+ */
+function officialHttpServer(label, getServer, Transport, isInitialize) {
   let listener;
   if (!stateful) {
-    // docs: examples/server/simpleStatelessStreamableHttp — a new server and transport per
-    // request (a stateless transport cannot be reused). Plain node:http instead of express.
     listener = async (req, res) => {
       if (req.method !== 'POST' || req.url !== '/mcp') {
         res.writeHead(405).end();
         return;
       }
       const server = getServer();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
+      const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
       res.on('close', () => {
         transport.close();
         server.close();
@@ -148,7 +156,6 @@ async function sdk1Server() {
       await transport.handleRequest(req, res);
     };
   } else {
-    // docs: examples/server/jsonResponseStreamableHttp — one transport + server per session.
     const sessions = new Map();
     listener = async (req, res) => {
       const sid = req.headers['mcp-session-id'];
@@ -162,15 +169,15 @@ async function sdk1Server() {
         res.writeHead(400).end();
         return;
       }
-      // The body is needed to tell initialize apart (express.json() in the example).
+      // The body is needed to tell initialize apart (express.json() in the examples).
       const chunks = [];
       for await (const c of req) chunks.push(c);
       const body = JSON.parse(Buffer.concat(chunks).toString());
-      if (!isInitializeRequest(body)) {
+      if (!isInitialize(body)) {
         res.writeHead(400).end();
         return;
       }
-      const t = new StreamableHTTPServerTransport({
+      const t = new Transport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse: true,
         onsessioninitialized: (id) => sessions.set(id, t),
@@ -184,7 +191,7 @@ async function sdk1Server() {
   }
   const http = createServer((req, res) => {
     listener(req, res).catch((err) => {
-      console.error('sdk1 error', err);
+      console.error(`${label} error`, err);
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
@@ -219,64 +226,7 @@ async function sdk2Server() {
   const { McpServer } = await import('@modelcontextprotocol/server');
   const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
   const getServer = sdk2Factory(McpServer, await sharedV2Validator());
-  let listener;
-  if (!stateful) {
-    // docs: @modelcontextprotocol/node README, "Node.js http server" — a server and a transport
-    // per request; enableJsonResponse for JSON answers.
-    listener = async (req, res) => {
-      if (req.method !== 'POST' || req.url !== '/mcp') {
-        res.writeHead(405).end();
-        return;
-      }
-      const server = getServer();
-      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
-      res.on('close', () => {
-        transport.close();
-        server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    };
-  } else {
-    const sessions = new Map();
-    listener = async (req, res) => {
-      const sid = req.headers['mcp-session-id'];
-      const transport = sid ? sessions.get(sid) : undefined;
-      if (transport) return transport.handleRequest(req, res);
-      if (sid) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
-        return;
-      }
-      if (req.method !== 'POST') {
-        res.writeHead(400).end();
-        return;
-      }
-      const chunks = [];
-      for await (const c of req) chunks.push(c);
-      const body = JSON.parse(Buffer.concat(chunks).toString());
-      if (body?.method !== 'initialize') {
-        res.writeHead(400).end();
-        return;
-      }
-      const t = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
-        onsessioninitialized: (id) => sessions.set(id, t),
-      });
-      t.onclose = () => {
-        if (t.sessionId) sessions.delete(t.sessionId);
-      };
-      await getServer().connect(t);
-      await t.handleRequest(req, res, body);
-    };
-  }
-  const http = createServer((req, res) => {
-    listener(req, res).catch((err) => {
-      console.error('sdk2 error', err);
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  return listen(http);
+  return officialHttpServer('sdk2', getServer, NodeStreamableHTTPServerTransport, (body) => body?.method === 'initialize');
 }
 
 // The v2 serving entry: createMcpHandler(factory) + toNodeHandler. Serves 2026-07-28 requests
