@@ -2,6 +2,7 @@
 // command, and the options every client command accepts.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { HANDSHAKE_VERSIONS, isHandshakeVersion, MODERN_VERSIONS } from '../protocol/versions.js';
 
 /** A mistake in how the command was called: exit code 2 and a one-line explanation. */
 export class UsageError extends Error {
@@ -93,9 +94,34 @@ export const CLIENT_OPTIONS: OptionSpecs = {
   header: { type: 'string', multiple: true, short: 'H' },
   env: { type: 'string', multiple: true, short: 'e' },
   timeout: { type: 'string' },
+  era: { type: 'string' },
   'protocol-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
+
+export const ERAS = ['auto', 'modern', 'handshake'] as const;
+export type EraChoice = (typeof ERAS)[number];
+
+/**
+ * --era, checked against --protocol-version here so that a contradiction is a usage error
+ * (exit 2) rather than a failed connection. Default 'auto', chosen here and not left to the
+ * library so the command behaves the same whatever McpClient's own default is.
+ */
+export function eraOf(values: Values): EraChoice {
+  const raw = str(values, 'era') ?? 'auto';
+  if (!(ERAS as readonly string[]).includes(raw)) throw new UsageError(`--era: one of ${ERAS.join(', ')}, got "${raw}"`);
+  const era = raw as EraChoice;
+  const pinned = str(values, 'protocol-version');
+  if (pinned !== undefined && era === 'modern' && isHandshakeVersion(pinned)) {
+    throw new UsageError(`--protocol-version ${pinned} is a handshake-era revision; --era modern needs 2026-07-28 or later`);
+  }
+  // Dates compare as strings; a dated revision from the first stateless one on is not a handshake
+  // one. Other strings (drafts, deliberately bad versions for testing a server) are let through.
+  if (pinned !== undefined && era === 'handshake' && /^\d{4}-\d{2}-\d{2}$/.test(pinned) && pinned >= MODERN_VERSIONS[0]) {
+    throw new UsageError(`--protocol-version ${pinned} belongs to the stateless era; --era handshake speaks ${HANDSHAKE_VERSIONS.join(', ')}`);
+  }
+  return era;
+}
 
 export function version(): string {
   // src/cli/args.ts and dist/cli/args.js both sit two levels below the package root.

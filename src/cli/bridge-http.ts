@@ -8,20 +8,26 @@
 //   and the child's progress is re-reported with the caller's progress token.
 // - Notifications: list changes go to every session, resource updates to the sessions
 //   subscribed to the URI, log messages to the sessions whose level lets them through.
-// - Server-to-client requests (elicitation, sampling) go to the HTTP request in progress (the most
-//   recent one when several are): the handshake era gives the child no way to say which.
-// Limits: roots are not forwarded; state the child keeps per connection is shared by every HTTP
-// session (it has one connection).
+// - Server-to-client requests (elicitation, sampling, roots) go to the HTTP request in progress
+//   (the most recent one when several are): the handshake era gives the child no way to say
+//   which. A roots/list outside any request goes to the handshake-era session that last made a
+//   request or changed its roots; an HTTP client's notifications/roots/list_changed goes to the child.
+// - The child is spoken to in the handshake era, whatever McpClient's default: list changes,
+//   subscriptions and a connection-wide log level are what this relaying is built on.
+// Limits: state the child keeps per connection is shared by every HTTP session (it has one
+// connection).
 import { McpClient } from '../client/client.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { RequestContext } from '../server/context.js';
 import { InputRequiredSignal } from '../server/mrtr.js';
 import { Server } from '../server/server.js';
-import type { LoggingLevel, ServerCapabilities } from '../protocol/types.js';
+import type { LoggingLevel, Root, ServerCapabilities } from '../protocol/types.js';
 import { serve, type ServeOptions } from '../transports/http/node.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { version } from './args.js';
+import { rootsRelay } from './bridge-roots.js';
+import type { ServerSession } from '../server/session.js';
 
 interface Active {
   ctx: RequestContext;
@@ -71,25 +77,45 @@ export async function createProxyServer(command: string, args: string[], env: Re
       throw err;
     }
   };
+  /** The handshake-era session to ask for roots when no request is in progress. */
+  let rootsSession: ServerSession | undefined;
+  const noteRoots = (session: ServerSession | undefined) => {
+    if (session?.clientCapabilities.roots) rootsSession = session;
+  };
+  // `server` is built once the child's capabilities are known, after this is wired up.
+  let server: Server | undefined;
+  const askRoots = async (signal: AbortSignal): Promise<Root[]> => {
+    if (active.length > 0) return relay('a roots request', (ctx) => ctx.roots({ signal }));
+    const session: ServerSession | undefined = rootsSession && server?.sessions.has(rootsSession) ? rootsSession : undefined;
+    if (!session) throw new McpError(ErrorCode.InternalError, 'Bridge: the server asked for roots while no HTTP client that has roots was connected to ask');
+    const r = await session.request('roots/list', undefined, { signal });
+    return (r.roots ?? []) as unknown as Root[];
+  };
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'inherit' });
   const client = new McpClient({
     name: 'mcpkit-bridge',
     version: version(),
+    era: 'handshake',
     requestTimeoutMs: 0,
     elicitationUrl: true,
+    // Declared for every HTTP client: whether the one asked has roots is only known when asking.
+    capabilities: { roots: { listChanged: true } },
+    middleware: [rootsRelay((m) => transport.send(m), askRoots)],
     elicitation: (params, { signal }) => relay('an elicitation request', (ctx) => ctx.elicit(params, { signal })),
     sampling: (params, { signal }) => relay('a sampling request', (ctx) => ctx.sample(params, { signal })),
   });
-  await client.connect(new StdioClientTransport({ command, args, env, stderr: 'inherit' }));
+  await client.connect(transport);
 
   const caps = client.serverCapabilities ?? {};
   const info = client.serverInfo ?? { name: 'bridged-server', version: '0.0.0' };
-  const server = new Server({ ...info, instructions: client.instructions, capabilities: caps });
+  server = new Server({ ...info, instructions: client.instructions, capabilities: caps });
 
   for (const [method, cap] of Object.entries(FORWARDED)) {
     if (!caps[cap]) continue;
     server.setRequestHandler(method, async (params, ctx) => {
       const a: Active = { ctx, abort: new AbortController(), relaying: [] };
       active.push(a);
+      noteRoots(ctx.session);
       try {
         const result = await client.request(method, forwardable(params), {
           signal: AbortSignal.any([ctx.signal, a.abort.signal]),
@@ -126,6 +152,10 @@ export async function createProxyServer(command: string, args: string[], env: Re
       server.broadcast('notifications/resources/updated', p as unknown as JsonObject, (s) => uri !== undefined && s.subscriptions.has(uri));
     });
   }
+  server.setNotificationHandler('notifications/roots/list_changed', async (_params, session) => {
+    noteRoots(session);
+    await client.notify('notifications/roots/list_changed').catch(() => {});
+  });
   for (const kind of ['tools', 'resources', 'prompts']) {
     client.on(`notifications/${kind}/list_changed`, (p) => server.broadcast(`notifications/${kind}/list_changed`, p));
   }

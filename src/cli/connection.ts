@@ -4,9 +4,10 @@
 import { createInterface } from 'node:readline';
 import { McpClient, type ClientOptions } from '../client/client.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import { connectHttp } from '../transports/http/client/connect-http.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
-import { envFrom, flag, headersFrom, int, str, strs, version, type OptionSpecs } from './args.js';
+import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraChoice, type OptionSpecs } from './args.js';
 import { elicitationHandler, samplingHandler } from './interact.js';
 import { resolveTarget, type Target } from './targets.js';
 import { formatLog, StatusLine } from './term.js';
@@ -20,7 +21,9 @@ export interface Connection {
   /** How we reached the server. */
   transport: 'stdio' | 'streamable-http' | 'sse';
   status: StatusLine;
-  /** Milliseconds from starting the transport to a finished handshake. */
+  /** What --era asked for (the era settled on is `client.era`). */
+  eraRequested: EraChoice;
+  /** Milliseconds from starting the transport to a finished handshake (or server/discover). */
   connectMs: number;
   close(): Promise<void>;
 }
@@ -29,6 +32,7 @@ export type { OptionSpecs };
 
 /** Connects to the TARGET with the client options from the command line. */
 export async function openConnection(spec: string, values: Values, status = new StatusLine()): Promise<Connection> {
+  const era = eraOf(values);
   const target = resolveTarget(spec, {
     config: str(values, 'config'),
     headers: headersFrom(strs(values, 'header')),
@@ -41,6 +45,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     name: 'mcpkit-cli',
     version: version(),
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
+    era,
     protocolVersion: str(values, 'protocol-version'),
     elicitation: elicitationHandler(status),
     sampling: samplingHandler(status),
@@ -66,7 +71,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     }
   } catch (err) {
     tracer?.close();
-    throw explainConnectFailure(err, target);
+    throw explainConnectFailure(err, target, era);
   }
   const connectMs = performance.now() - started;
   client.on('notifications/message', (p) => status.print(formatLog(p, status.style)));
@@ -75,6 +80,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     target,
     transport,
     status,
+    eraRequested: era,
     connectMs,
     async close() {
       await client.close().catch(() => {});
@@ -90,8 +96,12 @@ function forwardStderr(t: StdioClientTransport, status: StatusLine): void {
   rl.on('line', (line) => status.print(status.style.dim(`server │ ${line}`)));
 }
 
-function explainConnectFailure(err: unknown, target: Target): Error {
+function explainConnectFailure(err: unknown, target: Target, era: EraChoice): Error {
   const e = err instanceof Error ? err : new Error(String(err));
+  // A bare "-32601 Method not found" would not say which method, nor what to do about it.
+  if (era === 'modern' && e instanceof McpError && e.code === ErrorCode.MethodNotFound) {
+    return new Error(`the server does not speak the 2026-07-28 era: it answered server/discover with ${e.code} ${e.message}. Try --era auto or --era handshake`, { cause: e });
+  }
   if (target.kind === 'stdio' && /command not found/.test(e.message) && target.args.length === 0) {
     return new Error(`${e.message} (and no config file names a server "${target.command}"; use --config FILE to point at one)`, { cause: e });
   }
@@ -108,7 +118,10 @@ export const CLIENT_HELP = `Target options:
   -H, --header "K: V"    HTTP header for URL targets (repeatable), e.g. -H "Authorization: Bearer x"
   -e, --env KEY=VALUE    environment variable for command targets (repeatable)
   --timeout SECONDS      request timeout (default 60; 0 waits forever)
-  --protocol-version V   ask for this protocol revision
+  --era ERA              auto (default): try the stateless 2026-07-28 era (server/discover),
+                         fall back to initialize; modern: stateless only; handshake: initialize
+                         and a session, as before 2026-07-28
+  --protocol-version V   pin this protocol revision (a 2025 one implies the handshake era)
 Output options:
   --json                 print the raw JSON result on stdout
   --trace                print every message (stdio) or HTTP exchange on stderr

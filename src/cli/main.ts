@@ -4,6 +4,7 @@
 import { ShownError, UsageError, version } from './args.js';
 import { bridgeCommand } from './commands/bridge.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
+import { completeCommand } from './commands/complete.js';
 import { inspectCommand } from './commands/inspect.js';
 import { listCommand } from './commands/list.js';
 import { serveCommand } from './commands/serve.js';
@@ -22,9 +23,11 @@ Talk to a server (TARGET: a URL, a quoted command line, or a server name from a 
   mcpkit call TARGET TOOL [ARGS]       call a tool: '{"n":5}' or n=5 message=hi
   mcpkit read TARGET URI               read a resource
   mcpkit prompt TARGET NAME [ARGS]     get a prompt
-  mcpkit inspect TARGET                protocol version, server info, capabilities, counts, latency
+  mcpkit complete TARGET REF ARG [V]   completions: REF is prompt:NAME or resource:URI_TEMPLATE
+  mcpkit inspect TARGET                era, protocol version, server info, capabilities, counts, latency
   ... --json                           machine-readable output
   ... --trace                          show the wire exchange on stderr (--trace-file F: JSON lines)
+  ... --era auto|modern|handshake      protocol era (default auto: 2026-07-28 if the server speaks it)
 
 Bridge:
   mcpkit bridge --stdio-to-http URL    a stdio server that forwards to a remote HTTP server
@@ -35,6 +38,7 @@ Examples:
   mcpkit tools http://127.0.0.1:3000/mcp
   mcpkit call http://127.0.0.1:3000/mcp count '{"n":5}'
   mcpkit call "node server.js" echo message=hi
+  mcpkit complete http://127.0.0.1:3000/mcp prompt:plan_day city S
 
 mcpkit COMMAND --help shows a command's options.  mcpkit --version prints the version.
 `;
@@ -47,6 +51,7 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   call: callCommand,
   read: readCommand,
   prompt: promptCommand,
+  complete: completeCommand,
   inspect: inspectCommand,
 };
 

@@ -3,6 +3,7 @@
 // and response with method, path, status, the MCP headers, SSE events split out, pretty bodies.
 // Pretty output goes to stderr (stdout stays machine-readable); the file gets JSON lines.
 import { closeSync, openSync, writeSync } from 'node:fs';
+import type { IncomingMessage, OutgoingHttpHeaders, Server as NodeHttpServer, ServerResponse } from 'node:http';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { JsonRpcMessage } from '../jsonrpc/messages.js';
 import { readSseStream } from '../transports/http/sse.js';
@@ -134,6 +135,56 @@ export class Tracer {
     return traced as typeof fetch;
   }
 
+  /**
+   * The server side of an HTTP trace: each exchange's method, path, status, timing and MCP
+   * headers, as the client side shows them (the messages themselves come from the middleware).
+   * It listens before the MCP handler, so even an answer written at once is seen.
+   */
+  httpServer(http: NodeHttpServer): void {
+    let seq = 0;
+    http.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      const n = ++seq;
+      const started = Date.now();
+      const method = req.method ?? 'GET';
+      const path = req.url ?? '/';
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+      this.record({ transport: 'http', event: 'request', seq: n, method, path, headers: headerObject(headers, true), remoteAddress: req.socket.remoteAddress });
+      const s = this.style;
+      this.show(`${s.cyan('→')} ${s.bold(`${method} ${path}`)}  ${this.stamp()}${headerLines(headers, s)}`);
+      let sse = false;
+      // The MCP handler passes its headers to writeHead rather than setHeader, so they are read
+      // from the call; patching this one response object is the only way to see them.
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+      (res as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args: unknown[]) => {
+        const r = writeHead(...args);
+        const out = responseHeaders(res, args);
+        const ms = Date.now() - started;
+        sse = (out.get('content-type') ?? '').startsWith('text/event-stream');
+        this.record({ transport: 'http', event: 'response', seq: n, method, path, status: res.statusCode, headers: headerObject(out, true), ms });
+        const paint = res.statusCode < 400 ? s.green : s.red;
+        this.show(`${s.magenta('←')} ${paint(s.bold(`${res.statusCode} ${res.statusMessage ?? ''}`.trim()))} ${s.dim(`${method} ${path} · ${ms} ms`)}${headerLines(out, s)}`);
+        return r;
+      };
+      // An HTTP-level refusal (401, 404 for an unknown session...) has a body no middleware sees.
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      (res as { end: (...args: unknown[]) => ServerResponse }).end = (...args: unknown[]) => {
+        const body = args[0];
+        if (res.statusCode >= 400 && (typeof body === 'string' || Buffer.isBuffer(body)) && body.length > 0) {
+          const text = body.toString();
+          this.record({ transport: 'http', event: 'response-body', seq: n, method, path, body: parseMaybe(text) });
+          this.show(indent(prettyText(text)));
+        }
+        return end(...args);
+      };
+      res.once('close', () => {
+        if (!sse) return;
+        this.record({ transport: 'http', event: 'sse-end', seq: n, method, path });
+        this.show(s.dim(`← SSE stream closed (${method} ${path} · ${Date.now() - started} ms)`));
+      });
+    });
+  }
+
   private async followSse(body: ReadableStream<Uint8Array>, seq: number, method: string, path: string): Promise<void> {
     for await (const ev of readSseStream(body)) {
       this.record({ transport: 'http', event: 'sse', seq, method, path, id: ev.id, type: ev.event, retry: ev.retry, data: parseMaybe(ev.data) });
@@ -204,6 +255,22 @@ function headerLines(h: Headers, s: Style): string {
     out += `\n  ${s.dim(`${canonical(name)}:`)} ${SECRET_HEADERS.has(name) ? redact(v) : v}`;
   }
   return out;
+}
+
+/** The headers a response went out with: those set before writeHead, and those given to it. */
+function responseHeaders(res: ServerResponse, args: unknown[]): Headers {
+  const h = new Headers();
+  const add = (k: string, v: unknown) => {
+    if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : String(v));
+  };
+  for (const [k, v] of Object.entries(res.getHeaders() as OutgoingHttpHeaders)) add(k, v);
+  const given = args.slice(1).find((a) => a !== null && typeof a === 'object');
+  if (Array.isArray(given)) {
+    // [[name, value], ...] or the flat [name, value, name, value, ...] form.
+    if (given.every((e) => Array.isArray(e))) for (const [k, v] of given as unknown[][]) add(String(k), v);
+    else for (let i = 0; i + 1 < given.length; i += 2) add(String(given[i]), given[i + 1]);
+  } else if (given) for (const [k, v] of Object.entries(given as Record<string, unknown>)) add(k, v);
+  return h;
 }
 
 function headerObject(h: Headers, hideSecrets: boolean): Record<string, string> {

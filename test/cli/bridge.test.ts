@@ -126,12 +126,18 @@ describe('bridge --http: a stdio server exposed over HTTP', () => {
   });
 
   test('a library client: elicitation from the stdio server reaches the HTTP client, in both eras', async () => {
-    for (const target of [bridged.url, bridged.url.replace(/\/mcp$/, '/sse')]) {
-      const client = await connect(target, { elicitation: async () => ({ action: 'accept', content: { name: 'Grace' } }) });
+    const targets = [
+      { target: bridged.url, era: 'modern' as const },
+      { target: bridged.url, era: 'handshake' as const },
+      { target: bridged.url.replace(/\/mcp$/, '/sse'), era: 'handshake' as const },
+    ];
+    for (const { target, era } of targets) {
+      const client = await connect(target, { era, elicitation: async () => ({ action: 'accept', content: { name: 'Grace' } }) });
       try {
+        assert.equal(client.era, era, target);
         const r = await client.callTool('ask');
         const answer = JSON.parse((r.content[0] as { text: string }).text) as { action: string; content: Record<string, unknown> };
-        assert.equal(answer.action, 'accept', target);
+        assert.equal(answer.action, 'accept', `${era} ${target}`);
         assert.equal(answer.content.name, 'Grace');
         const c = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'C' } });
         assert.deepEqual(c.completion.values, ['Carol']);
@@ -152,6 +158,81 @@ describe('bridge --http: a stdio server exposed over HTTP', () => {
       assert.match(no.stderr, /401/);
     } finally {
       await keyed.stop();
+    }
+  });
+});
+
+describe('bridge --http: roots cross from the HTTP clients to the stdio server', () => {
+  let bridged: Running;
+  before(async () => {
+    bridged = await startListening(['bridge', '--http', '--port', '0', '--', process.execPath, '--import', TSX, join(ROOT, 'test/fixtures/cli/roots-server.ts')]);
+  });
+  after(async () => {
+    await bridged?.stop();
+  });
+  const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
+
+  test('asked within a tool call, in both eras and over HTTP+SSE; the answer is the caller\'s own', async () => {
+    const targets = [
+      { url: bridged.url, era: 'modern' as const },
+      { url: bridged.url, era: 'handshake' as const },
+      { url: bridged.url.replace(/\/mcp$/, '/sse'), era: 'handshake' as const },
+    ];
+    for (const [i, { url, era }] of targets.entries()) {
+      const root = { uri: `file:///work/project-${i}`, name: `project ${i}` };
+      const client = await connect(url, { era, roots: [root] });
+      try {
+        assert.equal(client.era, era, url);
+        assert.deepEqual(JSON.parse(text(await client.callTool('roots'))), [root], `${era} ${url}`);
+        const next = { uri: `file:///work/other-${i}`, name: 'other' };
+        await client.setRoots([next]);
+        assert.deepEqual(JSON.parse(text(await client.callTool('roots'))), [next], `${era} ${url} after setRoots`);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  test('roots/list_changed reaches the stdio server, and its roots/list outside a request reaches the client', async () => {
+    const client = await connect(bridged.url, { era: 'handshake', roots: [{ uri: 'file:///one', name: 'one' }] });
+    try {
+      // A request first, so the bridge knows which session has roots.
+      await client.callTool('roots');
+      await client.setRoots([{ uri: 'file:///two', name: 'two' }]);
+      let seen = '';
+      for (let i = 0; i < 40 && !seen.includes('file:///two'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        seen = text(await client.callTool('last_roots'));
+      }
+      assert.deepEqual(JSON.parse(seen), { roots: [{ uri: 'file:///two', name: 'two' }] });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('through both bridges: stdio host → bridge --stdio-to-http → bridge --http → stdio server', async () => {
+    for (const era of ['modern', 'handshake'] as const) {
+      const root = { uri: `file:///far/${era}`, name: era };
+      const client = await connect({ command: process.execPath, args: [...CLI, 'bridge', '--stdio-to-http', bridged.url], cwd: ROOT, stderr: 'pipe' }, { era, roots: [root] });
+      try {
+        assert.equal(client.era, era);
+        assert.deepEqual(JSON.parse(text(await client.callTool('roots'))), [root], era);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  test('an HTTP client without roots: the stdio server is told so (-32601), the call goes on', async () => {
+    const client = await connect(bridged.url, { era: 'handshake' });
+    try {
+      const r = await client.callTool('roots');
+      assert.equal(r.isError, true);
+      assert.match(text(r), /^Method not found: roots\/list \(.*did not declare the "roots" capability\)$/);
+      // Still usable afterwards.
+      assert.notEqual((await client.callTool('last_roots')).isError, true);
+    } finally {
+      await client.close();
     }
   });
 });

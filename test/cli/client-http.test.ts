@@ -180,7 +180,10 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Server +mcpkit-demo \d+\.\d+\.\d+ {2}"mcpkit demo server"$/m);
     assert.match(r.stdout, /^Transport +streamable-http$/m);
-    assert.match(r.stdout, /^Protocol +\d{4}-\d{2}-\d{2} \((handshake|stateless) era\)$/m);
+    // --era auto (the default) finds the demo server speaks 2026-07-28.
+    assert.match(r.stdout, /^Protocol +2026-07-28$/m);
+    assert.match(r.stdout, /^Era +modern \(stateless requests, no session; the server answered server\/discover\)$/m);
+    assert.match(r.stdout, /^Connect +[\d.]+ ms \(connect \+ server\/discover\)$/m);
     assert.match(r.stdout, /^Offers +10 tools, 32 resources, 2 templates, 2 prompts$/m);
     assert.match(r.stdout, /^Round trip +[\d.]+ ms \((ping|tools\/list)\)$/m);
     assert.match(r.stdout, /^Instructions\n {2}The mcpkit demo server\./m);
@@ -188,7 +191,9 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.deepEqual(j.counts, { tools: 10, resources: 32, resourceTemplates: 2, prompts: 2 });
     assert.deepEqual(j.serverInfo, { name: 'mcpkit-demo', title: 'mcpkit demo server', version: (j.serverInfo as { version: string }).version });
     assert.ok(typeof (j.roundTrip as { ms: number }).ms === 'number');
-    assert.equal(typeof j.protocolVersion, 'string');
+    assert.equal(j.protocolVersion, '2026-07-28');
+    assert.equal(j.era, 'modern');
+    assert.equal(j.eraRequested, 'auto');
   });
 
   test('the deprecated HTTP+SSE endpoint works as a target', async () => {
@@ -198,6 +203,37 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('progress')).length, 2);
     const i = JSON.parse((await mcpkit(['inspect', server.url.replace(/\/mcp$/, '/sse'), '--json'])).stdout) as { transport: string };
     assert.equal(i.transport, 'sse');
+  });
+});
+
+describe('mcpkit complete', () => {
+  test('prompt and resource template arguments, one value a line; --json is the raw result', async () => {
+    const p = await mcpkit(['complete', server.url, 'prompt:plan_day', 'city', 'S']);
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(p.stdout, 'Sydney\nSan Francisco\nSingapore\n');
+    const r = await mcpkit(['complete', server.url, 'resource:docs://mcpkit/{id}', 'id', 'res', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { completion: unknown }).completion, { values: ['resources', 'resource-templates', 'resumption'], total: 3, hasMore: false });
+    // Without a prefix: a URI template is a resource, a plain name a prompt; no VALUE is "".
+    const all = await mcpkit(['complete', server.url, 'weather://{city}', 'city', '--era', 'handshake']);
+    assert.equal(all.code, 0, all.stderr);
+    assert.ok(all.stdout.split('\n').includes('Oslo'), all.stdout);
+    const mood = await mcpkit(['complete', server.url, 'plan_day', 'mood', 'a', '--context', 'city=Oslo', '--trace']);
+    assert.equal(mood.stdout, 'active\n');
+    assert.match(mood.stderr, /"context": \{\s+"arguments": \{\s+"city": "Oslo"\s+\}/);
+  });
+
+  test('nothing to suggest, an unknown prompt, a bad REF', async () => {
+    const none = await mcpkit(['complete', server.url, 'prompt:plan_day', 'city', 'Zz']);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, '');
+    assert.match(none.stderr, /No completions for city="Zz" of prompt "plan_day"\./);
+    const unknown = await mcpkit(['complete', server.url, 'prompt:nope', 'city', 'S']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /✖ JSON-RPC error -32602: Unknown prompt: nope/);
+    const bad = await mcpkit(['complete', server.url, 'prompt:', 'city']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /REF "prompt:" names no prompt/);
   });
 });
 

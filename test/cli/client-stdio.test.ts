@@ -98,6 +98,14 @@ describe('the official-SDK fixture server', () => {
     assert.match(ask.stdout, /"action":"decline"/);
   });
 
+  test('complete over stdio', async () => {
+    const r = await mcpkit(['complete', OFFICIAL_LINE, 'prompt:greet', 'name', 'C']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Carol\n');
+    const t = await mcpkit(['complete', OFFICIAL_LINE, 'resource:docs://{name}', 'name', 'g', '--json']);
+    assert.deepEqual((JSON.parse(t.stdout) as { completion: { values: string[] } }).completion.values, ['guide']);
+  });
+
   test('read, prompt and inspect', async () => {
     const read = await mcpkit(['read', OFFICIAL_LINE, 'docs://guide']);
     assert.equal(read.stdout, 'contents of guide\n');
@@ -105,8 +113,11 @@ describe('the official-SDK fixture server', () => {
     assert.equal(prompt.stdout, 'user:\n  Please greet Bob warmly.\n');
     const inspect = await mcpkit(['inspect', OFFICIAL_LINE]);
     assert.match(inspect.stdout, /^Server +official-fixture 2\.3\.4$/m);
-    assert.match(inspect.stdout, /^Protocol +2025-11-25 \(handshake era\)$/m);
+    // --era auto: the server/discover probe is refused, so the handshake.
+    assert.match(inspect.stdout, /^Protocol +2025-11-25$/m);
+    assert.match(inspect.stdout, /^Era +handshake \(initialize and a session; the server does not speak 2026-07-28\)$/m);
     assert.match(inspect.stdout, /^Round trip +[\d.]+ ms \(ping\)$/m);
+    assert.match(inspect.stdout, /^Offers +8 tools, 1 resource, 1 template, 1 prompt$/m);
     assert.match(inspect.stdout, /^Instructions\n {2}Official SDK fixture\.$/m);
   });
 });

@@ -39,10 +39,14 @@ test('mcpkit serve --stdio with a module that exports no server fails clearly', 
 
 test('mcpkit --help lists every command; each command has its own --help', () => {
   const out = execFileSync(process.execPath, [...CLI, '--help'], { encoding: 'utf8' });
-  for (const cmd of ['serve', 'tools', 'call', 'read', 'prompt', 'inspect', 'bridge', '--trace', '--json']) assert.match(out, new RegExp(`mcpkit ${cmd}|${cmd}`));
+  for (const cmd of ['serve', 'tools', 'call', 'read', 'prompt', 'complete', 'inspect', 'bridge']) assert.match(out, new RegExp(`^ {2}mcpkit ${cmd} `, 'm'));
+  for (const option of ['--json', '--trace', '--era auto|modern|handshake']) assert.ok(out.includes(option), option);
   const call = execFileSync(process.execPath, [...CLI, 'call', '--help'], { encoding: 'utf8' });
   assert.match(call, /^Usage: mcpkit call TARGET TOOL \[ARGS\] \[options\]/);
   assert.match(call, /--trace-file FILE/);
+  assert.match(call, /--era ERA +auto \(default\)/);
+  const complete = execFileSync(process.execPath, [...CLI, 'complete', '--help'], { encoding: 'utf8' });
+  assert.match(complete, /^Usage: mcpkit complete TARGET REF ARGUMENT \[VALUE\] \[options\]/);
   const serve = execFileSync(process.execPath, [...CLI, 'serve', '--help'], { encoding: 'utf8' });
   assert.match(serve, /--session-timeout SECS/);
   assert.match(serve, /--cors ORIGIN/);

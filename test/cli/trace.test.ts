@@ -27,8 +27,8 @@ describe('--trace', () => {
   });
 
   test('HTTP: method, path, status, MCP headers, SSE events split out', async () => {
-    // A handshake-era revision: sessions, so Mcp-Session-Id is on the wire.
-    const r = await mcpkit(['call', server.url, 'count', 'n=2', '--trace', '--protocol-version', '2025-11-25']);
+    // The handshake era: sessions, so Mcp-Session-Id is on the wire.
+    const r = await mcpkit(['call', server.url, 'count', 'n=2', '--trace', '--era', 'handshake']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'Counted to 2.\n');
     const e = r.stderr;
@@ -87,14 +87,57 @@ describe('--trace', () => {
     assert.ok(s.some((l) => l.direction === 'server→client'));
   });
 
-  test('serve --trace shows the server side of the exchange', async () => {
-    const traced = await startListening(['serve', '--port', '0', '--trace']);
+  test('serve --trace shows the server side: messages, and each HTTP exchange with its MCP headers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-serve-trace-'));
+    const file = join(dir, 'serve.jsonl');
+    const traced = await startListening(['serve', '--port', '0', '--trace', '--trace-file', file]);
     try {
-      await mcpkit(['call', traced.url, 'echo', 'message=seen']);
-      await new Promise((r) => setTimeout(r, 200));
-      assert.match(traced.stderr(), /^→ tools\/call #\d+/m);
-      assert.match(traced.stderr(), /^← result #\d+/m);
-      assert.match(traced.stderr(), /"text": "seen"/);
+      const hs = await mcpkit(['call', traced.url, 'echo', 'message=seen', '--era', 'handshake']);
+      assert.equal(hs.code, 0, hs.stderr);
+      const modern = await mcpkit(['call', traced.url, 'echo', 'message=modern', '--era', 'modern']);
+      assert.equal(modern.code, 0, modern.stderr);
+      // An HTTP-level refusal: an unknown session, while resuming a stream.
+      const refused = await fetch(traced.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25', 'last-event-id': 'ev-7' } });
+      assert.equal(refused.status, 404);
+      await refused.text();
+      await new Promise((r) => setTimeout(r, 300));
+      const e = traced.stderr();
+      // The messages, as before.
+      assert.match(e, /^→ tools\/call #\d+/m);
+      assert.match(e, /^← result #\d+/m);
+      assert.match(e, /"text": "seen"/);
+      // Each exchange: method, path, the request's headers; then status, time, the response's.
+      const exchanges = e.split(/^(?=[→←] )/m);
+      const initialize = exchanges.findIndex((x, i) => /^→ POST \/mcp {2}\+\d/.test(x) && exchanges[i + 1]?.startsWith('→ initialize'));
+      assert.ok(initialize >= 0, 'the initialize POST is shown before its message');
+      assert.match(exchanges[initialize], /^ {2}Accept: application\/json, text\/event-stream$/m);
+      assert.match(exchanges[initialize], /^ {2}Content-Type: application\/json$/m);
+      const answered = exchanges.find((x) => /^← 200 OK POST \/mcp · \d+ ms\n/.test(x) && /Mcp-Session-Id/.test(x));
+      assert.ok(answered, 'the initialize response carries the new session id');
+      const sid = /^ {2}Mcp-Session-Id: (\S+)$/m.exec(answered)![1];
+      assert.ok(exchanges.some((x) => x.startsWith('→ POST /mcp') && x.includes(`  Mcp-Session-Id: ${sid}\n`) && /^ {2}MCP-Protocol-Version: 2025-11-25$/m.test(x)), 'later requests carry the session and version');
+      assert.ok(exchanges.some((x) => x.startsWith('→ DELETE /mcp') && x.includes(`Mcp-Session-Id: ${sid}`)), 'the session is closed with DELETE');
+      assert.match(e, /^← 202 Accepted POST \/mcp · \d+ ms$/m);
+      // The 2026-07-28 request: routing headers, no session.
+      const call = exchanges.find((x) => x.startsWith('→ POST /mcp') && /^ {2}Mcp-Name: echo$/m.test(x));
+      assert.ok(call, 'the modern tools/call POST shows Mcp-Name');
+      assert.match(call, /^ {2}Mcp-Method: tools\/call$/m);
+      assert.match(call, /^ {2}MCP-Protocol-Version: 2026-07-28$/m);
+      assert.doesNotMatch(call, /Mcp-Session-Id/);
+      assert.ok(exchanges.some((x) => x.startsWith('→ POST /mcp') && /^ {2}Mcp-Method: server\/discover$/m.test(x)));
+      // The refusal: request headers, status, and the body no message middleware sees.
+      const get = exchanges.find((x) => x.startsWith('→ GET /mcp') && x.includes('no-such-session'));
+      assert.ok(get, 'the refused GET is shown');
+      assert.match(get, /^ {2}Last-Event-ID: ev-7$/m);
+      assert.match(e, /^← 404 Not Found GET \/mcp · \d+ ms\n {2}Content-Type: application\/json\n {4}\{\n {6}"jsonrpc": "2\.0",/m);
+      // The same in the trace file, as JSON lines.
+      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const req = lines.find((l) => l.event === 'request' && (l.headers as Record<string, string>)['Mcp-Name'] === 'echo');
+      assert.ok(req, 'the request is in the file');
+      assert.equal(req.method, 'POST');
+      assert.equal(req.path, '/mcp');
+      assert.ok(lines.some((l) => l.event === 'response' && l.status === 404 && l.seq !== undefined));
+      assert.ok(lines.some((l) => l.direction === 'client→server' && (l.message as { method?: string }).method === 'tools/call'));
     } finally {
       await traced.stop();
     }

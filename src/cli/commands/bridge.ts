@@ -20,7 +20,9 @@ const USAGE = `Usage:
   Authorization a remote server wants) are sent with every HTTP request. Streamable HTTP, or
   the deprecated HTTP+SSE when the server refuses the first POST.
 --http: starts COMMAND once and serves it at /mcp (Streamable HTTP, both protocol eras) and /sse
-  (HTTP+SSE) for any number of HTTP clients, with the same security options as serve.
+  (HTTP+SSE) for any number of HTTP clients, with the same security options as serve. What
+  COMMAND asks of its client (elicitation, sampling, roots) is asked of the HTTP client whose
+  request it is working on; an HTTP client's roots/list_changed is passed on to COMMAND.
 
 Options:
   -H, --header "K: V"      header for the remote server (repeatable; --stdio-to-http)
@@ -62,7 +64,10 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     const cmd = command.length > 0 ? command : positionals;
     if (cmd.length === 0) throw new UsageError('bridge --http: give the stdio server to run after --, e.g. mcpkit bridge --http -- node server.js');
     const { proxy, running } = await bridgeHttp(cmd[0], cmd.slice(1), envFrom(strs(values, 'env')), httpOptions(values));
-    if (tracer) proxy.server.use(tracer.middleware('server', 'http'));
+    if (tracer) {
+      proxy.server.use(tracer.middleware('server', 'http'));
+      tracer.httpServer(running.httpServer);
+    }
     const name = proxy.client.serverInfo?.name ?? 'bridged';
     process.stdout.write(listeningText(name, running.url, values, new StatusLine(process.stdout), false));
     proxy.client.onClose((reason) => {

@@ -1,9 +1,9 @@
 // mcpkit inspect TARGET: a connection summary, what the handshake settled and what is on offer.
 import type { McpClient } from '../../client/client.js';
 import type { ServerCapabilities } from '../../protocol/types.js';
-import { features } from '../../protocol/versions.js';
-import { flag } from '../args.js';
-import { CLIENT_HELP } from '../connection.js';
+import { features, isHandshakeVersion } from '../../protocol/versions.js';
+import { flag, str } from '../args.js';
+import { CLIENT_HELP, type Connection } from '../connection.js';
 import type { ClientCommand } from '../run-client.js';
 import { out as s } from '../term.js';
 
@@ -44,7 +44,8 @@ ${CLIENT_HELP}`,
     const c = conn.client;
     const caps = c.serverCapabilities ?? {};
     const version = c.protocolVersion ?? 'unknown';
-    const era = features.modern(version) ? 'stateless era' : 'handshake era';
+    // What the client settled on; the version is a fallback for a client that does not say.
+    const era = c.era ?? (features.modern(version) ? 'modern' : 'handshake');
     // Round trip: ping, or a tools/list when the server does not answer ping.
     let rtt: { method: string; ms: number } | { method: string; error: string };
     const t0 = performance.now();
@@ -70,7 +71,8 @@ ${CLIENT_HELP}`,
         target,
         transport: conn.transport,
         protocolVersion: version,
-        era: features.modern(version) ? 'modern' : 'handshake',
+        era,
+        eraRequested: conn.eraRequested,
         serverInfo: c.serverInfo,
         capabilities: caps,
         instructions: c.instructions ?? null,
@@ -82,20 +84,22 @@ ${CLIENT_HELP}`,
       return 0;
     }
     const info = c.serverInfo;
+    const why = eraNote(era, conn, str(values, 'protocol-version'));
     const rows: Array<[string, string]> = [
       ['Server', `${s.bold(info?.name ?? '?')} ${info?.version ?? ''}${info?.title ? s.dim(`  "${info.title}"`) : ''}`],
       ['Target', target],
       ['Transport', conn.transport],
-      ['Protocol', `${s.bold(version)} ${s.dim(`(${era})`)}`],
+      ['Protocol', s.bold(version)],
+      ['Era', `${s.bold(era)} ${s.dim(`(${why.what}; ${why.reason})`)}`],
       ['Capabilities', capabilityList(caps).join(', ') || s.dim('none')],
       [
         'Offers',
         (Object.entries(counts) as Array<[string, number | null]>)
-          .map(([k, n]) => (k === 'resourceTemplates' ? 'templates' : k)).map((k, i) => [k, Object.values(counts)[i]] as const)
-          .map(([k, n]) => (n === null ? s.dim(`no ${k}`) : `${s.bold(String(n))} ${k}`))
+          .map(([k, n]) => [k === 'resourceTemplates' ? 'templates' : k, n] as const)
+          .map(([k, n]) => (n === null ? s.dim(`no ${k}`) : `${s.bold(String(n))} ${n === 1 ? k.slice(0, -1) : k}`))
           .join(', '),
       ],
-      ['Connect', `${round(conn.connectMs)} ms ${s.dim(features.modern(version) ? '(connect + server/discover)' : '(connect + initialize)')}`],
+      ['Connect', `${round(conn.connectMs)} ms ${s.dim(`(connect + ${why.steps})`)}`],
       ['Round trip', 'ms' in rtt ? `${round(rtt.ms)} ms ${s.dim(`(${rtt.method})`)}` : s.red(`${rtt.method} failed: ${rtt.error}`)],
     ];
     if (info?.websiteUrl) rows.splice(1, 0, ['Website', info.websiteUrl]);
@@ -105,6 +109,19 @@ ${CLIENT_HELP}`,
     return 0;
   },
 };
+
+/** Why this era: what was asked, and what the server or the transport decided. */
+function eraNote(era: 'modern' | 'handshake', conn: Connection, pinned: string | undefined): { what: string; reason: string; steps: string } {
+  if (era === 'modern') {
+    const reason = conn.eraRequested === 'auto' ? 'the server answered server/discover' : '--era modern';
+    return { what: 'stateless requests, no session', reason, steps: 'server/discover' };
+  }
+  const what = 'initialize and a session';
+  if (conn.eraRequested === 'handshake') return { what, reason: '--era handshake', steps: 'initialize' };
+  if (conn.transport === 'sse') return { what, reason: 'HTTP+SSE speaks only this era', steps: 'initialize' };
+  if (isHandshakeVersion(pinned)) return { what, reason: `--protocol-version ${pinned}`, steps: 'initialize' };
+  return { what, reason: 'the server does not speak 2026-07-28', steps: 'server/discover probe + initialize' };
+}
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;

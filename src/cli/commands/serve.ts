@@ -43,8 +43,9 @@ conformance fixture server. Over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /
 Options:
   --stdio                  serve over stdin/stdout instead of HTTP (messages: stdout; logs: stderr)
   --watch                  restart when MODULE's directory changes
-  --trace                  print every message on stderr
-  --trace-file FILE        append every message to FILE as JSON lines
+  --trace                  print every message on stderr (over HTTP also each request: method,
+                           path, status, MCP headers)
+  --trace-file FILE        append the same to FILE as JSON lines
 ${HTTP_HELP}`;
 
 type Values = ReturnType<typeof parse>['values'];
@@ -121,10 +122,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const low = lowLevel(server);
   const status = new StatusLine();
   const traceFile = str(values, 'trace-file');
-  if (flag(values, 'trace') || traceFile !== undefined) {
-    const tracer = new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status);
-    low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
-  }
+  const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
+  if (tracer) low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
   const name = low.info.name;
   if (stdio) {
     await serveStdio(server);
@@ -139,6 +138,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use the server.`));
   }
   const running = await serve(server, options);
+  tracer?.httpServer(running.httpServer);
   process.stdout.write(listeningText(name, running.url, values, new StatusLine(process.stdout), module === undefined));
   let stopping = false;
   const stop = () => {
