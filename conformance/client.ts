@@ -5,7 +5,12 @@
 //
 // The harness appends the server URL as the last argument and names the scenario in
 // MCP_CONFORMANCE_SCENARIO. Handled here: the non-auth scenarios `initialize`, `tools_call`,
-// `elicitation-sep1034-client-defaults` and `sse-retry` (/work/shared/conformance.md §b.1).
+// `elicitation-sep1034-client-defaults` and `sse-retry` (/work/shared/conformance.md §b.1), and
+// the 2026-07-28 ones (§4): `request-metadata`, `sep-2322-client-request-state`,
+// `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers`,
+// `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`. Each does what an
+// application would (list, call, answer input requests) through McpClient's public API; the
+// headers, envelope, retries and tool filtering the harness checks are the library's own doing.
 // Exit code 0 means the client did its part; the harness judges the rest from what it saw.
 import { McpClient, type ClientOptions } from '../src/index.js';
 import { connectHttp } from '../src/transports/http/client/index.js';
@@ -119,7 +124,128 @@ const scenarios: Record<string, Scenario> = {
       log(`${tool.name} → ${JSON.stringify(result.content)}`);
     });
   },
+
+  // ------------------------------------------------------------ 2026-07-28 (stateless) era
+
+  /**
+   * SEP-2575: the server refuses the first request with -32022 and names 2026-07-28; the client
+   * switches to it, and every request carries the envelope and a matching version header. The
+   * mock declares no server capabilities, so connecting (server/discover) is all a client may do.
+   * Handlers for all three kinds of input make the client declare roots, sampling and elicitation.
+   */
+  async 'request-metadata'(url) {
+    const { client } = await connectHttp(url, {
+      ...modernOptions,
+      roots: [{ uri: 'file:///tmp/conformance', name: 'conformance' }],
+      sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'unused' }, model: 'none' }),
+      elicitation: () => ({ action: 'decline' }),
+    });
+    await withClient(client, async () => {
+      log(`connected: era ${client.era}, protocol ${client.protocolVersion}, server ${client.serverInfo?.name}`);
+    });
+  },
+
+  /**
+   * SEP-2322 multi round-trip: each input_required result is answered by the elicitation
+   * handler and retried by McpClient. While the first elicitation is open, an unrelated call
+   * goes out; it must carry nothing of the other call's round.
+   */
+  async 'sep-2322-client-request-state'(url) {
+    let unrelated: Promise<unknown> | undefined;
+    let client!: McpClient;
+    ({ client } = await connectHttp(url, {
+      ...modernOptions,
+      elicitation: (params) => {
+        log(`elicitation: ${params.message}`);
+        unrelated ??= client.callTool('test_mrtr_unrelated', {});
+        return { action: 'accept', content: { confirmed: true } };
+      },
+    }));
+    await withClient(client, async () => {
+      const { tools } = await client.listTools();
+      log(`tools: ${tools.map((t) => t.name).join(', ')}`);
+      for (const name of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_no_result_type']) {
+        const result = await client.callTool(name, {});
+        log(`${name} → ${JSON.stringify(result.content)}`);
+      }
+      log(`test_mrtr_unrelated → ${JSON.stringify(await (unrelated ?? client.callTool('test_mrtr_unrelated', {})))}`);
+    });
+  },
+
+  /** SEP-2243 Mcp-Method / Mcp-Name: list, then call, read and get what is listed. */
+  async 'http-standard-headers'(url) {
+    const { client } = await connectHttp(url, modernOptions);
+    await withClient(client, async () => {
+      for (const tool of (await client.listTools()).tools) log(`${tool.name} → ${JSON.stringify((await client.callTool(tool.name, {})).content)}`);
+      for (const r of (await client.listResources()).resources) log(`${r.uri} → ${JSON.stringify((await client.readResource(r.uri)).contents)}`);
+      for (const p of (await client.listPrompts()).prompts) log(`${p.name} → ${JSON.stringify((await client.getPrompt(p.name)).messages)}`);
+    });
+  },
+
+  /** SEP-2243 Mcp-Param-*: the calls named in the context; McpClient mirrors x-mcp-header arguments. */
+  async 'http-custom-headers'(url) {
+    const calls = contextOf<{ toolCalls?: Array<{ name: string; arguments?: Record<string, unknown> }> }>().toolCalls ?? [];
+    const { client } = await connectHttp(url, modernOptions);
+    await withClient(client, async () => {
+      const { tools } = await client.listTools();
+      log(`tools: ${tools.map((t) => t.name).join(', ')}`);
+      for (const call of calls) {
+        if (!tools.some((t) => t.name === call.name)) throw new Error(`tool ${call.name} is not listed`);
+        log(`${call.name} → ${JSON.stringify((await client.callTool(call.name, call.arguments ?? {})).content)}`);
+      }
+    });
+  },
+
+  /**
+   * SEP-2243: tools whose x-mcp-header annotations are invalid are dropped from listTools (with
+   * a warning); the client calls every tool it was given, so a tool that survived would be called.
+   */
+  async 'http-invalid-tool-headers'(url) {
+    const { client } = await connectHttp(url, modernOptions);
+    await withClient(client, async () => {
+      const { tools } = await client.listTools();
+      log(`tools kept: ${tools.map((t) => t.name).join(', ')}`);
+      for (const tool of tools) log(`${tool.name} → ${JSON.stringify((await client.callTool(tool.name, sampleArguments(tool.inputSchema))).content)}`);
+    });
+  },
+
+  /** SEP-2106: listing a tool whose schema `$ref`s a network URL must not fetch it. */
+  async 'json-schema-ref-no-deref'(url) {
+    const { client } = await connectHttp(url, modernOptions);
+    await withClient(client, async () => {
+      const { tools } = await client.listTools();
+      for (const tool of tools) log(`${tool.name}: ${JSON.stringify(tool.inputSchema)}`);
+    });
+  },
+
+  /** SEP-1613/2106: the inputSchema as listed, echoed back verbatim through a tool call. */
+  async 'json-schema-2020-12-preservation'(url) {
+    const { client } = await connectHttp(url, modernOptions);
+    await withClient(client, async () => {
+      const { tools } = await client.listTools();
+      const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+      if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+      const result = await client.callTool('json_schema_echo', { schema: focal.inputSchema });
+      log(`json_schema_echo → ${JSON.stringify(result.content)}`);
+    });
+  },
 };
+
+/** The 2026-07-28 scenarios pin nothing: connectHttp negotiates the era and the version. */
+const modernOptions: Partial<ClientOptions> = { ...baseOptions, era: 'auto' };
+
+/** MCP_CONFORMANCE_CONTEXT, when the scenario gives one. */
+function contextOf<T>(): T {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  return (raw ? JSON.parse(raw) : {}) as T;
+}
+
+/** Arguments that satisfy a flat object schema: a placeholder per required property, by type. */
+function sampleArguments(schema: unknown): Record<string, unknown> {
+  const { properties = {}, required = [] } = (schema ?? {}) as { properties?: Record<string, { type?: unknown }>; required?: string[] };
+  const sample: Record<string, unknown> = { string: 'us-west1', integer: 1, number: 1, boolean: true, object: {}, array: [], null: null };
+  return Object.fromEntries(required.map((k) => [k, sample[String(properties[k]?.type)] ?? 'us-west1']));
+}
 
 async function main(): Promise<number> {
   const url = process.argv[process.argv.length - 1];

@@ -88,12 +88,14 @@ export class ModernSession {
     if (!this.adopt(supported)) {
       throw new LocalError('protocol', `The server supports protocol versions ${supported.join(', ')}; this client speaks ${MODERN_VERSIONS.join(', ')} in the stateless era`);
     }
-    const info = (r._meta as JsonObject | undefined)?.[META.serverInfo];
+    // The spec puts serverInfo in the result's _meta; some servers (and drafts) put it beside
+    // the capabilities. Display-only either way, so take whichever is there.
+    const info = (r._meta as JsonObject | undefined)?.[META.serverInfo] ?? r.serverInfo;
     return {
       era: 'modern',
       protocolVersion: this.version,
       // Self-reported and optional in this era; an empty identity rather than a made-up one.
-      serverInfo: info && typeof info === 'object' ? (info as unknown as Implementation) : { name: '', version: '' },
+      serverInfo: isImplementation(info) ? info : { name: '', version: '' },
       serverCapabilities: r.capabilities as ServerCapabilities,
       instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
       supportedVersions: supported,
@@ -130,7 +132,8 @@ export class ModernSession {
   }
 
   /**
-   * Sends once with the envelope. A -32022 naming a version we speak is retried once with it;
+   * Sends once with the envelope. A -32022 naming a version we speak is retried once with it
+   * (a new id, a fresh envelope);
    * a -32020 on tools/call once after re-reading the tool list (the spec's advice: our header
    * mirrors came from a stale schema). Results must have a `resultType` we understand.
    */
@@ -141,8 +144,9 @@ export class ModernSession {
         r = await this.host.send(method, this.withEnvelope(params), options);
       } catch (err) {
         if (attempt > 0 || !(err instanceof McpError)) throw err;
-        const before = this.version;
-        if (err.code === ErrorCode.UnsupportedProtocolVersion && this.adopt((err.data as { supported?: unknown } | undefined)?.supported) && this.version !== before) continue;
+        // Retried even when `supported` names the version just sent: behind a load balancer in
+        // a rolling upgrade, another instance may well accept it. Once only (attempt > 0 above).
+        if (err.code === ErrorCode.UnsupportedProtocolVersion && this.adopt((err.data as { supported?: unknown } | undefined)?.supported)) continue;
         if (err.code === ErrorCode.HeaderMismatch && method === 'tools/call') {
           await this.refreshTools(options);
           continue;
@@ -197,4 +201,8 @@ export class ModernSession {
       cursor = r.nextCursor;
     }
   }
+}
+
+function isImplementation(v: unknown): v is Implementation {
+  return !!v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { version?: unknown }).version === 'string';
 }

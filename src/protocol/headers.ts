@@ -6,15 +6,20 @@
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Visible ASCII plus space and tab: what may travel in a header value as-is. */
+/** Visible ASCII plus space and tab: what a received header value may hold (RFC 9110). */
 const PLAIN = /^[\x20-\x7e\t]*$/;
+/**
+ * What a sent value may hold as-is: visible ASCII and space. A tab is a control character to
+ * the value-encoding rule, so it is always Base64 even where HTTP would carry it.
+ */
+const SENDABLE = /^[\x20-\x7e]*$/;
 /** RFC 9110 token characters, for header name suffixes. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Encodes one value for a header: plain when safe, `=?base64?…?=` otherwise. */
 export function encodeHeaderValue(value: string | number | boolean): string {
   const s = String(value);
-  const safe = PLAIN.test(s) && s === s.trim() && !SENTINEL.test(s);
+  const safe = SENDABLE.test(s) && s === s.trim() && !SENTINEL.test(s);
   return safe ? s : `=?base64?${Buffer.from(s, 'utf8').toString('base64')}?=`;
 }
 
