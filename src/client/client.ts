@@ -10,37 +10,34 @@ import type { SessionExpiredError } from '../transports/http/client/http-common.
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import type { Transport } from '../transports/transport.js';
-import { eraCache, eraKeyOf, judgeHttpProbe, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
+import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
 import { performHandshake, type HandshakeOutcome } from './handshake.js';
 import { ServerCalls } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
-import { ListenRegistry, ListenStream, type ListenNotification, type Subscription } from './listen.js';
+import { keepListening, ListenRegistry, ListenStream, missedWhileAway, type ListenNotification, type ListenOptions, type Subscription } from './listen.js';
 import { ModernSession, type ConnectOutcome } from './modern.js';
 import { HeaderingTransport, ToolHeaderBook } from './param-headers.js';
 import { SessionRecovery, type SessionState } from './reconnect.js';
 
 export type { SamplingHandler, ElicitationHandler };
 
-/**
- * The era used when {@link ClientOptions.era} is not given. 'handshake' keeps every existing
- * caller (and test harness) on the behaviour it was written against; 'auto' is the intended
- * default once those callers opt in or are updated.
- */
-const DEFAULT_ERA: EraOption = 'handshake';
-
 export interface ClientOptions extends Implementation {
   /** Extra capabilities; sampling/elicitation/roots are declared from the handlers given. */
   capabilities?: ClientCapabilities;
   /**
    * Which protocol era to speak:
-   * - `'auto'`: probe with `server/discover` and speak 2026-07-28 if the server does (a
-   *   DiscoverResult, or a 2026-07-28 error such as -32022), else fall back to `initialize` on
-   *   the same connection. On Streamable HTTP the probe is a plain POST judged by status and
-   *   body (message middleware does not see it). The outcome is remembered per server (stdio
-   *   command line, HTTP origin + path) for later connections in this process, and forgotten
-   *   when connecting with it fails. HTTP+SSE always uses the handshake.
+   * - `'auto'` (the default): probe with `server/discover` and speak 2026-07-28 if the server
+   *   does (a DiscoverResult, or a 2026-07-28 error such as -32022), else fall back to
+   *   `initialize` on the same connection. On Streamable HTTP the probe is a plain POST judged
+   *   by status and body (message middleware does not see it). The outcome is remembered per
+   *   server (stdio command line, HTTP origin + path) for later connections in this process,
+   *   and forgotten when connecting with it fails. HTTP+SSE always uses the handshake.
    * - `'modern'`: the stateless era only; no probe, no fallback.
-   * - `'handshake'` (the default for now): `initialize` and a session, as before 2026-07-28.
+   * - `'handshake'`: `initialize` and a session, as before 2026-07-28; no probe. Pin it for
+   *   servers known to be handshake-era: it saves the probe's round trip (and, on stdio, the
+   *   `probeTimeoutMs` wait for servers that never answer unknown requests).
+   *
+   * Test kits: `createTestPair` (mcpkit/testing) pins `'handshake'` unless told otherwise.
    */
   era?: EraOption;
   /**
@@ -206,7 +203,7 @@ export class McpClient extends ServerCalls {
 
   /** The era asked for, with what a pinned version or the transport implies. */
   private wantedEra(transport: Transport): EraOption {
-    const era = this.options.era ?? DEFAULT_ERA;
+    const era = eraOf(this.options);
     const pinned = this.options.protocolVersion;
     if (era === 'modern' && isHandshakeVersion(pinned)) {
       throw new LocalError('protocol', `protocolVersion "${pinned}" belongs to the handshake era; era 'modern' needs 2026-07-28 or later`);
@@ -242,9 +239,16 @@ export class McpClient extends ServerCalls {
     else if (cached === 'modern' || cached === 'handshake') era = cached;
     else {
       const timeout = this.options.probeTimeoutMs ?? 3000;
-      verdict = transport instanceof StreamableHttpClientTransport
-        ? judgeHttpProbe(await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params: session.withEnvelope(undefined) }, timeout))
-        : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
+      try {
+        verdict = transport instanceof StreamableHttpClientTransport
+          ? judgeHttpProbe(await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params: session.withEnvelope(undefined) }, timeout))
+          : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
+      } catch (err) {
+        // The probe killed a legacy server: the next connection to it (connect() makes one at
+        // once; a caller with its own transport makes it) must initialize without probing.
+        if (err instanceof ProbeClosedError) eraCache.set(key, 'handshake');
+        throw err;
+      }
       era = verdict.era;
       if (verdict.era === 'modern') session.adopt(verdict.supported);
     }
@@ -351,22 +355,33 @@ export class McpClient extends ServerCalls {
    * 2026-07-28: opens a `subscriptions/listen` stream for the notifications `filter` opts into
    * (list changes, resource updates). Its notifications go to `onNotification`, and to
    * {@link on} listeners too; list changes also invalidate cached lists. Several may be open at
-   * once. A stream that breaks (HTTP) or a server restart is not re-listened automatically:
-   * `ended` settles, and you may listen again.
+   * once. A stream lost without the server ending it (HTTP: the SSE stream broke, the server
+   * restarted) is listened again with backoff, under a new request id, and the cached lists and
+   * reads it covers are dropped, since what was sent meanwhile is not replayed (see
+   * {@link ListenOptions}). `ended` settles when the server ends it, `close()` is called, the
+   * connection closes, or listening again keeps failing.
    */
-  listen(filter: SubscriptionFilter, onNotification: (notification: ListenNotification) => void = () => {}): Subscription {
+  listen(filter: SubscriptionFilter, onNotification: (notification: ListenNotification) => void = () => {}, options: ListenOptions = {}): Subscription {
     const peer = this.peer;
     const session = this.session;
     if (!peer || !this.outcome || peer.isClosed) throw new LocalError('closed', 'Cannot listen: the client is not connected');
     if (!session) throw new LocalError('capability', 'listen() needs protocol version 2026-07-28; in the handshake era use on() and subscribeResource()');
     const stream = new ListenStream(session.withEnvelope({ notifications: filter as JsonObject }), onNotification, (e) => this.options.onerror?.(e));
+    stream.reacknowledged = (acknowledged) => {
+      for (const n of missedWhileAway(acknowledged)) session.cache?.notify(n.method, n.params);
+      options.onrelisten?.(acknowledged);
+    };
     this.listens.add(stream);
-    const over = (err?: Error) => {
+    const host = {
+      // Long-lived by design: no timeout. It ends by close(), the server, or the connection.
+      send: (s: ListenStream) => peer.request('subscriptions/listen', s.params, { signal: s.abort.signal, timeoutMs: 0 }),
+      open: () => !peer.isClosed && this.peer === peer,
+      registry: this.listens,
+    };
+    void keepListening(stream, host, options.relisten).then((err) => {
       this.listens.remove(stream);
       stream.over(err);
-    };
-    // Long-lived by design: no timeout. It ends by close(), the server, or the connection.
-    peer.request('subscriptions/listen', stream.params, { signal: stream.abort.signal, timeoutMs: 0 }).then(() => over(), over);
+    });
     return stream;
   }
 

@@ -2,7 +2,7 @@ import { connectHttp, type ConnectHttpTransportOptions } from '../transports/htt
 import { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';
 import type { Transport } from '../transports/transport.js';
 import { McpClient, type ClientOptions } from './client.js';
-import { eraCache, eraKeyOf, ProbeClosedError } from './era.js';
+import { eraCache, eraKeyOf, eraOf, ProbeClosedError } from './era.js';
 
 /** A stdio server to spawn. */
 export type StdioTarget = StdioClientTransportOptions;
@@ -40,12 +40,9 @@ export async function connect(target: HttpTarget | StdioTarget | Transport, opti
     await client.connect(first);
     return client;
   } catch (err) {
-    if (err instanceof ProbeClosedError) {
-      // The probe killed it: a legacy server. Start it again; the cache makes it initialize.
-      eraCache.set(key, 'handshake');
-    } else if (!remembered || (options.era ?? 'auto') !== 'auto') {
-      throw err;
-    }
+    // A probe that killed the server (a legacy one) is noted in the era cache by the client, so
+    // the next start initializes. Otherwise only a remembered era can have been the problem.
+    if (!(err instanceof ProbeClosedError) && (!remembered || eraOf(options) !== 'auto')) throw err;
     // Either way the remembered era (if any) was wrong or is now known: one more try.
     const client = make();
     await client.connect(new StdioClientTransport(target));

@@ -12,6 +12,17 @@ export type Era = 'modern' | 'handshake';
 /** How a client picks its era: probe the server (`auto`), or pin one. */
 export type EraOption = 'auto' | Era;
 
+/**
+ * The era a client uses when its options name none. One constant, because `connect()` and
+ * `connectHttp()` decide whether to consult the era cache by it and must agree with the client.
+ */
+export const DEFAULT_ERA: EraOption = 'auto';
+
+/** The era `options` ask for, the default filled in. */
+export function eraOf(options: { era?: EraOption }): EraOption {
+  return options.era ?? DEFAULT_ERA;
+}
+
 /** What era detection concluded. `discovered` is the probe's DiscoverResult, when it got one. */
 export type Verdict = { era: 'modern'; discovered?: JsonObject; supported?: unknown } | { era: 'handshake' };
 
@@ -27,12 +38,14 @@ const INSPECTED: ReadonlySet<number> = new Set([400, 404, 405]);
 
 /**
  * The server closed the connection while answering the era probe: some legacy servers exit on
- * any request before `initialize`. `connect()` then starts the server again and initializes.
+ * any request before `initialize`. The era cache then says 'handshake' for that server, and
+ * `connect()` starts it again at once; a caller of `McpClient.connect()` with its own transport
+ * gets this error, and its next connection initializes directly.
  */
 export class ProbeClosedError extends LocalError {
   constructor(cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super('closed', `The server closed the connection on the server/discover era probe (${why}); it is probably a handshake-era server that exits on unknown requests`, { cause });
+    super('closed', `The server closed the connection on the server/discover era probe (${why}); it is probably a handshake-era server that exits on unknown requests. Connecting to it again (with a new transport) initializes without the probe; or pin era: 'handshake'`, { cause });
     this.name = 'ProbeClosedError';
   }
 }

@@ -4,5 +4,5 @@ export type { CallOptions } from './calls.js';
 export type { HandshakeOutcome } from './handshake.js';
 export type { ConnectOutcome } from './modern.js';
 export type { Era, EraOption } from './era.js';
-export type { Subscription, ListenNotification } from './listen.js';
+export type { Subscription, ListenNotification, ListenOptions, RelistenOptions } from './listen.js';
 export { connect, type StdioTarget, type HttpTarget } from './connect.js';

@@ -1,7 +1,9 @@
+import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import { META } from '../protocol/modern.js';
 import type { SubscriptionFilter } from '../protocol/types.js';
+import { HttpStatusError } from '../transports/http/client/http-common.js';
 
 /** A server notification delivered on a listen stream. */
 export interface ListenNotification {
@@ -22,12 +24,45 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/**
+ * Whether, and how fast, a listen stream lost without the server ending it is sent again
+ * (see {@link McpClient.listen}). Delays double from `initialDelayMs` up to `maxDelayMs`.
+ */
+export interface RelistenOptions {
+  /** Default 100 ms. */
+  initialDelayMs?: number;
+  /** Default 5000 ms. */
+  maxDelayMs?: number;
+  /** Attempts in a row that end without an acknowledgement before giving up. Default 5. */
+  maxAttempts?: number;
+}
+
+/** Options of {@link McpClient.listen}. */
+export interface ListenOptions {
+  /**
+   * Send the listen request again when its stream is lost without the server ending it (HTTP:
+   * the SSE stream broke, the POST failed or got a 5xx), as 2026-07-28 streams cannot be
+   * resumed. Default on; `false` ends the subscription instead.
+   */
+  relisten?: RelistenOptions | false;
+  /**
+   * Called each time a re-sent listen is acknowledged. Notifications sent while no stream was
+   * open are not replayed: the client has already dropped the cached lists and reads the
+   * filter covers; refetch whatever else you keep.
+   */
+  onrelisten?: (acknowledged: SubscriptionFilter) => void;
+}
+
 /** One listen stream as the client tracks it. */
 export class ListenStream implements Subscription {
   id: RequestId | undefined;
   readonly acknowledged: Promise<SubscriptionFilter>;
   readonly ended: Promise<void>;
   readonly abort = new AbortController();
+  /** Acknowledgements received: more than one means the stream was listened again. */
+  acks = 0;
+  /** Called on every acknowledgement after the first. */
+  reacknowledged: ((f: SubscriptionFilter) => void) | undefined;
   private ack!: (f: SubscriptionFilter) => void;
   private nack!: (e: Error) => void;
   private finish!: () => void;
@@ -49,11 +84,17 @@ export class ListenStream implements Subscription {
   deliver(n: JsonRpcNotification): void {
     if (n.method === 'notifications/subscriptions/acknowledged') {
       const f = n.params?.notifications;
-      this.ack(f && typeof f === 'object' ? (f as SubscriptionFilter) : {});
+      const filter = f && typeof f === 'object' ? (f as SubscriptionFilter) : {};
+      if (++this.acks === 1) this.ack(filter);
+      else this.tell(() => this.reacknowledged?.(filter));
       return;
     }
+    this.tell(() => this.onNotification({ method: n.method, params: n.params }));
+  }
+
+  private tell(call: () => void): void {
     try {
-      this.onNotification({ method: n.method, params: n.params });
+      call();
     } catch (err) {
       this.onerror(err instanceof Error ? err : new Error(String(err)));
     }
@@ -85,6 +126,13 @@ export class ListenRegistry {
   /** Registers a stream about to be sent. */
   add(stream: ListenStream): void {
     this.unsent.push(stream);
+  }
+
+  /** Registers a stream about to be sent again: its old request id no longer names it. */
+  readd(stream: ListenStream): void {
+    if (stream.id !== undefined && this.byId.get(stream.id) === stream) this.byId.delete(stream.id);
+    stream.id = undefined;
+    this.add(stream);
   }
 
   /** Forgets a stream once its request has settled. */
@@ -126,4 +174,83 @@ export class ListenRegistry {
       return next(m);
     },
   };
+}
+
+/**
+ * Whether a listen request failed in a way worth sending it again: the stream or the POST was
+ * lost (a LocalError 'closed' while the connection is up, a network failure) or the server
+ * answered 5xx (restarting). An answer from the server (McpError, a 4xx), a timeout, an abort
+ * or a refused capability would only come back the same.
+ */
+export function worthRelistening(err: unknown): boolean {
+  if (err instanceof McpError) return false;
+  if (err instanceof HttpStatusError) return err.status >= 500;
+  if (err instanceof LocalError) return err.kind === 'closed';
+  return err instanceof Error;
+}
+
+/** What {@link keepListening} needs from the client. */
+export interface ListenHost {
+  /** Sends the listen request once; settles when that request does. */
+  send(stream: ListenStream): Promise<unknown>;
+  /** Whether the connection is still up. */
+  open(): boolean;
+  registry: ListenRegistry;
+}
+
+/**
+ * Runs a listen stream until it is over: the server ended it (its result), the client closed it,
+ * the connection closed, or sending it again failed `maxAttempts` times in a row. A lost stream
+ * is sent again with a new request id (the same params, so the registry maps the new id to the
+ * same stream) after a backoff; an attempt that was acknowledged starts the count afresh.
+ */
+export async function keepListening(stream: ListenStream, host: ListenHost, relisten: RelistenOptions | false | undefined): Promise<Error | undefined> {
+  const pacing = relisten || {};
+  const initial = pacing.initialDelayMs ?? 100;
+  const max = pacing.maxDelayMs ?? 5000;
+  const attempts = pacing.maxAttempts ?? 5;
+  let failures = 0;
+  for (;;) {
+    const acksBefore = stream.acks;
+    try {
+      await host.send(stream);
+      return undefined;
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      if (relisten === false || stream.abort.signal.aborted || !host.open() || !worthRelistening(err)) return error;
+      failures = stream.acks > acksBefore ? 1 : failures + 1;
+      if (failures > attempts) return error;
+      const waited = await pause(Math.min(initial * 2 ** (failures - 1), max), stream.abort.signal);
+      if (!waited || !host.open()) return error;
+      host.registry.readd(stream);
+    }
+  }
+}
+
+/** Waits `ms`; false if `signal` aborted first. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The notifications a filter would have delivered: fed to the result cache after a re-listen,
+ * since whatever was sent while no stream was open is gone.
+ */
+export function missedWhileAway(filter: SubscriptionFilter): Array<{ method: string; params?: JsonObject }> {
+  const out: Array<{ method: string; params?: JsonObject }> = [];
+  if (filter.toolsListChanged) out.push({ method: 'notifications/tools/list_changed' });
+  if (filter.promptsListChanged) out.push({ method: 'notifications/prompts/list_changed' });
+  if (filter.resourcesListChanged) out.push({ method: 'notifications/resources/list_changed' });
+  for (const uri of filter.resourceSubscriptions ?? []) out.push({ method: 'notifications/resources/updated', params: { uri } });
+  return out;
 }

@@ -1,7 +1,7 @@
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { MessageMiddleware, Next } from '../engine/middleware.js';
 import { McpClient, type ClientOptions } from '../client/client.js';
-import type { HandshakeOutcome } from '../client/handshake.js';
+import type { ConnectOutcome } from '../client/modern.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../server/server.js';
 import type { ServerSession } from '../server/session.js';
@@ -51,18 +51,31 @@ export interface TestPair {
   client: McpClient;
   session: ServerSession;
   wire: WireRecorder;
-  initialize: HandshakeOutcome;
+  /** What connecting settled: the `initialize` result, or in the 2026-07-28 era the `server/discover` one. */
+  initialize: ConnectOutcome;
   close(): Promise<void>;
 }
 
 export interface TestPairOptions extends Partial<ClientOptions> {
   /** Facts the server sees on every frame (e.g. an authenticated principal). */
   frameInfo?: FrameInfo;
+  /**
+   * The client's era. Unlike `McpClient` (whose default is `'auto'`), the kit defaults to
+   * `'handshake'`: tests written with it assert exact wire sequences, and a probe or a silent
+   * switch to the stateless era (where `ctx.elicit` becomes an `input_required` result and
+   * there is no session log level) would change what they see whenever the server under test
+   * gains or loses 2026-07-28 support. Pass `'modern'` to test the stateless era, or `'auto'`
+   * to test what a default client negotiates.
+   */
+  era?: ClientOptions['era'];
 }
 
-/** A client connected to `server` in-process, with a wire recorder, in one line. */
+/**
+ * A client connected to `server` in-process, with a wire recorder, in one line. The client
+ * speaks the handshake era unless `options.era` says otherwise (see {@link TestPairOptions.era}).
+ */
 export async function createTestPair(server: McpServer | Server, options: TestPairOptions = {}): Promise<TestPair> {
-  const { frameInfo, ...clientOptions } = options;
+  const { frameInfo, era = 'handshake', ...clientOptions } = options;
   const low = lowLevelServer(server);
   const [clientSide, serverSide] = createLinkedPair({ serverInfo: frameInfo });
   const session = await low.connect(serverSide);
@@ -71,6 +84,7 @@ export async function createTestPair(server: McpServer | Server, options: TestPa
     name: 'mcpkit-test-client',
     version: '0.0.0',
     ...clientOptions,
+    era,
     middleware: [wire, ...(clientOptions.middleware ?? [])],
   });
   const initialize = await client.connect(clientSide);

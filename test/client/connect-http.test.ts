@@ -17,17 +17,39 @@ function recordingFetch(): { fetch: typeof fetch; seen: string[] } {
   return { fetch: wrapped, seen };
 }
 
-test('connect(url) to /mcp speaks Streamable HTTP', async () => {
+test('connect(url) to /mcp speaks Streamable HTTP, in the 2026-07-28 era by default', async () => {
   const s = await startOurServer();
-  const client = await connect(s.url, { name: 'auto', version: '1' });
+  const rec = recordingFetch();
+  const client = await connect({ url: s.url, fetch: rec.fetch }, { name: 'auto', version: '1' });
   try {
+    assert.equal(client.era, 'modern');
     assert.equal(client.serverInfo?.name, 'our-http');
     assert.equal(client.clientInfo.name, 'auto');
-    assert.equal(client.protocolVersion, '2025-11-25');
+    assert.equal(client.protocolVersion, '2026-07-28');
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
     assert.equal(text(await client.callTool('echo', { text: 'modern' })), 'modern');
-    assert.equal(s.running.handler.streamable.sessionCount, 1);
+    // The probe's DiscoverResult was adopted: no second server/discover, and never initialize.
+    assert.deepEqual(s.methods, ['server/discover', 'tools/list', 'tools/call']);
+    assert.deepEqual(rec.seen, ['POST /mcp', 'POST /mcp', 'POST /mcp']);
+    assert.equal(s.running.handler.streamable.sessionCount, 0, 'no session in this era');
     assert.equal(s.running.handler.legacy?.connectionCount, 0);
+  } finally {
+    await client.close();
+  }
+  assert.ok(!rec.seen.includes('DELETE /mcp'), 'no session to DELETE');
+  await s.close();
+});
+
+test('connect(url, { era: "handshake" }) to /mcp: initialize, a session, DELETE on close', async () => {
+  const s = await startOurServer();
+  const client = await connect(s.url, { name: 'pinned', version: '1', era: 'handshake' });
+  try {
+    assert.equal(client.era, 'handshake');
+    assert.equal(client.protocolVersion, '2025-11-25');
+    assert.equal(text(await client.callTool('echo', { text: 'handshake' })), 'handshake');
+    assert.deepEqual(s.methods.slice(0, 2), ['initialize', 'notifications/initialized']);
+    assert.ok(!s.methods.includes('server/discover'), 'no probe when the era is pinned');
+    assert.equal(s.running.handler.streamable.sessionCount, 1);
   } finally {
     await client.close();
   }
@@ -36,13 +58,15 @@ test('connect(url) to /mcp speaks Streamable HTTP', async () => {
   await s.close();
 });
 
-test('connect(.../sse): the initialize POST is refused (405), so it falls back to HTTP+SSE on the same port', async () => {
+test('connect(.../sse): the probe and the initialize POST are refused (405), so it falls back to HTTP+SSE on the same port', async () => {
   const s = await startOurServer();
   const rec = recordingFetch();
   const client = await connect({ url: s.url.replace('/mcp', '/sse'), fetch: rec.fetch });
   try {
-    assert.equal(rec.seen[0], 'POST /sse', 'Streamable HTTP tried first');
-    assert.equal(rec.seen[1], 'GET /sse', 'then the legacy event stream');
+    assert.equal(rec.seen[0], 'POST /sse', 'the server/discover probe first');
+    assert.equal(rec.seen[1], 'POST /sse', 'then Streamable HTTP initialize');
+    assert.equal(rec.seen[2], 'GET /sse', 'then the legacy event stream');
+    assert.equal(client.era, 'handshake');
     assert.equal(s.running.handler.streamable.sessionCount, 0, 'no Streamable HTTP session');
     assert.equal(s.running.handler.legacy?.connectionCount, 1);
     const before = rec.seen.length;

@@ -1,5 +1,6 @@
 // OUR client against OUR Streamable HTTP server: progress, list_changed on the GET stream,
-// elicitation round-trips (stateful, responseMode auto and sse), and stateless mode.
+// elicitation round-trips (stateful, responseMode auto and sse), and stateless mode. Sessions,
+// the GET stream and server-to-client requests belong to the handshake era: those clients pin it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ElicitParams } from '../../src/protocol/types.js';
@@ -15,24 +16,28 @@ function getStreamOpen(s: OurServer, sessionId: string): boolean {
 for (const responseMode of ['auto', 'sse'] as const) {
   const options: ServeOptions = { responseMode };
 
-  test(`stateful, responseMode ${responseMode}: progress notifications reach onprogress before the result`, async () => {
-    const s = await startOurServer(options);
-    const { client, errors } = await openClient(s.url);
-    try {
-      const seen: Array<[number, number | undefined, string | undefined]> = [];
-      const r = await client.callTool('progress', { steps: 3 }, { onprogress: (p) => seen.push([p.progress, p.total, p.message]) });
-      assert.equal(text(r), 'did 3');
-      assert.deepEqual(seen, [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']]);
-      assert.deepEqual(errors, []);
-    } finally {
-      await client.close();
-      await s.close();
-    }
-  });
+  // Era-neutral: the default client (auto, which picks 2026-07-28 here) and a pinned handshake one.
+  for (const era of ['auto', 'handshake'] as const) {
+    test(`stateful, responseMode ${responseMode}, era ${era}: progress notifications reach onprogress before the result`, async () => {
+      const s = await startOurServer(options);
+      const { client, errors } = await openClient(s.url, {}, { era });
+      try {
+        assert.equal(client.era, era === 'auto' ? 'modern' : 'handshake');
+        const seen: Array<[number, number | undefined, string | undefined]> = [];
+        const r = await client.callTool('progress', { steps: 3 }, { onprogress: (p) => seen.push([p.progress, p.total, p.message]) });
+        assert.equal(text(r), 'did 3');
+        assert.deepEqual(seen, [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']]);
+        assert.deepEqual(errors, []);
+      } finally {
+        await client.close();
+        await s.close();
+      }
+    });
+  }
 
   test(`stateful, responseMode ${responseMode}: tools/list_changed arrives on the standalone GET stream`, async () => {
     const s = await startOurServer(options);
-    const { client, transport, errors } = await openClient(s.url);
+    const { client, transport, errors } = await openClient(s.url, {}, { era: 'handshake' });
     try {
       const changed = new Promise<void>((resolve) => client.on('notifications/tools/list_changed', () => resolve()));
       await until(() => getStreamOpen(s, transport.sessionId!), 3000, 'the GET stream');
@@ -52,6 +57,7 @@ for (const responseMode of ['auto', 'sse'] as const) {
     const s = await startOurServer(options);
     const asked: ElicitParams[] = [];
     const { client, errors } = await openClient(s.url, {}, {
+      era: 'handshake',
       elicitation: (params) => {
         asked.push(params);
         return { action: 'accept', content: { name: 'Ada' } };
@@ -79,7 +85,8 @@ test('stateless (stateful: false): no session id, no GET stream, calls and progr
     wire.push(`${init?.method ?? 'GET'} ${new Headers(init?.headers).get('mcp-session-id') ?? '-'}`);
     return fetch(input, init);
   };
-  const { client, transport, errors } = await openClient(s.url, { fetch: recording });
+  // The handshake era's stateless mode (a 2026-07-28 client is stateless anyway).
+  const { client, transport, errors } = await openClient(s.url, { fetch: recording }, { era: 'handshake' });
   try {
     assert.equal(transport.sessionId, undefined);
     assert.equal(transport.protocolVersion, '2025-11-25');

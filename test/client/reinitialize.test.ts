@@ -1,5 +1,6 @@
 // McpClient re-initialization after session expiry, against OUR Streamable HTTP server (and a
-// scripted one that refuses everything).
+// scripted one that refuses everything). Sessions exist only in the handshake era, so every
+// client here pins it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReinitializeEvent } from '../../src/client/client.js';
@@ -11,7 +12,7 @@ import { deleteSession, openClient, startOurServer, text, until } from './http-f
 test('session DELETEd server-side: the next call re-initializes transparently and succeeds', async () => {
   const s = await startOurServer();
   const events: ReinitializeEvent[] = [];
-  const { client, transport, errors } = await openClient(s.url, {}, { onreinitialize: (e) => events.push(e) });
+  const { client, transport, errors } = await openClient(s.url, {}, { era: 'handshake', onreinitialize: (e) => events.push(e) });
   try {
     const old = transport.sessionId!;
     assert.equal(text(await client.callTool('echo', { text: 'before' })), 'before');
@@ -43,7 +44,7 @@ test('expiry first noticed by the GET stream: the call fails locally, re-initial
     wire.push({ method: init?.method ?? 'GET', session: new Headers(init?.headers).get('mcp-session-id') });
     return fetch(input, init);
   };
-  const { client, transport } = await openClient(s.url, { fetch: recording });
+  const { client, transport } = await openClient(s.url, { fetch: recording }, { era: 'handshake' });
   try {
     const old = transport.sessionId!;
     await until(() => s.methods.includes('notifications/initialized'));
@@ -71,7 +72,7 @@ test('expiry first noticed by the GET stream: the call fails locally, re-initial
 test('session idle expiry (sessionIdleMs) → the next call succeeds after re-initializing', async () => {
   const s = await startOurServer({ sessionIdleMs: 150 });
   // An open GET stream keeps a session alive on our server; this client has none, so it idles.
-  const { client, transport } = await openClient(s.url, { openGetStream: false });
+  const { client, transport } = await openClient(s.url, { openGetStream: false }, { era: 'handshake' });
   try {
     const old = transport.sessionId!;
     await until(() => s.running.handler.streamable.sessionCount === 0, 3000, 'the session to expire');
@@ -87,7 +88,7 @@ test('session idle expiry (sessionIdleMs) → the next call succeeds after re-in
 test('reinitializeOnExpiry: false → the call rejects with SessionExpiredError, no new initialize', async () => {
   const s = await startOurServer();
   let reinits = 0;
-  const { client, transport } = await openClient(s.url, { openGetStream: false }, { reinitializeOnExpiry: false, onreinitialize: () => reinits++ });
+  const { client, transport } = await openClient(s.url, { openGetStream: false }, { era: 'handshake', reinitializeOnExpiry: false, onreinitialize: () => reinits++ });
   try {
     const old = transport.sessionId!;
     await deleteSession(s.url, old);
@@ -105,7 +106,7 @@ test('reinitializeOnExpiry: false → the call rejects with SessionExpiredError,
 test('concurrent calls failing together share one re-initialization', async () => {
   const s = await startOurServer();
   let reinits = 0;
-  const { client, transport } = await openClient(s.url, { openGetStream: false }, { onreinitialize: () => reinits++ });
+  const { client, transport } = await openClient(s.url, { openGetStream: false }, { era: 'handshake', onreinitialize: () => reinits++ });
   try {
     await deleteSession(s.url, transport.sessionId!);
     const results = await Promise.all([1, 2, 3, 4].map((i) => client.callTool('echo', { text: `c${i}` })));
@@ -129,7 +130,7 @@ test('no retry loop: a server that 404s everything after the first session → o
     if (rpcMethod(req.body) === 'notifications/initialized' && sessions === 1) return void res.writeHead(202).end();
     res.writeHead(404).end('gone');
   });
-  const { client } = await openClient(srv.url, { openGetStream: false });
+  const { client } = await openClient(srv.url, { openGetStream: false }, { era: 'handshake' });
   try {
     const posts = () => srv.requests.filter((r) => r.method === 'POST').map((r) => rpcMethod(r.body));
     assert.deepEqual(posts(), ['initialize', 'notifications/initialized']);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { McpServer, Server } from '../../src/server/index.js';
 import { createTestPair, WireRecorder } from '../../src/testing/index.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { flush } from '../server/helpers.js';
+import { flush, textOf } from '../server/helpers.js';
 
 test('WireRecorder: records exact messages, in order, with directions', async () => {
   const server = new McpServer({ name: 'kit', version: '1' });
@@ -89,4 +89,39 @@ test('McpServer.close() ends every connected session; clients see the close', as
   assert.deepEqual(closed.sort(), ['one', 'two']);
   assert.equal(server.sessions.size, 0);
   assert.equal(one.client.connected, false);
+});
+
+test('createTestPair: the handshake era unless era says otherwise; modern and auto speak 2026-07-28', async () => {
+  const server = new McpServer({ name: 'kit', version: '1' });
+  server.tool('ask', async (_a, ctx) => {
+    const r = await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+    return `${r.action} ${String(r.content?.ok)}`;
+  });
+  const elicitation = () => ({ action: 'accept' as const, content: { ok: true } });
+
+  const pinned = await createTestPair(server, { elicitation });
+  assert.equal(pinned.client.era, 'handshake');
+  assert.equal(pinned.initialize.era, 'handshake');
+  assert.equal(pinned.initialize.protocolVersion, '2025-11-25');
+  assert.deepEqual(pinned.wire.methods().slice(0, 3), ['→ initialize', '← response 0', '→ notifications/initialized']);
+  pinned.wire.clear();
+  assert.equal(textOf(await pinned.client.callTool('ask')), 'accept true');
+  assert.deepEqual(pinned.wire.methods(), ['→ tools/call', '← elicitation/create', '→ response 0', '← response 1']);
+  await pinned.close();
+
+  for (const era of ['modern', 'auto'] as const) {
+    const pair = await createTestPair(server, { era, elicitation });
+    assert.equal(pair.client.era, 'modern', era);
+    assert.equal(pair.initialize.protocolVersion, '2026-07-28');
+    assert.deepEqual(pair.initialize.supportedVersions, ['2026-07-28']);
+    assert.deepEqual(pair.wire.methods(), ['→ server/discover', '← response 0'], `${era}: one discover, no initialize`);
+    pair.wire.clear();
+    assert.equal(textOf(await pair.client.callTool('ask')), 'accept true');
+    // No server-to-client request: an input_required result, then the retry with the answer.
+    assert.deepEqual(pair.wire.methods(), ['→ tools/call', '← response 1', '→ tools/call', '← response 2']);
+    const [, first, retry] = pair.wire.messages();
+    assert.equal((first as { result?: { resultType?: string } }).result?.resultType, 'input_required');
+    assert.deepEqual((retry as { params?: { inputResponses?: unknown } }).params?.inputResponses, { 'elicit-1': { action: 'accept', content: { ok: true } } });
+    await pair.close();
+  }
 });

@@ -146,7 +146,11 @@ export async function rawClient(server: Server): Promise<RawClient> {
   return raw;
 }
 
-/** A real McpClient wired to `server` with both transports exposed (for sendRaw). */
+/**
+ * A real McpClient wired to `server` with both transports exposed (for sendRaw). The engine
+ * and lifecycle tests assert exact wire sequences and use server-to-client requests, which
+ * belong to the handshake era, so the client pins it unless `options.era` says otherwise.
+ */
 export async function clientPair(server: Server, options: Partial<ClientOptions> = {}) {
   const [clientSide, serverSide] = createLinkedPair();
   const session = await server.connect(serverSide);
@@ -156,6 +160,7 @@ export async function clientPair(server: Server, options: Partial<ClientOptions>
     name: 'test-client',
     version: '0.0.0',
     onerror: (e) => clientErrors.push(e),
+    era: 'handshake',
     ...options,
     middleware: [wire, ...(options.middleware ?? [])],
   });

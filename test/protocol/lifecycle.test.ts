@@ -23,8 +23,10 @@ async function fakeServer(result: JsonObject | undefined) {
   return { clientSide, received, isClosed: () => closed };
 }
 
+// The initialize lifecycle is the handshake era's: these clients pin it (the default, 'auto',
+// would probe with server/discover first; test/client/modern covers that).
 const newClient = (extra: Partial<ConstructorParameters<typeof McpClient>[0]> = {}) =>
-  new McpClient({ name: 'c', version: '1', onerror: () => {}, ...extra });
+  new McpClient({ name: 'c', version: '1', onerror: () => {}, era: 'handshake', ...extra });
 
 test('negotiation: every supported version is echoed; an unknown one gets the latest (2025-11-25)', async () => {
   assert.equal(LATEST_HANDSHAKE_VERSION, '2025-11-25');

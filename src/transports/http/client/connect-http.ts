@@ -1,5 +1,5 @@
 import { McpClient, type ClientOptions } from '../../../client/client.js';
-import { eraCache, httpEraKey } from '../../../client/era.js';
+import { eraCache, eraOf, httpEraKey } from '../../../client/era.js';
 import { HttpStatusError, type HeadersOption } from './http-common.js';
 import { SseClientTransport } from './sse-legacy.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
@@ -34,13 +34,14 @@ export async function connectHttp(
   clientOptions: Partial<ClientOptions> = {},
   transportOptions: ConnectHttpTransportOptions = {},
 ): Promise<ConnectHttpResult> {
-  const auto = (clientOptions.era ?? 'auto') === 'auto';
+  const auto = eraOf(clientOptions) === 'auto';
   const key = httpEraKey(url);
   const remembered = auto ? eraCache.get(key) : undefined;
   try {
     return await attempt(url, clientOptions, transportOptions, remembered === 'sse');
   } catch (err) {
-    if (remembered === undefined) throw err;
+    // An authentication failure says nothing about the era: detecting again would only repeat it.
+    if (remembered === undefined || (err instanceof HttpStatusError && (err.status === 401 || err.status === 403))) throw err;
     eraCache.delete(key);
     return attempt(url, clientOptions, transportOptions, false);
   }
@@ -58,7 +59,7 @@ async function attempt(url: string | URL, clientOptions: Partial<ClientOptions>,
       await transport.close().catch(() => {});
       throw err;
     }
-    if ((clientOptions.era ?? 'auto') === 'auto') eraCache.set(httpEraKey(url), 'sse');
+    if (eraOf(clientOptions) === 'auto') eraCache.set(httpEraKey(url), 'sse');
     return { client, transport: 'sse' };
   };
   if (sseFirst) return sse();

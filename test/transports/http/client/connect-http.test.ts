@@ -29,10 +29,17 @@ for (const status of [405, 404, 400]) {
     try {
       const { client, transport } = await connectHttp(fx.url, {}, { headers: { 'x-test': 'yes' } });
       assert.equal(transport, 'sse');
+      assert.equal(client.era, 'handshake');
       assert.equal(firstText(await client.callTool('echo', { message: `fallback ${status}` })), `fallback ${status}`);
-      const [post, get] = fx.seen;
+      // The default era is 'auto': a server/discover probe (with the 2026-07-28 version header)
+      // is refused first, then the initialize POST, then the legacy event stream.
+      const [probe, post, get] = fx.seen;
+      assert.equal(probe.method, 'POST');
+      assert.equal(probe.url, '/sse');
+      assert.equal(probe.protocolVersion, '2026-07-28');
       assert.equal(post.method, 'POST');
       assert.equal(post.url, '/sse');
+      assert.equal(post.protocolVersion, undefined);
       assert.equal(get.method, 'GET');
       assert.equal(get.url, '/sse');
       await client.close();
@@ -41,6 +48,20 @@ for (const status of [405, 404, 400]) {
     }
   });
 }
+
+test('connectHttp, era handshake: no probe, the initialize POST is refused, then HTTP+SSE', async () => {
+  const fx = await startLegacySseServer({ postStatus: 405 });
+  try {
+    const { client, transport } = await connectHttp(fx.url, { era: 'handshake' });
+    assert.equal(transport, 'sse');
+    assert.equal(firstText(await client.callTool('echo', { message: 'pinned' })), 'pinned');
+    assert.deepEqual(fx.seen.slice(0, 2).map((r) => `${r.method} ${r.url}`), ['POST /sse', 'GET /sse']);
+    assert.equal(fx.seen[0].protocolVersion, undefined);
+    await client.close();
+  } finally {
+    await fx.close();
+  }
+});
 
 test('connectHttp: other failures propagate without fallback', async () => {
   const fx = await startLegacySseServer({ postStatus: 500 });
