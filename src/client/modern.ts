@@ -127,6 +127,11 @@ export class ModernSession {
     if (method === 'tools/list' && Array.isArray(result.tools)) {
       result = { ...result, tools: this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m)) as unknown as JsonObject[] };
     }
+    // resultType is this era's plumbing: callers get the same shape in both eras.
+    if (result.resultType === 'complete') {
+      const { resultType: _done, ...plain } = result;
+      result = plain;
+    }
     if (cacheable && !rounds) this.cache!.put(method, params, result, credential, sent);
     return result;
   }

@@ -73,7 +73,8 @@ test('tools/call: elicitation round trip with schema defaults; the retry is a ne
   const r = await client.callTool('greet', { greeting: 'Hello' });
   // The handler answered {age: 36}; the form's default filled in the name, as in the handshake era.
   assert.equal(text(r), 'Hello, {"age":36,"name":"Ada"}');
-  assert.equal(r.resultType, 'complete');
+  // The era's plumbing stays on the wire: the caller sees the handshake era's shape.
+  assert.equal(r.resultType, undefined);
   assert.deepEqual(calls, ['elicit:Who are you?']);
   const [first, retry] = wire.requests('tools/call');
   const answer = wire.received.find((m) => m.id === first.id)!.result!;
