@@ -10,6 +10,8 @@
 import { z } from 'zod';
 import { McpServer } from 'mcpkit';
 import { McpHttpHandler } from 'mcpkit/http';
+import { StdioServerTransport } from 'mcpkit/stdio';
+import { PassThrough } from 'node:stream';
 import { TOOLS, callResultText } from './servers/tools.mjs';
 import * as R from './lib/requests.mjs';
 
@@ -60,50 +62,149 @@ async function measure(label, one, { n, concurrency, quick }) {
   return { label, n, cpuUsPerReq: (c.user + c.system) / n, wallUsPerReq: (wall * 1000) / n, perSecond: n / (wall / 1000) };
 }
 
+const CASES = ['floor', 'json', 'sse', 'tools50', 'modern', 'stateful', 'stdio'];
+
+const check = (want) => (r) => {
+  if (r.status !== 200 || !r.body.includes(want)) throw new Error(`unexpected answer ${r.status} ${r.body}`);
+};
+const run = (h, method, headers, body, want) => () =>
+  new Promise((resolve, reject) => {
+    h.handle(view(method, headers, body), responder(resolve)).catch(reject);
+  }).then(check(want));
+
+/** One case: its label, a function running request number i, and a teardown. */
+async function setup(key) {
+  const handler = (tools, responseMode, stateful = false) =>
+    new McpHttpHandler(makeServer(tools), { stateful, responseMode, eventStore: false, legacySse: false });
+  switch (key) {
+    case 'floor':
+      // What bare node:http does in JS besides node's own HTTP work.
+      return {
+        label: 'floor: JSON.parse + JSON.stringify',
+        one: async () => {
+          const msg = JSON.parse(R.ECHO_CALL);
+          return JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: msg.params.arguments.message }] } });
+        },
+        close: async () => {},
+      };
+    case 'json': {
+      const h = handler(false, 'json');
+      return { label: 'mcpkit stateless JSON (echo)', one: run(h, 'POST', R.headers(), R.ECHO_CALL, '"hello"'), close: () => h.close() };
+    }
+    case 'sse': {
+      const h = handler(false, 'sse');
+      return { label: 'mcpkit stateless SSE (echo)', one: run(h, 'POST', R.headers(), R.ECHO_CALL, '"hello"'), close: () => h.close() };
+    }
+    case 'tools50': {
+      const h = handler(true, 'json');
+      return { label: 'mcpkit stateless JSON, 50 tools (realistic call)', one: run(h, 'POST', R.headers(), R.TOOLS50_CALL, 'found 3 issues'), close: () => h.close() };
+    }
+    case 'modern': {
+      const h = handler(false, 'json');
+      return { label: 'mcpkit 2026-07-28 (echo)', one: run(h, 'POST', R.MODERN_HEADERS, R.MODERN_CALL, '"hello"'), close: () => h.close() };
+    }
+    case 'stateful': {
+      // 64 sessions, requests spread over them, unique ids.
+      const st = handler(false, 'json', true);
+      const sids = [];
+      for (let i = 0; i < 64; i++) {
+        const r = await new Promise((resolve) => st.handle(view('POST', R.headers(), R.INITIALIZE), responder(resolve)));
+        const sid = r.headers['mcp-session-id'];
+        await new Promise((resolve) => st.handle(view('POST', R.headers({ 'mcp-session-id': sid }), R.INITIALIZED), responder(resolve)));
+        sids.push(sid);
+      }
+      const stHeaders = sids.map((sid) => R.headers({ 'mcp-session-id': sid }));
+      let id = 0;
+      return {
+        label: 'mcpkit stateful, 64 sessions (echo)',
+        one: (i) => run(st, 'POST', stHeaders[i % 64], R.ECHO_CALL.replace('"id":1', `"id":${++id}`), '"hello"')(),
+        close: () => st.close(),
+      };
+    }
+    case 'stdio': {
+      // The stdio server over in-memory pipes: requests arrive 32 to a chunk (as from a client
+      // with 32 in flight), each `one` waits for its own response line.
+      const stdin = new PassThrough();
+      const stdout = new PassThrough();
+      const server = makeServer(false);
+      const session = await server.connect(new StdioServerTransport({ stdin, stdout }));
+      const waiting = new Map();
+      let buf = '';
+      stdout.setEncoding('utf8');
+      stdout.on('data', (chunk) => {
+        buf += chunk;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const id = JSON.parse(line).id;
+          const done = waiting.get(id);
+          if (!done) continue; // initialize's answer
+          if (!line.includes('"hello"')) throw new Error(`unexpected answer ${line}`);
+          waiting.delete(id);
+          done();
+        }
+      });
+      await new Promise((resolve) => {
+        stdout.once('data', resolve);
+        stdin.write(R.INITIALIZE + '\n');
+      });
+      stdin.write(R.INITIALIZED + '\n');
+      let id = 0;
+      let batch = '';
+      let scheduled = false;
+      return {
+        label: 'mcpkit stdio server, 32 in a chunk (echo)',
+        one: () =>
+          new Promise((resolve) => {
+            const n = ++id;
+            waiting.set(n, resolve);
+            batch += R.ECHO_CALL.replace('"id":1', `"id":${n}`) + '\n';
+            if (!scheduled) {
+              scheduled = true;
+              queueMicrotask(() => {
+                scheduled = false;
+                const b = batch;
+                batch = '';
+                // 32 lines per chunk, as a pipe would deliver them
+                const lines = b.split('\n').filter(Boolean);
+                for (let i = 0; i < lines.length; i += 32) stdin.write(lines.slice(i, i + 32).join('\n') + '\n');
+              });
+            }
+          }),
+        close: () => session.close(),
+      };
+    }
+    default:
+      throw new Error(`unknown case ${key} (known: ${CASES.join(', ')})`);
+  }
+}
+
+/** Runs `count` requests, `concurrency` at a time. */
+async function drive(one, count, concurrency, from = 0) {
+  for (let i = 0; i < count; i += concurrency) {
+    const k = Math.min(concurrency, count - i);
+    await Promise.all(Array.from({ length: k }, (_, j) => one(from + i + j)));
+  }
+}
+
+/** For bench/icount.mjs: a warm-up, then exactly `n` requests, 128 at a time. */
+export async function runFixed(key, warm, n) {
+  const c = await setup(key);
+  await drive(c.one, warm, 128);
+  await drive(c.one, n, 128, warm);
+  await c.close();
+}
+
 export async function micro({ quick = false, only } = {}) {
   const n = quick ? 20_000 : 200_000;
-  const want = (key) => !only || only === key;
-  const concurrency = 128;
   const results = [];
-  // The floor: what bare node:http does in JS besides node's own HTTP work.
-  if (want('floor')) results.push(
-    await measure('floor: JSON.parse + JSON.stringify', async () => {
-      const msg = JSON.parse(R.ECHO_CALL);
-      return JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: msg.params.arguments.message }] } });
-    }, { n, concurrency, quick }),
-  );
-  const check = (want) => (r) => {
-    if (r.status !== 200 || !r.body.includes(want)) throw new Error(`unexpected answer ${r.status} ${r.body}`);
-  };
-  const run = (h, method, headers, body, want) => () =>
-    new Promise((resolve, reject) => {
-      h.handle(view(method, headers, body), responder(resolve)).catch(reject);
-    }).then(check(want));
-
-  const json = new McpHttpHandler(makeServer(false), { stateful: false, responseMode: 'json', eventStore: false, legacySse: false });
-  if (want('json')) results.push(await measure('mcpkit stateless JSON (echo)', run(json, 'POST', R.headers(), R.ECHO_CALL, '"hello"'), { n, concurrency, quick }));
-  const sse = new McpHttpHandler(makeServer(false), { stateful: false, responseMode: 'sse', eventStore: false, legacySse: false });
-  if (want('sse')) results.push(await measure('mcpkit stateless SSE (echo)', run(sse, 'POST', R.headers(), R.ECHO_CALL, '"hello"'), { n, concurrency, quick }));
-  const tools = new McpHttpHandler(makeServer(true), { stateful: false, responseMode: 'json', eventStore: false, legacySse: false });
-  if (want('tools50')) results.push(await measure('mcpkit stateless JSON, 50 tools (realistic call)', run(tools, 'POST', R.headers(), R.TOOLS50_CALL, 'found 3 issues'), { n, concurrency, quick }));
-  const modern = new McpHttpHandler(makeServer(false), { stateful: false, responseMode: 'json', eventStore: false, legacySse: false });
-  if (want('modern')) results.push(await measure('mcpkit 2026-07-28 (echo)', run(modern, 'POST', R.MODERN_HEADERS, R.MODERN_CALL, '"hello"'), { n, concurrency, quick }));
-
-  // Stateful: 64 sessions, requests spread over them, unique ids.
-  const st = new McpHttpHandler(makeServer(false), { stateful: true, responseMode: 'json', eventStore: false, legacySse: false });
-  const sids = [];
-  for (let i = 0; i < 64; i++) {
-    const r = await new Promise((resolve) => st.handle(view('POST', R.headers(), R.INITIALIZE), { ...responder(resolve), send: (status, headers, body) => resolve({ status, headers, body }) }));
-    const sid = r.headers['mcp-session-id'];
-    await new Promise((resolve) => st.handle(view('POST', R.headers({ 'mcp-session-id': sid }), R.INITIALIZED), responder(resolve)));
-    sids.push(sid);
+  for (const key of CASES) {
+    if (only && only !== key) continue;
+    const c = await setup(key);
+    results.push(await measure(c.label, c.one, { n, concurrency: 128, quick }));
+    await c.close();
   }
-  const stHeaders = sids.map((sid) => R.headers({ 'mcp-session-id': sid }));
-  let id = 0;
-  if (want('stateful')) results.push(
-    await measure('mcpkit stateful, 64 sessions (echo)', (i) => run(st, 'POST', stHeaders[i % 64], R.ECHO_CALL.replace('"id":1', `"id":${++id}`), '"hello"')(), { n, concurrency, quick }),
-  );
-  for (const h of [json, sse, tools, modern, st]) await h.close();
   return results;
 }
 

@@ -9,6 +9,9 @@
 //   --no-build           use dist/ as it is
 //   --out=NAME           results file name (default: latest for the full suite, quick with --quick,
 //                        partial with --only)
+//   --impls=a,b          HTTP servers to run (default: all of the scenario's), e.g. bare,mcpkit
+//   --base=DIR           also run mcpkit built in DIR (its dist/) as "mcpkit-base", in alternation:
+//                        an A/B of two mcpkit versions in one run (HTTP scenarios)
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -51,6 +54,9 @@ const settings = {
   memoryCapBytes: 3 * 2 ** 30,
   memoryCapSeconds: quick ? 10 : 240,
 };
+
+// The children inherit it: servers/http.mjs loads `mcpkit-base` from there.
+if (value('base')) process.env.MCPKIT_BASE = value('base');
 
 // ------------------------------------------------------------------------------- build
 function newest(dir) {
@@ -181,7 +187,10 @@ async function preflight(impl, port, sc, sessionIds) {
 }
 
 async function httpScenario(key) {
-  const sc = HTTP_SCENARIOS[key];
+  const sc = { ...HTTP_SCENARIOS[key] };
+  const pick = value('impls')?.split(',');
+  if (pick) sc.impls = sc.impls.filter((i) => pick.includes(i));
+  if (value('base')) sc.impls = sc.impls.flatMap((i) => (i === 'mcpkit' ? ['mcpkit', 'mcpkit-base'] : [i]));
   log(`scenario ${key}: ${sc.title}`);
   // Started together (start-up is mostly module loading); idle servers cost nothing.
   const servers = await Promise.all(

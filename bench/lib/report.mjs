@@ -35,6 +35,7 @@ const NAMES = {
   sdk1: 'official SDK v1',
   sdk2: 'official SDK v2',
   'sdk2-handler': 'official SDK v2 (createMcpHandler)',
+  'mcpkit-base': 'mcpkit, base build (--base)',
 };
 const STDIO_NAMES = { bare: 'bare line loop (no MCP)', mcpkit: '**mcpkit**', sdk1: 'official SDK v1', sdk2: 'official SDK v2' };
 

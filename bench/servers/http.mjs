@@ -86,9 +86,11 @@ function bareListener() {
 }
 
 // ----------------------------------------------------------------------------------- mcpkit
-async function mcpkitServer() {
-  const { McpServer } = await import('mcpkit');
-  const { serve } = await import('mcpkit/http');
+// `mcpkit-base`: the same server from another build of mcpkit (MCPKIT_BASE=/path/to/checkout, its
+// dist/), for an A/B comparison in alternation within one run (`npm run bench -- --base=DIR`).
+async function mcpkitServer(base) {
+  const { McpServer } = await import(base ? `${base}/dist/index.js` : 'mcpkit');
+  const { serve } = await import(base ? `${base}/dist/transports/http/index.js` : 'mcpkit/http');
   const server = new McpServer({ name: 'bench', version: '1.0.0' });
   server.tool('echo', { description: 'Echoes the message', input: { message: z.string() } }, ({ message }) => message);
   if (withTools) {
@@ -267,7 +269,8 @@ const builders = {
     const http = createServer(bareListener());
     return listen(http);
   },
-  mcpkit: mcpkitServer,
+  mcpkit: () => mcpkitServer(),
+  'mcpkit-base': () => mcpkitServer(process.env.MCPKIT_BASE),
   sdk1: sdk1Server,
   sdk2: sdk2Server,
   'sdk2-handler': sdk2HandlerServer,

@@ -36,6 +36,11 @@ export interface PeerHandlers {
   onnotification?(notification: JsonRpcNotification, info?: FrameInfo): void | Promise<void>;
   /** Whether a batch (JSON array frame) may be accepted right now. */
   allowBatch?(): boolean;
+  /**
+   * The connection closed (after pending and in-flight requests were settled), before the
+   * `onClose` listeners run. A method, so an owner such as a server session needs no closure.
+   */
+  onclose?(reason?: Error): void;
 }
 
 export interface PeerOptions {
@@ -70,34 +75,48 @@ export class Peer {
   private readonly handlers: PeerHandlers;
   private readonly limits: DecodeLimits;
   private readonly requestTimeoutMs: number;
-  private readonly middleware: MessageMiddleware[];
+  /** A snapshot (copied on `use`): middleware added to a server later is not this peer's. */
+  private middleware: readonly MessageMiddleware[];
   private readonly onerror?: (error: Error) => void;
   private nextId = 0;
-  private readonly pending = new Map<RequestId, Pending>();
-  /** Inbound requests still being handled, by id. */
-  readonly inflight = new Map<RequestId, InboundRequest>();
+  // The maps and the listener list are made on first use: a connection that only answers (every
+  // stateless HTTP request is one) never sends a request, and most have no close listener.
+  private pending: Map<RequestId, Pending> | undefined;
+  private inflightMap: Map<RequestId, InboundRequest> | undefined;
   private closed = false;
-  private closeListeners: Array<(reason?: Error) => void> = [];
-  private sendOut: Next;
+  private closeListeners: Array<(reason?: Error) => void> | undefined;
+  /** The outgoing middleware chain; undefined when no middleware has an `outgoing` step. */
+  private sendOut: Next | undefined;
 
   constructor(transport: Transport, handlers: PeerHandlers, options: PeerOptions = {}) {
     this.transport = transport;
     this.handlers = handlers;
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.limits = options.limits ? { ...DEFAULT_LIMITS, ...options.limits } : DEFAULT_LIMITS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-    this.middleware = [...(options.middleware ?? [])];
+    this.middleware = options.middleware && options.middleware.length > 0 ? [...options.middleware] : NO_MIDDLEWARE;
     this.onerror = options.onerror;
     this.sendOut = this.buildOut();
   }
 
+  /** Inbound requests still being handled, by id. */
+  get inflight(): Map<RequestId, InboundRequest> {
+    return (this.inflightMap ??= new Map());
+  }
+
   /** Adds message middleware as the new innermost layer (the first added is nearest the wire). */
   use(mw: MessageMiddleware): void {
-    this.middleware.push(mw);
+    this.middleware = [...this.middleware, mw];
     this.sendOut = this.buildOut();
   }
 
-  private buildOut(): Next {
+  private buildOut(): Next | undefined {
+    if (!this.middleware.some((mw) => mw.outgoing)) return undefined;
     return compose(this.middleware, 'outgoing', (m) => this.transport.send(m, relatedOf(m)));
+  }
+
+  /** Through the outgoing middleware, if any, to the transport. */
+  private out(m: JsonRpcMessage): Promise<void> {
+    return this.sendOut ? this.sendOut(m) : this.transport.send(m, relatedOf(m));
   }
 
   /**
@@ -110,13 +129,18 @@ export class Peer {
     return this.middleware.length === 0 ? last : compose(this.middleware, 'incoming', last);
   }
 
+  private get hasIncoming(): boolean {
+    return this.middleware.length > 0 && this.middleware.some((mw) => mw.incoming);
+  }
+
   /** Sends an error reply of our own (bad frame); a failed send has nowhere to go but onerror. */
   private sendError(e: JsonRpcResponse): void {
     if (this.closed) return;
-    this.sendOut(e).catch((err: unknown) => this.onerror?.(asError(err)));
+    this.out(e).catch((err: unknown) => this.onerror?.(asError(err)));
   }
 
-  async start(): Promise<void> {
+  /** Not async: the transport's own promise is returned as it is (one promise less per connection). */
+  start(): Promise<void> {
     this.transport.onmessage = (frame, info) => this.receive(frame, info);
     this.transport.onclose = (reason) => this.handleClosed(reason);
     this.transport.onerror = (err) => this.onerror?.(err);
@@ -124,7 +148,7 @@ export class Peer {
       const p = this.settle(id);
       p?.reject(new LocalError('closed', `Request "${p.method}" was lost: ${err.message}`, { cause: err }));
     };
-    await this.transport.start();
+    return this.transport.start();
   }
 
   get isClosed(): boolean {
@@ -132,14 +156,20 @@ export class Peer {
   }
 
   onClose(listener: (reason?: Error) => void): void {
-    this.closeListeners.push(listener);
+    (this.closeListeners ??= []).push(listener);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.transport.close();
-    // Transports call onclose themselves; this covers one that does not.
-    this.handleClosed();
+  close(): Promise<void> {
+    if (this.closed) return DONE;
+    let closing: Promise<void>;
+    try {
+      closing = this.transport.close();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // Transports call onclose themselves (the HTTP core's synchronously: nothing left to wait
+    // for then); this covers one that does not.
+    return this.closed ? closing : closing.then(() => this.handleClosed());
   }
 
   // ---------------------------------------------------------------- outgoing
@@ -169,7 +199,7 @@ export class Peer {
         maxTotal: options.maxTotalTimeoutMs ?? Infinity,
         resetOnProgress: options.resetTimeoutOnProgress ?? false,
       };
-      this.pending.set(id, p);
+      (this.pending ??= new Map()).set(id, p);
       this.arm(id, p);
       if (signal) {
         const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), reasonText(signal));
@@ -177,7 +207,7 @@ export class Peer {
         p.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       if (options.relatedRequestId !== undefined) related.set(message, options.relatedRequestId);
-      this.sendOut(message).catch((err: unknown) => {
+      this.out(message).catch((err: unknown) => {
         this.settle(id)?.reject(err instanceof Error ? err : new Error(String(err)));
       });
     });
@@ -187,14 +217,14 @@ export class Peer {
     if (this.closed) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the connection is closed`));
     const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     if (relatedRequestId !== undefined) related.set(message, relatedRequestId);
-    return this.sendOut(message);
+    return this.out(message);
   }
 
   /** Sends a response (used by InboundRequest). */
   respond(message: JsonRpcResponse): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (message.id !== undefined && message.id !== null) related.set(message, message.id);
-    return this.sendOut(message);
+    // A response names its request itself: no side-table entry needed (see relatedOf).
+    return this.out(message);
   }
 
   /**
@@ -220,9 +250,9 @@ export class Peer {
   }
 
   private settle(id: RequestId): Pending | undefined {
-    const p = this.pending.get(id);
+    const p = this.pending?.get(id);
     if (!p) return undefined;
-    this.pending.delete(id);
+    this.pending!.delete(id);
     if (p.timer) clearTimeout(p.timer);
     p.cleanup?.();
     return p;
@@ -255,7 +285,9 @@ export class Peer {
     for (const e of decoded.errors) this.sendError(e);
     const m = decoded.messages[0];
     if (!m) return;
-    this.inbound(info)(m).catch((err: unknown) => this.onerror?.(asError(err)));
+    // Without incoming middleware, straight to routing: no per-frame chain closure.
+    const routed = this.hasIncoming ? this.inbound(info)(m) : this.route(m, info);
+    routed.catch((err: unknown) => this.onerror?.(asError(err)));
   }
 
   /**
@@ -274,12 +306,18 @@ export class Peer {
     if (replies.length > 0 && !this.closed) await this.transport.send(replies).catch((e: unknown) => this.onerror?.(asError(e)));
   }
 
-  private async route(m: JsonRpcMessage, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
+  /** Not async: a request's or notification's own promise is passed on as it is. */
+  private route(m: JsonRpcMessage, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
     if ('method' in m) {
       if ('id' in m) return this.handleRequest(m as JsonRpcRequest, info, collect);
       return this.handleNotification(m, info);
     }
-    this.handleResponse(m);
+    try {
+      this.handleResponse(m);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return DONE;
   }
 
   /** A malformed response is never answered; it fails the request it names, if any. */
@@ -304,7 +342,7 @@ export class Peer {
   private async handleNotification(n: JsonRpcNotification, info?: FrameInfo): Promise<void> {
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId | undefined;
-      if (id !== undefined) this.inflight.get(id)?.cancel(String(n.params?.reason ?? 'cancelled by peer'));
+      if (id !== undefined) this.inflightMap?.get(id)?.cancel(String(n.params?.reason ?? 'cancelled by peer'));
       return;
     }
     if (n.method === 'notifications/progress') {
@@ -321,7 +359,7 @@ export class Peer {
   private handleProgress(params: JsonObject | undefined): void {
     if (!params) return;
     const token = params.progressToken as RequestId;
-    const p = this.pending.get(token);
+    const p = this.pending?.get(token);
     if (!p?.onprogress) return;
     if (p.resetOnProgress && p.timer) {
       clearTimeout(p.timer);
@@ -342,14 +380,20 @@ export class Peer {
     }
   }
 
+  /** How a lone request's response leaves (one function for the connection, not one per request). */
+  private readonly replyOut = (r: JsonRpcResponse): void => {
+    this.respond(r).catch((e: unknown) => this.onerror?.(asError(e)));
+  };
+
   private async handleRequest(req: JsonRpcRequest, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
-    const reply = collect ?? ((r: JsonRpcResponse) => { void this.respond(r).catch((e: unknown) => this.onerror?.(asError(e))); });
-    if (this.inflight.has(req.id)) {
+    const reply = collect ?? this.replyOut;
+    const inflight = (this.inflightMap ??= new Map());
+    if (inflight.has(req.id)) {
       reply(errorResponse(req.id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in progress`));
       return;
     }
     const inbound = new InboundRequest(this, req, info);
-    this.inflight.set(req.id, inbound);
+    inflight.set(req.id, inbound);
     let response: JsonRpcResponse;
     try {
       const result = await this.handlers.onrequest(req, inbound);
@@ -361,7 +405,7 @@ export class Peer {
       response = { jsonrpc: '2.0', id: req.id, error: toErrorObject(err) };
     }
     inbound.finish();
-    this.inflight.delete(req.id);
+    inflight.delete(req.id);
     // A cancelled request gets no reply at all (spec: the receiver SHOULD NOT respond).
     if (!inbound.cancelled) reply(response);
   }
@@ -370,13 +414,22 @@ export class Peer {
     if (this.closed) return;
     this.closed = true;
     const why = reason?.message ? `: ${reason.message}` : '';
-    for (const [id, p] of [...this.pending]) {
-      this.settle(id);
-      p.reject(new LocalError('closed', `Connection closed before "${p.method}" was answered${why}`, { cause: reason }));
+    if (this.pending) {
+      for (const [id, p] of [...this.pending]) {
+        this.settle(id);
+        p.reject(new LocalError('closed', `Connection closed before "${p.method}" was answered${why}`, { cause: reason }));
+      }
     }
-    for (const r of this.inflight.values()) r.cancel('connection closed');
-    this.inflight.clear();
-    for (const l of this.closeListeners) {
+    if (this.inflightMap) {
+      for (const r of this.inflightMap.values()) r.cancel('connection closed');
+      this.inflightMap.clear();
+    }
+    try {
+      this.handlers.onclose?.(reason);
+    } catch (err) {
+      this.onerror?.(asError(err));
+    }
+    if (this.closeListeners) for (const l of this.closeListeners) {
       try {
         l(reason);
       } catch (err) {
@@ -387,11 +440,14 @@ export class Peer {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const NO_MIDDLEWARE: readonly MessageMiddleware[] = Object.freeze([]);
+const DONE: Promise<void> = Promise.resolve();
 
 /** Side table so the transport learns which request a message belongs to without widening the message. */
 const related = new WeakMap<object, RequestId>();
 function relatedOf(m: JsonRpcMessage): { relatedRequestId?: RequestId } | undefined {
-  const id = related.get(m);
+  // A response is related to the request it answers; transports read that from its id.
+  const id = 'method' in m ? related.get(m) : (m as { id?: RequestId | null }).id ?? undefined;
   return id === undefined ? undefined : { relatedRequestId: id };
 }
 

@@ -44,6 +44,12 @@ export function errorResponse(id: RequestId | null | undefined, code: number, me
  * JSON-RPC messages. Never throws: every problem becomes an error response.
  */
 export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Decoded {
+  if (handedValue !== undefined) {
+    const same = handedValue === frame && limits.maxDepth >= handedDepth;
+    const decoded = handedDecoded!;
+    handedValue = handedDecoded = undefined;
+    if (same) return decoded;
+  }
   let value: unknown = frame;
   if (typeof frame === 'string') {
     if (frame.length > limits.maxMessageSize) {
@@ -70,6 +76,23 @@ export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMIT
   const out: Decoded = { messages: [], batch: false, errors: [], badResponses: [] };
   invalid(value, validateMessage(value), out);
   return out;
+}
+
+// One slot, see handOff.
+let handedValue: unknown;
+let handedDecoded: Decoded | undefined;
+let handedDepth = 0;
+
+/**
+ * @internal The HTTP core decodes a body to route it, then hands the same parsed value to the
+ * session's engine, which would decode it again. Called right before that hand-off, this lets the
+ * very next `decodeFrame` return `decoded` as it is, if it is for the same value under a depth
+ * limit no stricter than `maxDepth` (the result would be the same). Any other decode clears it.
+ */
+export function handOff(value: object, decoded: Decoded, maxDepth: number): void {
+  handedValue = value;
+  handedDecoded = decoded;
+  handedDepth = maxDepth;
 }
 
 /** Files one validated item: a message, an error to answer, or a bad response to report. */
@@ -130,9 +153,13 @@ export function validateMessage(v: unknown): JsonRpcMessage | string {
   return 'Invalid request: neither a request, a notification nor a response';
 }
 
-/** Iterative so that a hostile frame cannot overflow the stack while being measured. */
+/**
+ * Iterative for large limits, so that a hostile frame cannot overflow the stack while being
+ * measured; recursive (no allocation) when the limit itself bounds the recursion.
+ */
 export function exceedsDepth(value: unknown, maxDepth: number): boolean {
   if (value === null || typeof value !== 'object') return false;
+  if (maxDepth <= 256) return deeper(value, 1, maxDepth);
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [v, d] = stack.pop()!;
@@ -144,6 +171,22 @@ export function exceedsDepth(value: unknown, maxDepth: number): boolean {
         const x = (v as Record<string, unknown>)[k];
         if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
       }
+    }
+  }
+  return false;
+}
+
+function deeper(v: object, d: number, maxDepth: number): boolean {
+  if (d > maxDepth) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x !== null && typeof x === 'object' && deeper(x, d + 1, maxDepth)) return true;
+    }
+  } else {
+    for (const k in v) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== null && typeof x === 'object' && deeper(x, d + 1, maxDepth)) return true;
     }
   }
   return false;

@@ -2,6 +2,7 @@ import type { DecodeLimits } from '../jsonrpc/codec.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
+import type { PeerOptions } from '../engine/peer.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
@@ -59,6 +60,10 @@ export class Server {
    * headers (`x-mcp-header`, 2026-07-28 HTTP). McpServer fills it in.
    */
   toolInputSchema: ((name: string) => object | undefined) | undefined;
+  /** `identity` as a function made once, shared by every session's handshake codec. */
+  readonly identityOf: () => ServerIdentity = () => this.identity();
+  /** What every session's engine is built with (the middleware list is snapshotted by each engine). */
+  readonly peerOptions: PeerOptions;
 
   constructor(options: ServerOptions) {
     const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, ...info } = options;
@@ -69,6 +74,7 @@ export class Server {
     this.requestTimeoutMs = requestTimeoutMs;
     this.limits = limits;
     this.onerror = onerror ?? ((e) => process.stderr.write(`[mcpkit] ${e.stack ?? e.message}\n`));
+    this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
     // A handler like any other, so request middleware sees it too.
     this.setRequestHandler('logging/setLevel', (params, ctx) => {
@@ -137,10 +143,18 @@ export class Server {
 
   /** Serves one connection. The same server may be connected to many transports at once. */
   async connect(transport: Transport): Promise<ServerSession> {
+    const session = this.attach(transport);
+    await session.start();
+    return session;
+  }
+
+  /**
+   * @internal A session on `transport`, registered but not started: for transports whose
+   * `start()` does nothing (the HTTP core's), which then start it without waiting.
+   */
+  attach(transport: Transport): ServerSession {
     const session = new ServerSession(this, transport);
     this.sessions.add(session);
-    session.onClose(() => this.sessions.delete(session));
-    await session.start();
     return session;
   }
 

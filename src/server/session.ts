@@ -1,6 +1,6 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
-import { Peer, type RequestOptions } from '../engine/peer.js';
+import { Peer, type PeerHandlers, type RequestOptions } from '../engine/peer.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.js';
 import { claimsModern } from '../protocol/modern.js';
@@ -14,16 +14,15 @@ import type { Server } from './server.js';
  * One client connection to a server (a stdio process, an HTTP session, an in-memory pair).
  * Holds what the handshake negotiated and per-connection state (log level, subscriptions).
  */
-export class ServerSession {
+export class ServerSession implements PeerHandlers {
   readonly server: Server;
   readonly peer: Peer;
   readonly era: HandshakeServerEra;
   /** Minimum level for `notifications/message`, set by `logging/setLevel`. */
   logLevel: LoggingLevel | undefined;
-  /** Resource URIs this client subscribed to. */
-  readonly subscriptions = new Set<string>();
-  /** Free for application use (per-connection state). */
-  readonly data = new Map<string, unknown>();
+  // Made on first use: most connections (every stateless HTTP request) never touch them.
+  private subs: Set<string> | undefined;
+  private dataMap: Map<string, unknown> | undefined;
   /**
    * Serve every request in the 2026-07-28 era (set by transports that know the era from
    * outside the body, e.g. an HTTP version header), so a missing envelope is a -32602.
@@ -32,21 +31,39 @@ export class ServerSession {
 
   constructor(server: Server, transport: Transport) {
     this.server = server;
-    this.era = new HandshakeServerEra(() => server.identity());
-    this.peer = new Peer(
-      transport,
-      {
-        onrequest: (req, inbound) => this.onRequest(req, inbound),
-        onnotification: (n) => this.onNotification(n),
-        allowBatch: () => this.era.envelope !== undefined && features.batching(this.era.envelope.protocolVersion),
-      },
-      {
-        requestTimeoutMs: server.requestTimeoutMs,
-        limits: server.limits,
-        middleware: server.messageMiddleware,
-        onerror: server.onerror,
-      },
-    );
+    this.era = new HandshakeServerEra(server.identityOf);
+    // The session is the engine's handler itself: no handler object and closures per connection.
+    this.peer = new Peer(transport, this, server.peerOptions);
+  }
+
+  /** Resource URIs this client subscribed to. */
+  get subscriptions(): Set<string> {
+    return (this.subs ??= new Set());
+  }
+
+  /** Free for application use (per-connection state). */
+  get data(): Map<string, unknown> {
+    return (this.dataMap ??= new Map());
+  }
+
+  /** @internal The engine's request handler. */
+  onrequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
+    return this.onRequest(req, inbound);
+  }
+
+  /** @internal The engine's notification handler. */
+  onnotification(n: JsonRpcNotification): Promise<void> {
+    return this.onNotification(n);
+  }
+
+  /** @internal Whether the engine may accept a batch now. */
+  allowBatch(): boolean {
+    return this.era.envelope !== undefined && features.batching(this.era.envelope.protocolVersion);
+  }
+
+  /** @internal The connection closed: the server forgets it. */
+  onclose(): void {
+    this.server.sessions.delete(this);
   }
 
   start(): Promise<void> {

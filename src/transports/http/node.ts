@@ -6,91 +6,152 @@ import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './
 import { McpHttpHandler, type HttpServerOptions } from './server/router.js';
 import { isLoopbackHost } from './server/security.js';
 
-function view(req: IncomingMessage): HttpRequestView {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  let consumed = false;
-  return {
-    method: req.method ?? 'GET',
-    path: q < 0 ? url : url.slice(0, q),
-    query: q < 0 ? '' : url.slice(q + 1),
-    header: (name) => {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v.join(', ') : v;
-    },
-    remoteAddress: req.socket.remoteAddress,
-    readBody(limit) {
-      if (consumed) return Promise.reject(new Error('body already read'));
-      consumed = true;
-      // A framework body parser (express.json()...) may have read the stream already: waiting
-      // for it would hang forever, so take what the parser left on `req.body`.
-      const parsed = (req as IncomingMessage & { body?: unknown }).body;
-      if (parsed !== undefined || req.readableEnded) {
-        const text = parsed === undefined ? '' : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
-        return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text);
-      }
-      const declared = Number(req.headers['content-length']);
-      if (declared > limit) {
-        req.resume(); // discard without buffering
-        return Promise.resolve(undefined);
-      }
-      return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        req.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > limit) {
-            chunks.length = 0;
-            req.removeAllListeners('data');
-            req.resume();
-            resolve(undefined);
-            return;
-          }
-          chunks.push(c);
-        });
-        req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')));
-        req.on('error', reject);
+/**
+ * One node:http exchange as the core's request view and responder at once: a single object per
+ * request with methods on its prototype, instead of two objects and their closures.
+ */
+class NodeExchange implements HttpRequestView, HttpResponder {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly remoteAddress: string | undefined;
+  private consumed = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.method = req.method ?? 'GET';
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.query = q < 0 ? '' : url.slice(q + 1);
+    this.remoteAddress = req.socket.remoteAddress;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  readBody(limit: number): Promise<string | undefined> {
+    if (this.consumed) return Promise.reject(new Error('body already read'));
+    this.consumed = true;
+    const req = this.req;
+    // A framework body parser (express.json()...) may have read the stream already: waiting
+    // for it would hang forever, so take what the parser left on `req.body`.
+    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    if (parsed !== undefined || req.readableEnded) {
+      const text = parsed === undefined ? '' : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
+      return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text);
+    }
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+      req.resume(); // discard without buffering
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      // Most bodies arrive in one chunk: no array and no concatenation for those.
+      let first: Buffer | undefined;
+      let more: Buffer[] | undefined;
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          first = more = undefined;
+          req.removeAllListeners('data');
+          req.resume();
+          resolve(undefined);
+          return;
+        }
+        if (first === undefined) first = c;
+        else (more ??= [first]).push(c);
       });
-    },
-  };
+      req.on('end', () => {
+        if (size > limit) return resolve(undefined);
+        resolve(more ? Buffer.concat(more).toString('utf8') : first ? first.toString('utf8') : '');
+      });
+      req.on('error', reject);
+    });
+  }
+
+  send(status: number, headers: HeaderMap, body?: string): void {
+    const res = this.res;
+    if (res.headersSent) return;
+    if (body === undefined) {
+      res.writeHead(status, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  }
+
+  stream(status: number, headers: HeaderMap): StreamWriter {
+    this.res.writeHead(status, headers);
+    this.res.socket?.setNoDelay(true);
+    return new NodeStreamWriter(this.res);
+  }
+
+  onAbort(listener: () => void): void {
+    const res = this.res;
+    // 'close' without a finished response means the client went away first.
+    res.once('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
 }
 
-function responder(res: ServerResponse): HttpResponder {
-  return {
-    send(status: number, headers: HeaderMap, body?: string) {
-      if (res.headersSent) return;
-      if (body === undefined) {
-        res.writeHead(status, headers);
-        res.end();
-        return;
-      }
-      res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
-      res.end(body);
-    },
-    stream(status: number, headers: HeaderMap): StreamWriter {
-      res.writeHead(status, headers);
-      res.flushHeaders();
-      res.socket?.setNoDelay(true);
-      return {
-        write: (chunk) => !res.destroyed && !res.writableEnded && res.write(chunk),
-        end: () => {
-          if (!res.writableEnded) res.end();
-        },
-        get closed() {
-          return res.destroyed || res.writableEnded;
-        },
-        onClose: (listener) => {
-          res.once('close', listener);
-        },
-      };
-    },
-    onAbort(listener: () => void) {
-      // 'close' without a finished response means the client went away first.
-      res.once('close', () => {
-        if (!res.writableFinished) listener();
-      });
-    },
-  };
+/**
+ * An SSE response on a ServerResponse. What is written in the tick that opens the stream is held
+ * back until the next tick, so the headers and the first events leave in one write (one syscall,
+ * one TCP segment) rather than headers first; a stream that also ends in that tick (a POST
+ * answered with a single event) goes out as one complete response with a Content-Length, as a
+ * plain `res.end(body)` would. The headers are never held longer than that tick: a client may be
+ * waiting for them before the first event (a standalone GET stream).
+ */
+class NodeStreamWriter implements StreamWriter {
+  private held: string | undefined = '';
+
+  constructor(private readonly res: ServerResponse) {
+    process.nextTick(() => this.flush());
+  }
+
+  private flush(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    const res = this.res;
+    if (res.destroyed || res.writableEnded) return;
+    if (held === '') res.flushHeaders();
+    else res.write(held);
+  }
+
+  write(chunk: string): boolean {
+    if (this.closed) return false;
+    if (this.held !== undefined) {
+      this.held += chunk;
+      return true;
+    }
+    return this.res.write(chunk);
+  }
+
+  end(): void {
+    const res = this.res;
+    if (res.writableEnded) return;
+    const held = this.held;
+    this.held = undefined;
+    if (held && !res.destroyed) res.end(held);
+    else res.end();
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  onClose(listener: () => void): void {
+    this.res.once('close', listener);
+  }
 }
 
 export type NodeRequestListener = ((req: IncomingMessage, res: ServerResponse) => void) & {
@@ -105,7 +166,8 @@ export type NodeRequestListener = ((req: IncomingMessage, res: ServerResponse) =
 export function toNodeHandler(server: McpServer | Server, options: HttpServerOptions = {}): NodeRequestListener {
   const handler = new McpHttpHandler(server, options);
   const listener = ((req: IncomingMessage, res: ServerResponse) => {
-    handler.handle(view(req), responder(res)).catch((err: unknown) => {
+    const exchange = new NodeExchange(req, res);
+    handler.handle(exchange, exchange).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));

@@ -157,6 +157,8 @@ export class StdioClientTransport implements Transport {
     if (this.state === 'starting') await Promise.race([this.waitSpawned(child), this.finishedPromise]);
     if (this.finished) return;
     if (!this.exited) {
+      // Lines written in this tick are still held for one write: they go before the end.
+      this.writer?.flushNow();
       child.stdin?.end();
       if (!(await this.waitExit(this.shutdownTimeoutMs))) {
         child.kill('SIGTERM');

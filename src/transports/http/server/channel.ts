@@ -11,6 +11,8 @@ export interface ChannelOptions {
   batch: boolean;
   mode: ResponseMode;
   headers: HeaderMap;
+  /** `headers` plus the JSON content type, when the caller has them made already (not modified). */
+  jsonHeaders?: HeaderMap;
   eventStore?: EventStore;
   /** Send a priming event (id, empty data) and `retry:` first: 2025-11-25 clients resume from it. */
   priming: boolean;
@@ -26,6 +28,11 @@ export interface ChannelOptions {
   onDisconnect?: () => void;
 }
 
+const DONE: Promise<void> = Promise.resolve();
+
+/** Response headers of a JSON body without extra headers; shared, never modified. */
+export const JSON_HEADERS: HeaderMap = Object.freeze({ 'content-type': 'application/json' }) as HeaderMap;
+
 /** `x-accel-buffering: no` stops proxies such as nginx from holding events back until the end. */
 export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
@@ -37,18 +44,23 @@ export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control
  */
 export class ResponseChannel {
   readonly streamId: string;
-  private readonly pending: Set<RequestId>;
+  /** Requests still unanswered: a Set for a batch; for one request (the usual case) a count. */
+  private readonly pending: Set<RequestId> | undefined;
+  private unanswered: number;
   private responder: HttpResponder | undefined;
   private writer: StreamWriter | undefined;
   private readonly collected: JsonRpcMessage[] = [];
   private keepAlive: ReturnType<typeof setInterval> | undefined;
-  /** Store-then-write steps, one at a time (see `serial`). */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** Store-then-write steps, one at a time (see `serial`); made on first use. */
+  private chain: Promise<unknown> | undefined;
+  /** Steps queued or running on `chain`. */
+  private steps = 0;
   done = false;
 
   constructor(responder: HttpResponder | undefined, private readonly o: ChannelOptions) {
     this.streamId = o.streamId;
-    this.pending = new Set(o.ids);
+    this.pending = o.ids.length > 1 ? new Set(o.ids) : undefined;
+    this.unanswered = this.pending ? this.pending.size : o.ids.length;
     this.responder = responder;
     if (o.onDisconnect && responder?.onAbort) responder.onAbort(() => this.disconnected());
     if (o.mode === 'sse' && responder) this.openStream();
@@ -58,6 +70,11 @@ export class ResponseChannel {
     if (!this.done) this.o.onDisconnect?.();
   }
 
+  /** The requests whose responses this channel carries. */
+  get ids(): readonly RequestId[] {
+    return this.o.ids;
+  }
+
   get isStream(): boolean {
     return this.writer !== undefined;
   }
@@ -65,13 +82,15 @@ export class ResponseChannel {
   /**
    * Routes one outgoing message. Responses to this channel's requests count down to its end.
    * Returns false for a message a JSON-only response cannot carry (the caller finds it another way).
+   * Synchronous (true) when the message is already written or collected, which is the common
+   * case; a promise only when it must wait for the event store or an earlier event.
    */
-  async deliver(message: JsonRpcMessage): Promise<boolean> {
+  deliver(message: JsonRpcMessage): boolean | Promise<boolean> {
     if (this.done) return false;
     const isResponse = !('method' in message);
     if (!isResponse && this.o.mode === 'json') return false;
-    if (isResponse) this.pending.delete((message as { id: RequestId }).id);
-    const finished = this.pending.size === 0 && this.o.ids.length > 0;
+    if (isResponse) this.answered((message as { id: RequestId }).id);
+    const finished = this.unanswered === 0 && this.o.ids.length > 0;
     if (!this.writer && this.responder && this.o.mode !== 'sse') {
       if (isResponse) {
         this.collected.push(message);
@@ -80,8 +99,30 @@ export class ResponseChannel {
       }
       // Something before the result: this response becomes a stream.
       this.openStream();
-      for (const m of this.collected.splice(0)) await this.writeEvent(m);
+      if (this.collected.length > 0) return this.upgrade(message, finished);
     }
+    // No event store to wait for and nothing queued: write now, no promise.
+    if (!this.o.eventStore && this.steps === 0) {
+      const w = this.writer;
+      if (w && !w.closed) w.write(sseEvent(undefined, message));
+      if (finished) this.finish();
+      return true;
+    }
+    return this.writeThenFinish(message, finished);
+  }
+
+  private answered(id: RequestId): void {
+    if (this.pending) {
+      if (this.pending.delete(id)) this.unanswered--;
+    } else if (this.unanswered === 1 && id === this.o.ids[0]) this.unanswered = 0;
+  }
+
+  private async upgrade(message: JsonRpcMessage, finished: boolean): Promise<boolean> {
+    for (const m of this.collected.splice(0)) await this.writeEvent(m);
+    return this.writeThenFinish(message, finished);
+  }
+
+  private async writeThenFinish(message: JsonRpcMessage, finished: boolean): Promise<boolean> {
     await this.writeEvent(message);
     if (finished) this.finish();
     return true;
@@ -127,7 +168,8 @@ export class ResponseChannel {
   private finishJson(): void {
     const body = this.o.batch ? this.collected : this.collected[0];
     const status = this.o.statusFor && !this.o.batch ? this.o.statusFor(body as JsonRpcMessage) : 200;
-    this.responder!.send(status, { ...this.o.headers, 'content-type': 'application/json' }, JSON.stringify(body));
+    const headers = this.o.jsonHeaders ?? { ...this.o.headers, 'content-type': 'application/json' };
+    this.responder!.send(status, headers, JSON.stringify(body));
     this.responder = undefined;
     this.done = true;
     this.o.onDone(this);
@@ -165,7 +207,8 @@ export class ResponseChannel {
    * stream first), and a resume could slip between an event's storing and its writing.
    */
   private serial(step: () => Promise<void>): Promise<void> {
-    const run = this.chain.then(step);
+    this.steps++;
+    const run = (this.chain ?? DONE).then(step).finally(() => this.steps--);
     this.chain = run.catch(() => {});
     return run;
   }

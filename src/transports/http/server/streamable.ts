@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { decodeFrame, DEFAULT_LIMITS } from '../../../jsonrpc/codec.js';
+import { decodeFrame, DEFAULT_LIMITS, handOff, type Decoded } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
 import type { McpServer } from '../../../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../../../server/server.js';
 import type { ServerSession } from '../../../server/session.js';
 import { DEFAULT_HTTP_VERSION, features, MODERN_VERSIONS, negotiateVersion } from '../../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../transport.js';
-import { ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
+import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http.js';
-import { accepts, isJsonContentType, names, readJsonBody, REFUSED, sendError } from './responses.js';
+import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import { HttpSessionTransport } from './session-transport.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
@@ -51,7 +51,21 @@ interface LiveSession {
   principal: string | undefined;
   lastSeen: number;
   streams: number;
+  /** The session's header, and with the JSON content type: made once, sent with every response. */
+  headers: Record<string, string>;
+  jsonHeaders: Record<string, string>;
 }
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+const DONE: Promise<void> = Promise.resolve();
+
+function isInitialize(m: JsonRpcMessage): boolean {
+  return 'method' in m && m.method === 'initialize';
+}
+
+/** lookupNow's answer when the session must be looked up asynchronously (or refused by `lookup`). */
+const RESTORE: unique symbol = Symbol('restore');
 
 const SUPPORTED_HEADER_VERSIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
 
@@ -100,18 +114,28 @@ export class StreamableHttpHandler {
     return { authInfo };
   }
 
-  async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
-    const admitted = await this.admit(req, res);
-    if (!admitted) return;
+  handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    // Without an authenticate hook, admission needs no await: `admit`'s checks, inline.
+    if (this.o.authenticate) return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
+    const refusal = checkOriginAndHost(req, this.o);
+    if (refusal) {
+      sendError(res, 403, refusal);
+      return DONE;
+    }
+    return this.route(req, res, undefined);
+  }
+
+  private route(req: HttpRequestView, res: HttpResponder, authInfo: AuthInfo | undefined): Promise<void> {
     switch (req.method) {
       case 'POST':
-        return this.post(req, res, admitted.authInfo);
+        return this.post(req, res, authInfo);
       case 'GET':
-        return this.get(req, res, admitted.authInfo);
+        return this.get(req, res, authInfo);
       case 'DELETE':
-        return this.delete(req, res, admitted.authInfo);
+        return this.delete(req, res, authInfo);
       default:
         sendError(res, 405, `Method Not Allowed: ${req.method}`, -32600, { allow: this.allow() });
+        return DONE;
     }
   }
 
@@ -124,12 +148,14 @@ export class StreamableHttpHandler {
       return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
     const accept = req.header('accept');
-    const json = accepts(accept, 'application/json');
-    const sse = accept !== undefined && accepts(accept, 'text/event-stream');
+    const bits = negotiate(accept);
+    const json = (bits & ACCEPT_JSON) !== 0;
+    // An absent Accept header allows JSON only: a stream needs a client that asked for one.
+    const sse = accept !== undefined && (bits & ACCEPT_SSE) !== 0;
     if (!json && !sse) return sendError(res, 406, 'Not Acceptable: Accept must allow application/json or text/event-stream');
     // Stream only to clients that name text/event-stream (or take nothing else): `*/*` is what
     // curl and fetch send by default, and such callers expect a plain JSON body.
-    const mode: ResponseMode = !json ? 'sse' : !names(accept, 'text/event-stream') ? 'json' : (this.o.responseMode ?? 'auto');
+    const mode: ResponseMode = !json ? 'sse' : (bits & NAMES_SSE) === 0 ? 'json' : (this.o.responseMode ?? 'auto');
     const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
     if (parsed === REFUSED) return;
     const decoded = decodeFrame(parsed);
@@ -138,19 +164,22 @@ export class StreamableHttpHandler {
     }
     const messages = decoded.messages;
     if (this.server.modern && isModernPost(req.header('mcp-protocol-version'), messages[0], SUPPORTED_HEADER_VERSIONS)) {
-      return this.postModern(req, res, decoded.batch ? undefined : messages[0], parsed, mode, authInfo);
+      return this.postModern(req, res, decoded.batch ? undefined : messages[0], parsed, decoded, mode, authInfo);
     }
-    const isInit = messages.some((m) => 'method' in m && m.method === 'initialize');
+    const isInit = messages.length === 1 ? isInitialize(messages[0]) : messages.some(isInitialize);
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
     if (!isInit && this.badVersion(req, res)) return;
     const headerVersion = req.header('mcp-protocol-version');
     const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress };
     let live: LiveSession | undefined;
     if (this.o.stateful !== false && !isInit) {
-      live = await this.lookup(req, res, authInfo);
+      // In memory, the usual case: no await (a promise and a hop less per request).
+      const found = this.lookupNow(req, res, authInfo);
+      live = found === RESTORE ? await this.lookup(req, res, authInfo) : found;
       if (!live) return;
     }
-    const ids = messages.filter((m) => 'method' in m && 'id' in m).map((m) => (m as { id: RequestId }).id);
+    const ids: RequestId[] = [];
+    for (const m of messages) if ('method' in m && 'id' in m) ids.push((m as { id: RequestId }).id);
     // Checked here, not left to the engine: its refusal has no request id, so no POST channel
     // would carry it and the client would wait forever.
     const sessionVersion = live?.session.protocolVersion ?? headerVersion ?? DEFAULT_HTTP_VERSION;
@@ -162,10 +191,11 @@ export class StreamableHttpHandler {
     const bound = live?.transport;
     const busy = bound ? ids.find((id) => bound.channelFor(id)) : undefined;
     if (busy !== undefined) return sendError(res, 400, `Invalid request: id ${JSON.stringify(busy)} is already in use by a request in progress`);
-    if (this.o.stateful === false) live = await this.transient(isInit ? undefined : sessionVersion);
+    if (this.o.stateful === false) live = this.transient(isInit ? undefined : sessionVersion);
     else if (isInit) live = await this.open(authInfo);
     if (!live) return;
     if (ids.length === 0) {
+      handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
       live.transport.receive(parsed, info);
       res.send(202, {});
       if (this.o.stateful === false) void live.session.close();
@@ -180,7 +210,8 @@ export class StreamableHttpHandler {
       ids,
       batch: decoded.batch,
       mode,
-      headers: stateful ? { 'mcp-session-id': target.id } : {},
+      headers: target.headers,
+      jsonHeaders: target.jsonHeaders,
       eventStore: stateful ? this.eventStore : undefined,
       priming: version >= '2025-11-25',
       retryMs: this.o.retryMs ?? 1000,
@@ -193,6 +224,8 @@ export class StreamableHttpHandler {
       },
     });
     target.transport.bind(ids, channel);
+    // The engine would decode the body again: let it take this decode (same value, same limits).
+    handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
     target.transport.receive(parsed, info);
   }
 
@@ -206,6 +239,7 @@ export class StreamableHttpHandler {
     res: HttpResponder,
     message: JsonRpcMessage | undefined,
     parsed: unknown,
+    decoded: Decoded,
     mode: ResponseMode,
     authInfo?: AuthInfo,
   ): Promise<void> {
@@ -219,15 +253,15 @@ export class StreamableHttpHandler {
     // The only client notification of this era is cancellation, which HTTP expresses by closing
     // the stream: accept and drop.
     if (id === undefined || !('method' in message)) return res.send(202, {});
-    const live = await this.transient(undefined);
-    if (!live) return;
+    const live = this.transient(undefined);
     live.session.statelessOnly = true;
     const channel = new ResponseChannel(res, {
       streamId: 'modern',
       ids: [id],
       batch: false,
       mode,
-      headers: {},
+      headers: NO_HEADERS,
+      jsonHeaders: JSON_HEADERS,
       priming: false,
       retryMs: 0,
       keepAliveMs: this.o.keepAliveMs ?? 15_000,
@@ -239,6 +273,7 @@ export class StreamableHttpHandler {
       },
     });
     live.transport.bind([id], channel);
+    handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
     live.transport.receive(parsed, { authInfo, remoteAddress: req.remoteAddress });
   }
 
@@ -316,13 +351,25 @@ export class StreamableHttpHandler {
     res.send(200, {});
   }
 
+  /** `lookup` without waiting, for a session in this process; RESTORE when the store must be asked. */
+  private lookupNow(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): LiveSession | undefined | typeof RESTORE {
+    const id = req.header('mcp-session-id');
+    if (!id) return RESTORE; // lookup answers that
+    const live = this.sessions.get(id);
+    if (!live) return this.o.sessionStore ? RESTORE : this.admitTo(live, res, authInfo);
+    return this.admitTo(live, res, authInfo);
+  }
+
   private async lookup(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<LiveSession | undefined> {
     const id = req.header('mcp-session-id');
     if (!id) {
       sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
       return undefined;
     }
-    const live = this.sessions.get(id) ?? (await this.restore(id));
+    return this.admitTo(this.sessions.get(id) ?? (await this.restore(id)), res, authInfo);
+  }
+
+  private admitTo(live: LiveSession | undefined, res: HttpResponder, authInfo?: AuthInfo): LiveSession | undefined {
     // A session belongs to whoever opened it; to anyone else it does not exist.
     if (!live || live.principal !== authInfo?.principal) {
       sendError(res, 404, 'Not Found: session not found or expired; initialize a new session');
@@ -355,7 +402,9 @@ export class StreamableHttpHandler {
   private async open(authInfo?: AuthInfo, id: string = randomUUID()): Promise<LiveSession> {
     const transport = new HttpSessionTransport();
     const session = await this.server.connect(transport);
-    const live: LiveSession = { id, transport, session, principal: authInfo?.principal, lastSeen: Date.now(), streams: 0 };
+    const headers = { 'mcp-session-id': id };
+    const jsonHeaders = { 'mcp-session-id': id, 'content-type': 'application/json' };
+    const live: LiveSession = { id, transport, session, principal: authInfo?.principal, lastSeen: Date.now(), streams: 0, headers, jsonHeaders };
     this.sessions.set(id, live);
     session.onClose(() => {
       this.sessions.delete(id);
@@ -365,12 +414,16 @@ export class StreamableHttpHandler {
     return live;
   }
 
-  /** Stateless: a throwaway connection whose handshake is taken as done at the header's version. */
-  private async transient(version: string | undefined): Promise<LiveSession> {
+  /**
+   * Stateless: a throwaway connection whose handshake is taken as done at the header's version.
+   * Synchronous: the transport's start does nothing, so the session needs no wait to be ready.
+   */
+  private transient(version: string | undefined): LiveSession {
     const transport = new HttpSessionTransport();
-    const session = await this.server.connect(transport);
+    const session = this.server.attach(transport);
+    void session.start();
     if (version !== undefined) session.era.assume({ era: 'handshake', protocolVersion: version, clientCapabilities: {} });
-    return { id: '', transport, session, principal: undefined, lastSeen: 0, streams: 0 };
+    return { id: '', transport, session, principal: undefined, lastSeen: 0, streams: 0, headers: NO_HEADERS, jsonHeaders: JSON_HEADERS };
   }
 
   private drop(live: LiveSession): void {
