@@ -5,7 +5,7 @@ import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN } from '
 import type { CacheScope, SubscriptionFilter } from '../protocol/types.js';
 import { MODERN_VERSIONS } from '../protocol/versions.js';
 import { ModernContext } from './modern-context.js';
-import { RequestStateSealer, runRound } from './mrtr.js';
+import { openRound, RequestStateSealer } from './mrtr.js';
 import type { Server } from './server.js';
 
 export interface CacheHint {
@@ -49,12 +49,24 @@ export class ModernEra {
   readonly sealer: RequestStateSealer;
   private readonly listens = new Set<Listen>();
 
+  /** Where a round's warnings go: one function per server, not one per request. */
+  private readonly warn = (m: string): void => this.server.onerror(new Error(m));
+  /** The `_meta` of a result that has none of its own; copied per result, never shared. */
+  private readonly baseMeta: JsonObject;
+  /** Cache hints by method: the options are fixed once the server is built. */
+  private readonly hints = new Map<string, CacheHint>();
+
   constructor(private readonly server: Server, private readonly o: ModernOptions = {}) {
     this.versions = o.versions ?? MODERN_VERSIONS;
     this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs });
+    this.baseMeta = { [META.serverInfo]: server.info };
   }
 
-  async handle(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> {
+  /**
+   * Serves one request. Synchronous when the handler is (no promise between the engine and the
+   * handler); errors may be thrown or rejected, the engine takes both.
+   */
+  handle(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
     const { method, params } = req;
     const env = readEnvelope(params, this.versions);
     if (REMOVED_IN_MODERN.has(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (removed in protocol version ${env.protocolVersion})`);
@@ -62,17 +74,25 @@ export class ModernEra {
     if (method === 'subscriptions/listen') return this.listen(params, inbound);
     // An unknown method is -32601 from dispatch, after request middleware saw it (as in the
     // handshake era: middleware may observe or implement any method).
-    let result: JsonObject;
     const logging = this.server.capabilities.logging !== undefined;
-    if (MRTR_METHODS.has(method)) {
-      const principal = inbound.info?.authInfo?.principal;
-      result = await runRound(this.sealer, method, params, principal,
-        async (collector) => this.server.dispatch(method, params, new ModernContext(inbound, env, collector, logging)),
-        (m) => this.server.onerror(new Error(m)));
-    } else {
-      result = await this.server.dispatch(method, params, new ModernContext(inbound, env, undefined, logging));
+    if (!MRTR_METHODS.has(method)) {
+      const result = this.server.dispatch(method, params, new ModernContext(inbound, env, undefined, logging));
+      return isThenable(result) ? Promise.resolve(result).then((r) => this.decorate(method, r)) : this.decorate(method, result);
     }
-    return this.decorate(method, result);
+    const round = openRound(this.sealer, method, params, inbound.info?.authInfo?.principal);
+    let result: Promise<JsonObject> | JsonObject;
+    try {
+      result = this.server.dispatch(method, params, new ModernContext(inbound, env, round, logging));
+    } catch (err) {
+      return this.decorate(method, round.fail(err, this.warn));
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (r) => this.decorate(method, round.finish(r, this.warn)),
+        (err: unknown) => this.decorate(method, round.fail(err, this.warn)),
+      );
+    }
+    return this.decorate(method, round.finish(result, this.warn));
   }
 
   discover(): JsonObject {
@@ -84,11 +104,22 @@ export class ModernEra {
 
   /** Adds what every 2026-07-28 result carries: resultType, serverInfo, and cache hints. */
   private decorate(method: string, result: JsonObject): JsonObject {
-    const meta = { ...(result._meta as JsonObject | undefined), [META.serverInfo]: this.server.info };
-    if (result.resultType === 'input_required') return { ...result, _meta: meta };
-    const out: JsonObject = { ...result, resultType: result.resultType ?? 'complete', _meta: meta };
+    // Always new objects: the handler's result may be its own constant, and message middleware
+    // may change what it is sent.
+    const own = result._meta as JsonObject | undefined;
+    let meta: JsonObject;
+    if (own === undefined || own === null) meta = { ...this.baseMeta };
+    else {
+      meta = copy(own);
+      meta[META.serverInfo] = this.server.info;
+    }
+    const out = copy(result);
+    out.resultType ??= 'complete';
+    out._meta = meta;
+    if (out.resultType === 'input_required') return out;
     if (CACHEABLE.has(method)) {
-      const hint = this.cacheHint(method);
+      let hint = this.hints.get(method);
+      if (hint === undefined) this.hints.set(method, (hint = this.cacheHint(method)));
       if (out.ttlMs === undefined) out.ttlMs = hint.ttlMs;
       if (out.cacheScope === undefined) out.cacheScope = hint.scope;
     }
@@ -173,4 +204,18 @@ export class ModernEra {
   get listenCount(): number {
     return this.listens.size;
   }
+}
+
+/**
+ * A shallow copy to add properties to. On Node 20 (V8 11.3) adding properties to a `{ ...o }`
+ * copy, or writing `{ ...o, k: v }`, costs ~1.7 µs (the copy's map has no transitions to
+ * reuse); Object.assign onto `{}` costs ~0.07 µs. An own `__proto__` key (a handler's parsed
+ * JSON) needs the spread's define semantics: Object.assign would set the prototype instead.
+ */
+function copy(o: JsonObject): JsonObject {
+  return Object.hasOwn(o, '__proto__') ? { ...o } : Object.assign({}, o);
+}
+
+function isThenable(v: unknown): v is PromiseLike<JsonObject> {
+  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
 }

@@ -74,14 +74,50 @@ export class RequestStateSealer {
 /** Stable JSON (sorted keys) so that a digest does not depend on key order. */
 function canonical(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  const keys = Object.keys(v).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + canonical(v[i]);
+    return out + ']';
+  }
+  return canonicalMembers(v as Record<string, unknown>, false);
+}
+
+/** `{...}` of `o`'s keys in sorted order; `skipRound` leaves out what changes between rounds. */
+function canonicalMembers(o: Record<string, unknown>, skipRound: boolean): string {
+  const keys = Object.keys(o);
+  // Insertion sort in place: objects here have a handful of keys, and Array#sort allocates
+  // (~0.9 KB per request). Same order as sort(): both compare UTF-16 code units.
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > k; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = k;
+  }
+  let out = '{';
+  let first = true;
+  for (const k of keys) {
+    if (skipRound && (k === '_meta' || k === 'inputResponses' || k === 'requestState')) continue;
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + canonical(o[k]);
+    first = false;
+  }
+  return out + '}';
+}
+
+/**
+ * The params in the canonical form their digest is taken of (without _meta, inputResponses,
+ * requestState). Same text as canonical() of the params without those keys, so tokens sealed by
+ * earlier versions still open.
+ */
+function canonicalParams(params: JsonObject | undefined): string {
+  return canonicalMembers(params ?? {}, true);
+}
+
+function digestOf(canon: string): string {
+  return createHash('sha256').update(canon).digest('base64url');
 }
 
 export function paramsDigest(params: JsonObject | undefined): string {
-  const { _meta: _m, inputResponses: _i, requestState: _r, ...rest } = params ?? {};
-  return createHash('sha256').update(canonical(rest)).digest('base64url');
+  return digestOf(canonicalParams(params));
 }
 
 const SHORT: Record<InputRequest['method'], string> = {
@@ -121,69 +157,109 @@ function validAnswer(method: InputRequest['method'], v: unknown): boolean {
 /**
  * One handler run's view of MRTR: answers known so far, and what else it asked for. Keys are
  * `elicit-1`, `sample-1`, `roots-1`… in call order (or the handler's own `key`), so a
- * replay-safe handler asks the same questions under the same keys on every round.
+ * replay-safe handler asks the same questions under the same keys on every round. Also what
+ * sealing this round's state needs. Its tables are made on first use: most runs ask nothing.
  */
 export class InputCollector {
-  readonly requests: InputRequests = {};
+  /** Questions asked that no answer covers, by key; undefined while there are none. */
+  requests: InputRequests | undefined;
   /** Set when an answer the client sent does not fit the question asked under its key. */
   invalid: string | undefined;
-  private readonly counts: Record<string, number> = {};
+  private counts: Record<string, number> | undefined;
 
   /**
    * @param answers answers of earlier rounds, from the sealed state (already checked; they win)
    * @param offered this request's `inputResponses`: client input, checked when a key is asked
+   * @param canon the request's params in canonical form, taken before the handler ran (it may
+   *   change its arguments in place), hashed only if a state is sealed
    */
   constructor(
-    readonly answers: Record<string, unknown>,
-    private readonly offered: Record<string, unknown> = {},
+    private answers: Record<string, unknown> | undefined,
+    private readonly offered: Record<string, unknown> | undefined,
+    private readonly sealer: RequestStateSealer,
+    private readonly method: string,
+    private readonly principal: string | null,
+    private readonly canon: string,
+    private digest: string | undefined,
   ) {}
 
   need(method: InputRequest['method'], params: unknown, named?: string): Promise<unknown> {
     const short = SHORT[method];
-    const n = (this.counts[short] = (this.counts[short] ?? 0) + 1);
+    const counts = (this.counts ??= {});
+    const n = (counts[short] = (counts[short] ?? 0) + 1);
     const key = named ?? `${short}-${n}`;
-    if (Object.hasOwn(this.answers, key)) return Promise.resolve(this.answers[key]);
-    if (Object.hasOwn(this.offered, key)) {
-      const answer = this.offered[key];
+    const answers = this.answers;
+    if (answers !== undefined && Object.hasOwn(answers, key)) return Promise.resolve(answers[key]);
+    const offered = this.offered;
+    if (offered !== undefined && Object.hasOwn(offered, key)) {
+      const answer = offered[key];
       // Answers are client input: a handler must never get a number where its ctx.elicit
-      // promised an ElicitResult (and so complete with garbage). The run ends; runRound
+      // promised an ElicitResult (and so complete with garbage). The run ends; the round
       // answers -32602 whatever the handler does with this rejection.
       if (!validAnswer(method, answer)) {
         this.invalid ??= `Invalid params: inputResponses["${key}"] is not a valid ${ANSWER_KIND[method]}`;
         return Promise.reject(new InputRequiredSignal());
       }
-      this.answers[key] = answer;
+      (this.answers ??= {})[key] = answer;
       return Promise.resolve(answer);
     }
-    this.requests[key] = (params === undefined ? { method } : { method, params }) as InputRequest;
+    (this.requests ??= {})[key] = (params === undefined ? { method } : { method, params }) as InputRequest;
     return Promise.reject(new InputRequiredSignal());
   }
 
   get pending(): boolean {
-    return Object.keys(this.requests).length > 0;
+    return this.requests !== undefined;
+  }
+
+  /**
+   * The round's outcome once the handler returned: its result, or `input_required` with a
+   * fresh sealed state when it still needs input. Throws -32602 for an invalid answer.
+   */
+  finish(result: JsonObject | undefined, warn: (message: string) => void): JsonObject {
+    if (this.invalid !== undefined) throw new McpError(ErrorCode.InvalidParams, this.invalid);
+    const requests = this.requests;
+    if (requests === undefined) return result!;
+    if (result !== undefined) warn(`A ${this.method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
+    const state: RoundState = {
+      v: 1,
+      m: this.method,
+      d: (this.digest ??= digestOf(this.canon)),
+      p: this.principal,
+      e: Date.now() + this.sealer.ttlMs,
+      a: this.answers ?? {},
+      q: Object.keys(requests),
+    };
+    return { resultType: 'input_required', inputRequests: requests, requestState: this.sealer.seal(state) } as JsonObject;
+  }
+
+  /** The round's outcome once the handler threw: rethrows what is not about input. */
+  fail(err: unknown, warn: (message: string) => void): JsonObject {
+    // A missing capability is final: answering the other questions cannot fix it (-32021 tells
+    // the client what to declare), so it wins over pending input.
+    if (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability) throw err;
+    if (!(err instanceof InputRequiredSignal) && this.requests === undefined && this.invalid === undefined) throw err;
+    return this.finish(undefined, warn);
   }
 }
 
 /**
- * Runs one round of a multi round-trip request: opens and checks the state, runs the handler
- * with the sealed answers plus the ones the client sent (each checked against the question asked
- * under its key), and answers `input_required` with a fresh sealed state when the handler still
- * needs input.
+ * Opens one round of a multi round-trip request: opens and checks the state, and collects what
+ * the handler asks with the sealed answers plus the ones the client sent (each checked against
+ * the question asked under its key). Run the handler with it, then `finish` or `fail`.
  */
-export async function runRound(
+export function openRound(
   sealer: RequestStateSealer,
   method: string,
   params: JsonObject | undefined,
   principal: string | undefined,
-  run: (collector: InputCollector) => Promise<JsonObject>,
-  warn: (message: string) => void,
-): Promise<JsonObject> {
-  const digest = paramsDigest(params);
-  let answers: Record<string, unknown> = {};
+): InputCollector {
+  const canon = canonicalParams(params);
+  let digest: string | undefined;
+  let answers: Record<string, unknown> | undefined;
   const token = params?.requestState;
   if (token !== undefined) {
     const s = sealer.open(token);
-    if (!s || s.m !== method || s.d !== digest || s.p !== (principal ?? null)) {
+    if (!s || s.m !== method || s.d !== (digest = digestOf(canon)) || s.p !== (principal ?? null)) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
     }
     if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
@@ -194,22 +270,24 @@ export async function runRound(
   // sent without a requestState count too (the ephemeral flow): the client is the source of
   // every answer anyway, and the handler sees each one only after its shape was checked.
   const given = params?.inputResponses;
-  const offered = isObject(given) ? given : {};
-  const collector = new InputCollector(answers, offered);
-  let result: JsonObject | undefined;
+  return new InputCollector(answers, isObject(given) ? given : undefined, sealer, method, principal ?? null, canon, digest);
+}
+
+/** One whole round: `openRound`, the handler, then its outcome. */
+export async function runRound(
+  sealer: RequestStateSealer,
+  method: string,
+  params: JsonObject | undefined,
+  principal: string | undefined,
+  run: (collector: InputCollector) => Promise<JsonObject>,
+  warn: (message: string) => void,
+): Promise<JsonObject> {
+  const collector = openRound(sealer, method, params, principal);
+  let result: JsonObject;
   try {
     result = await run(collector);
   } catch (err) {
-    // A missing capability is final: answering the other questions cannot fix it (-32021 tells
-    // the client what to declare), so it wins over pending input.
-    if (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability) throw err;
-    if (!(err instanceof InputRequiredSignal) && !collector.pending && collector.invalid === undefined) throw err;
+    return collector.fail(err, warn);
   }
-  if (collector.invalid !== undefined) throw new McpError(ErrorCode.InvalidParams, collector.invalid);
-  if (collector.pending) {
-    if (result !== undefined) warn(`A ${method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
-    const state: RoundState = { v: 1, m: method, d: digest, p: principal ?? null, e: Date.now() + sealer.ttlMs, a: collector.answers, q: Object.keys(collector.requests) };
-    return { resultType: 'input_required', inputRequests: collector.requests, requestState: sealer.seal(state) } as JsonObject;
-  }
-  return result!;
+  return collector.finish(result, warn);
 }

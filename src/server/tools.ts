@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
-import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/index.js';
+import { compileSchema, type CompiledSchema, type SchemaInput, type ValidationResult } from '../schema/index.js';
 import type { RequestContext } from './context.js';
 import { InputRequiredSignal } from './mrtr.js';
 import { paginate, Registry, type Registered } from './registry.js';
@@ -78,7 +78,11 @@ export class ToolRegistry {
     return nextCursor === undefined ? { tools } : { tools, nextCursor };
   }
 
-  async call(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+  /**
+   * Synchronous whenever validation and the handler are: a tool that returns a value costs no
+   * promise here. Errors are thrown or rejected; dispatch's callers take both.
+   */
+  call(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject {
     const name = params?.name;
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs "name" (a string)');
     const tool = this.registry.get(name);
@@ -87,21 +91,41 @@ export class ToolRegistry {
     if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) {
       return errorResult('Invalid arguments: "arguments" must be an object');
     }
-    // Argument problems are tool errors (SEP-1303): the model reads them and corrects its call.
-    const checked = await tool.input.validate(rawArgs ?? {});
-    if (!checked.ok) return errorResult(checked.message);
-    let value: ToolReturn;
-    try {
-      value = await (tool.handler as ToolHandler<unknown>)(checked.value, ctx);
-    } catch (err) {
-      // Protocol signals are not tool failures: they must reach the client as such.
-      if (err instanceof InputRequiredSignal) throw err;
-      if (err instanceof McpError && PROTOCOL_SIGNALS.has(err.code)) throw err;
-      if (ctx.signal.aborted) throw err;
-      return errorResult(err instanceof Error ? err.message || err.name : String(err));
-    }
-    return (await toCallToolResult(value, tool, ctx.protocolVersion)) as unknown as JsonObject;
+    const checked = tool.input.validate(rawArgs ?? {});
+    return isThenable(checked) ? Promise.resolve(checked).then((c) => run(tool, c, ctx)) : run(tool, checked, ctx);
   }
+}
+
+/** Runs the handler on checked arguments and turns what it returns into a CallToolResult. */
+function run(tool: ToolDefinition, checked: ValidationResult, ctx: RequestContext): Promise<JsonObject> | JsonObject {
+  // Argument problems are tool errors (SEP-1303): the model reads them and corrects its call.
+  if (!checked.ok) return errorResult(checked.message);
+  let value: ToolReturn | Promise<ToolReturn>;
+  try {
+    value = (tool.handler as ToolHandler<unknown>)(checked.value, ctx);
+  } catch (err) {
+    return failed(err, ctx);
+  }
+  if (isThenable(value)) {
+    return Promise.resolve(value as PromiseLike<ToolReturn>).then(
+      (v) => toCallToolResult(v, tool, ctx.protocolVersion),
+      (err: unknown) => failed(err, ctx),
+    );
+  }
+  return toCallToolResult(value, tool, ctx.protocolVersion);
+}
+
+/** A handler's failure as an `isError` result, unless it is a protocol signal. */
+function failed(err: unknown, ctx: RequestContext): JsonObject {
+  // Protocol signals are not tool failures: they must reach the client as such.
+  if (err instanceof InputRequiredSignal) throw err;
+  if (err instanceof McpError && PROTOCOL_SIGNALS.has(err.code)) throw err;
+  if (ctx.signal.aborted) throw err;
+  return errorResult(err instanceof Error ? err.message || err.name : String(err));
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
 }
 
 export function errorResult(text: string): JsonObject {
@@ -112,44 +136,49 @@ function isContentArray(v: unknown): v is ContentBlock[] {
   return Array.isArray(v) && v.every((b) => b !== null && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string');
 }
 
-async function toCallToolResult(value: ToolReturn, tool: ToolDefinition, version: string): Promise<CallToolResult> {
+function toCallToolResult(value: ToolReturn, tool: ToolDefinition, version: string): Promise<JsonObject> | JsonObject {
   if (value === undefined || value === null) {
-    if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned nothing`) as unknown as CallToolResult;
+    if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned nothing`);
     return { content: [] };
   }
   // With an output schema an array is the structured value (2026-07-28 allows arrays), even an
   // empty one, which would otherwise pass for an empty content list.
   if (typeof value === 'string' || (isContentArray(value) && !(tool.output && value.length === 0))) {
     // A declared outputSchema is a promise of structuredContent (spec: MUST), so text alone breaks it.
-    if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`) as unknown as CallToolResult;
-    return { content: typeof value === 'string' ? [{ type: 'text', text: value }] : value };
+    if (tool.output) return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`);
+    return { content: typeof value === 'string' ? [{ type: 'text', text: value }] : (value as unknown as JsonObject[]) };
   }
   const obj = value as Record<string, unknown>;
   const isResult = !Array.isArray(value) && Array.isArray(obj.content) && isContentArray(obj.content);
   if (isResult) {
-    const result = value as CallToolResult;
-    if (tool.output && !result.isError) {
-      if (result.structuredContent === undefined) {
-        return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`) as unknown as CallToolResult;
-      }
-      const checked = await tool.output.validate(result.structuredContent);
-      if (!checked.ok) return errorResult(`Tool "${tool.name}" returned ${lowerFirst(checked.message)}`) as unknown as CallToolResult;
-    }
-    return result;
+    const result = value as unknown as JsonObject;
+    if (!tool.output || (value as CallToolResult).isError) return result;
+    const structured = (value as CallToolResult).structuredContent;
+    if (structured === undefined) return errorResult(`Tool "${tool.name}" declares an output schema but returned no structuredContent`);
+    return afterOutputCheck(tool, tool.output.validate(structured), () => result);
   }
   // A plain value: the structured result, with a text copy for clients that predate it.
-  let structured: unknown = value;
-  if (tool.output) {
-    const checked = await tool.output.validate(value);
-    if (!checked.ok) return errorResult(`Tool "${tool.name}" returned ${lowerFirst(checked.message)}`) as unknown as CallToolResult;
-    structured = checked.value;
-  }
-  const text = JSON.stringify(structured);
-  const result: CallToolResult = { content: [{ type: 'text', text }] };
+  if (!tool.output) return plainResult(value, version);
+  return afterOutputCheck(tool, tool.output.validate(value), (checked) => plainResult(checked, version));
+}
+
+/** Continues with the output schema's verdict, without a microtask when it is synchronous. */
+function afterOutputCheck(
+  tool: ToolDefinition,
+  checked: ValidationResult | Promise<ValidationResult>,
+  then: (value: unknown) => JsonObject,
+): Promise<JsonObject> | JsonObject {
+  const verdict = (c: ValidationResult): JsonObject =>
+    c.ok ? then(c.value) : errorResult(`Tool "${tool.name}" returned ${lowerFirst(c.message)}`);
+  return isThenable(checked) ? Promise.resolve(checked).then(verdict) : verdict(checked);
+}
+
+function plainResult(structured: unknown, version: string): JsonObject {
+  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(structured) }] };
   if (features.structuredOutput(version) && (features.modern(version) || !Array.isArray(structured))) {
     result.structuredContent = structured as CallToolResult['structuredContent'];
   }
-  return result;
+  return result as unknown as JsonObject;
 }
 
 function lowerFirst(s: string): string {

@@ -317,3 +317,30 @@ test('a form the client cannot render is the server\'s bug: a tool error, not a 
   assert.equal(r.resultType, 'complete');
   assert.equal(r.isError, true);
 });
+
+test('a handler that changes its arguments in place before asking still gets its retry', async () => {
+  // A JSON Schema hands the handler the request's own arguments object; the state is bound to
+  // the params as they arrived, not as the handler left them.
+  const s = new McpServer({ ...INFO, onerror: () => {} });
+  s.tool('defaults', { input: { type: 'object', properties: { limit: { type: 'number' } } } }, async (args, ctx) => {
+    (args as { limit?: number }).limit ??= 10;
+    const r = await ctx.elicit(NAME_FORM);
+    return `${(r.content as { name: string }).name}: ${(args as { limit: number }).limit}`;
+  });
+  const w = await Wire.connect(s);
+  const { state } = await firstRound(w, 'defaults', ELICIT);
+  const done = await w.result('tools/call', { name: 'defaults', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Bo') }, requestState: state }, ELICIT);
+  assert.deepEqual(done.content, [{ type: 'text', text: 'Bo: 10' }]);
+});
+
+test('a result with its own _meta keeps it, beside serverInfo; a constant result is never changed', async () => {
+  const constant = { content: [{ type: 'text' as const, text: 'c' }], _meta: { 'x.example/k': 1 } };
+  const s = new McpServer({ ...INFO, onerror: () => {} });
+  s.tool('constant', () => constant);
+  const w = await Wire.connect(s);
+  for (let i = 0; i < 2; i++) {
+    const r = await w.result('tools/call', { name: 'constant', arguments: {} }, {});
+    assert.deepEqual(r, { content: [{ type: 'text', text: 'c' }], _meta: { 'x.example/k': 1, [M.serverInfo]: INFO }, resultType: 'complete' });
+  }
+  assert.deepEqual(constant, { content: [{ type: 'text', text: 'c' }], _meta: { 'x.example/k': 1 } });
+});
