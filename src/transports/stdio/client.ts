@@ -4,7 +4,7 @@ import { encodeMessage } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../transport.js';
 import { DEFAULT_MAX_LINE_LENGTH, LineReader } from './line-reader.js';
-import { LineWriter } from './line-writer.js';
+import { EARLY_LINES, LineWriter } from './line-writer.js';
 import { defaultEnvironment, describeSpawnError, StderrTail } from './process.js';
 
 export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from './process.js';
@@ -175,10 +175,12 @@ export class StdioClientTransport implements Transport {
     const stdin = child.stdin;
     const stdout = child.stdout;
     if (stdin) {
+      // Early lines: a burst of requests must not wait for the whole tick, or client and server
+      // take turns instead of working at once (see LineWriter).
       this.writer = new LineWriter(stdin, (e) => {
         // EPIPE and "stream closed" are expected while the server is going away.
         if (!this.closeRequested && !this.exited) this.report(e);
-      });
+      }, EARLY_LINES);
       this.writer.attach();
     }
     stdout?.on('data', (chunk: Buffer) => this.reader.push(chunk));

@@ -1,5 +1,13 @@
+/**
+ * The stdio client's `earlyLines`. With 32 requests in flight between mcpkit's own client and
+ * server on 2 cores, 4–16 all lifted the round-trip rate off the turn-taking plateau.
+ */
+export const EARLY_LINES = 8;
+
 interface Batch {
   text: string;
+  /** Lines in `text`. */
+  lines: number;
   promise: Promise<void>;
   resolve: () => void;
   reject: (e: Error) => void;
@@ -12,8 +20,22 @@ interface Batch {
  * tick are joined and handed to the stream in one `write()` (on a pipe, one syscall): with many
  * requests in flight a peer answers a burst of messages at once, and one write per line was the
  * largest cost after JSON itself. The batch leaves at the end of the tick (`process.nextTick`),
- * so a lone message is not delayed. When `write()` returns false the writer waits for `'drain'`
- * before the next batch, which meanwhile collects everything written after it.
+ * so a lone message is not delayed. With `earlyLines` (the stdio client), the first that many
+ * lines of a tick leave as soon as they are written, and the rest of the tick's lines follow in
+ * one write at its end. When `write()` returns false the writer waits for `'drain'` before the
+ * next batch, which meanwhile collects everything written after it.
+ *
+ * Why the early batch: with a whole tick per write on both ends, a client answering a burst of N
+ * responses with N new requests hands all N over at once, the server answers all N before
+ * writing any, and so on: the two processes take turns instead of overlapping, and the
+ * round-trip rate settles at 1 ÷ (client CPU + server CPU per call) however many cores there are
+ * (docs/performance.md, "stdio: own client"). The client handing its first few lines over at
+ * once lets the server start on them while the rest are made; bursts then break up into small
+ * chunks that keep both processes busy. One end splitting is enough. Only one early batch per
+ * tick: splitting every few lines did the same on free cores, but cost ~18 % more instructions
+ * per message when the chunks arrive together anyway (a busy machine); and the server does not
+ * split: against a client that already writes in small pieces (the bench's raw line driver) it
+ * only made the server's chunks smaller and dearer (−10 % calls/s).
  */
 export class LineWriter {
   private readonly stream: NodeJS.WritableStream;
@@ -24,6 +46,8 @@ export class LineWriter {
   /** The batch the stream took with write() === false: it settles on 'drain'. */
   private draining: Batch | undefined;
   private scheduled = false;
+  /** This tick's early batch has been handed over: the rest of the tick's lines wait for its end. */
+  private earlySent = false;
   private failure: Error | undefined;
   private readonly onDrain = (): void => this.drained();
   private readonly onStreamError = (e: Error): void => this.fail(e);
@@ -33,10 +57,17 @@ export class LineWriter {
 
   private readonly onFailure: ((error: Error) => void) | undefined;
 
-  /** `onFailure` is called once, with the first error the stream reports. */
-  constructor(stream: NodeJS.WritableStream, onFailure?: (error: Error) => void) {
+  /** Lines of a tick handed over before the tick ends (Infinity: none). */
+  private readonly earlyLines: number;
+
+  /**
+   * `onFailure` is called once, with the first error the stream reports. `earlyLines`: see the
+   * class comment (default: every line of a tick waits for its end).
+   */
+  constructor(stream: NodeJS.WritableStream, onFailure?: (error: Error) => void, earlyLines = Infinity) {
     this.stream = stream;
     this.onFailure = onFailure;
+    this.earlyLines = earlyLines;
   }
 
   /** Set once the stream has failed; every later write rejects with it. */
@@ -53,6 +84,13 @@ export class LineWriter {
     const open = this.open;
     if (open) {
       open.text += line;
+      // The tick's early batch is full: hand it over now (unless a drain wait holds it); the
+      // next line opens the batch that the already scheduled tick end closes.
+      if (++open.lines >= this.earlyLines && !this.earlySent) {
+        this.earlySent = true;
+        this.open = undefined;
+        this.pump();
+      }
       return open.promise;
     }
     let resolve!: () => void;
@@ -61,7 +99,7 @@ export class LineWriter {
       resolve = res;
       reject = rej;
     });
-    const batch: Batch = { text: line, promise, resolve, reject };
+    const batch: Batch = { text: line, lines: 1, promise, resolve, reject };
     this.open = batch;
     this.queue.push(batch);
     if (!this.scheduled) {
@@ -130,6 +168,7 @@ export class LineWriter {
     // Also run early by flushNow; the scheduled call then finds nothing open, or closes a newer
     // batch a little early, which only makes it smaller.
     this.scheduled = false;
+    this.earlySent = false;
     this.open = undefined;
     this.pump();
   }
