@@ -47,11 +47,11 @@ return id`;
  * wrote it are in the id (any instance can find the log), and the entry id is the one Redis
  * assigned (monotonic per stream). A priming id needs no round trip: entry `0-0` precedes all.
  *
- * The instance part exists because stream ids are only unique within one process: two instances
- * serving one session would otherwise append to each other's logs. `replayEventsAfter` returns
- * the bare stream id for this instance's streams (so a live stream can be taken over) and the
- * tagged id for another instance's, which matches no local stream: what is stored is replayed
- * and the response ends.
+ * mcpkit's HTTP core names streams apart per handler already (a random tag in every stream id);
+ * the instance part keeps logs apart even for a core that numbers streams per process only, and
+ * tells this instance's streams from others': `replayEventsAfter` returns the bare stream id for
+ * this instance's streams (so a live stream can be taken over) and the tagged id for another
+ * instance's, which matches no local stream: what is stored is replayed and the response ends.
  */
 export class RedisEventStore implements EventStore {
   readonly instanceId: string;

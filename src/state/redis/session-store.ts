@@ -48,8 +48,9 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /**
-   * Extends a session's life without rewriting it. Not part of `SessionStore` yet: the HTTP
-   * core writes the record once, after `initialize`. Resolves false when the session is gone.
+   * Extends a session's life without rewriting it (`PEXPIRE`). The HTTP core calls it now and
+   * then for a session in use (see `sessionCheckMs`); false, the session is gone (deleted on
+   * another instance, or expired), tells the instance holding it to end it.
    */
   async touch(id: string, ttlMs: number): Promise<boolean> {
     if (typeof id !== 'string' || !SESSION_ID.test(id)) return false;

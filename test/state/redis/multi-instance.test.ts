@@ -3,7 +3,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/index.js';
-import { serve, type RunningServer } from '../../../src/transports/http/index.js';
+import { serve, type RunningServer, type ServeOptions } from '../../../src/transports/http/index.js';
 import { RedisEventStore, RedisSessionStore } from '../../../src/state/redis/index.js';
 import { cleanup, connectRedis, PREFIX, sleep, SseReader, until } from './helpers.js';
 
@@ -15,8 +15,8 @@ const LATEST = '2025-11-25';
 /** Lets a test hold a tool call in the middle until it says so. */
 let release: () => void = () => {};
 
-function makeServer(): McpServer {
-  const mcp = new McpServer({ name: 'scaled', version: '1.0.0' });
+function makeServer(onerror?: (e: Error) => void): McpServer {
+  const mcp = new McpServer({ name: 'scaled', version: '1.0.0', onerror });
   mcp.tool('whoami', (_args, ctx) => `${ctx.protocolVersion} ${ctx.clientInfo?.name}`);
   // Progress 1, a pause the test controls, then progress 2 and 3 and the result.
   mcp.tool('steps', async (_args, ctx) => {
@@ -42,10 +42,10 @@ interface Instance {
 }
 
 /** One instance: its own Redis connection and store objects, like a separate process. */
-async function instance(mcp: McpServer, name: string): Promise<Instance> {
+async function instance(mcp: McpServer, name: string, options: ServeOptions = {}): Promise<Instance> {
   const client = await connectRedis();
   const events = new RedisEventStore({ client, keyPrefix: PREFIX, instanceId: name });
-  const running = await serve(mcp, { port: 0, sessionStore: new RedisSessionStore({ client, keyPrefix: PREFIX }), eventStore: events });
+  const running = await serve(mcp, { port: 0, sessionStore: new RedisSessionStore({ client, keyPrefix: PREFIX }), eventStore: events, ...options });
   return { running, url: running.url, events };
 }
 
@@ -109,19 +109,49 @@ test('a session initialized on A is served by B; DELETE on B ends it for instanc
   }
 });
 
-test('after DELETE on B, A (which still holds the session live) answers 404', { todo: 'needs the HTTP core to check the shared store for sessions it holds (see docs/scaling.md)' }, async () => {
+test('after DELETE on B, A (which still holds the session live) answers 404', async () => {
+  const redis = await connectRedis();
   const mcp = makeServer();
-  const a = await instance(mcp, 'A');
+  // Checked against Redis on every request, so the test need not wait out the default interval.
+  const a = await instance(mcp, 'A', { sessionCheckMs: 0 });
   const b = await instance(mcp, 'B');
   try {
     const headers = await initialize(a.url, '2025-06-18');
     await post(a.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     await until(() => a.running.handler.streamable.sessionCount === 1, 'A to hold the session');
-    await sleep(20); // the record is written right after the handshake, without being awaited
+    // The record is written right after the handshake, without being awaited.
+    await until(async () => (await redis.exists(`${PREFIX}session:${headers['mcp-session-id']}`)) === 1, 'the session record in Redis');
+    const ping = await post(a.url, { jsonrpc: '2.0', id: 6, method: 'ping' }, headers);
+    assert.equal(ping.status, 200, 'still there: served');
+    await ping.text();
     assert.equal((await fetch(b.url, { method: 'DELETE', headers })).status, 200);
-    assert.equal((await post(a.url, { jsonrpc: '2.0', id: 7, method: 'ping' }, headers)).status, 404);
+    const after = await post(a.url, { jsonrpc: '2.0', id: 7, method: 'ping' }, headers);
+    assert.equal(after.status, 404);
+    await after.text();
+    assert.equal(a.running.handler.streamable.sessionCount, 0, 'A ended its copy');
   } finally {
     await Promise.all([a.running.close(), b.running.close()]);
+  }
+});
+
+test('requests keep the Redis record alive: the core touches it (PEXPIRE) at most once per sessionCheckMs', async () => {
+  const redis = await connectRedis();
+  const mcp = makeServer();
+  const a = await instance(mcp, 'A', { sessionIdleMs: 2000, sessionCheckMs: 300 });
+  try {
+    const headers = await initialize(a.url, '2025-06-18');
+    const key = `${PREFIX}session:${headers['mcp-session-id']}`;
+    await until(async () => (await redis.exists(key)) === 1, 'the session record in Redis');
+    await sleep(700);
+    const aged = await redis.pttl(key);
+    assert.ok(aged < 1700, `the record ages: ${aged}`);
+    const ping = await post(a.url, { jsonrpc: '2.0', id: 8, method: 'ping' }, headers);
+    assert.equal(ping.status, 200);
+    await ping.text();
+    const fresh = await redis.pttl(key);
+    assert.ok(fresh > 2000, `touched: the TTL is sessionIdleMs + sessionCheckMs again (${fresh})`);
+  } finally {
+    await a.running.close();
   }
 });
 
@@ -217,15 +247,44 @@ test('two instances serving one session keep their streams apart, though both nu
       const priming = await reader.next();
       return { priming: priming!.id!, events: await reader.rest() };
     };
-    await chat(a, 20, 'A-1');
+    const onA = await chat(a, 20, 'A-1'); // A's second stream: initialize's POST was its first
     await chat(a, 21, 'A-2');
     await chat(b, 22, 'B-1');
-    const onB = await chat(b, 23, 'B-2'); // the second stream of B, as A's second was
-    assert.equal(onB.priming.slice(0, onB.priming.indexOf('#')), `${headers['mcp-session-id']}/2`);
+    const onB = await chat(b, 23, 'B-2'); // the second stream of B
+    const streamA = onA.priming.slice(0, onA.priming.indexOf('#'));
+    const streamB = onB.priming.slice(0, onB.priming.indexOf('#'));
+    // Both number 2 on their instance, yet named apart by the HTTP core (a tag per handler).
+    assert.match(streamA, new RegExp(`^${headers['mcp-session-id']}/[A-Za-z0-9_-]+\\.2$`));
+    assert.match(streamB, new RegExp(`^${headers['mcp-session-id']}/[A-Za-z0-9_-]+\\.2$`));
+    assert.notEqual(streamA, streamB);
     const replayed = await new SseReader(await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': onB.priming } })).rest();
     assert.deepEqual(replayed, onB.events, 'only what B sent on its stream');
     assert.deepEqual(replayed.map((e) => e.message.params?.progressToken ?? e.message.id), ['B-2', 'B-2', 23]);
   } finally {
     await Promise.all([a.running.close(), b.running.close()]);
+  }
+});
+
+test('with Redis down, an SSE response still delivers its events (without ids) and ends', async () => {
+  const errors: Error[] = [];
+  const mcp = makeServer((e) => errors.push(e));
+  const refused = async (): Promise<never> => {
+    throw new Error('connect ECONNREFUSED');
+  };
+  const down = new RedisEventStore({ client: refused, keyPrefix: PREFIX, instanceId: 'down', onError: () => {} });
+  const a = await instance(mcp, 'A', { eventStore: down });
+  try {
+    const headers = await initialize(a.url, LATEST);
+    const r = await post(a.url, { jsonrpc: '2.0', id: 30, method: 'tools/call', params: { name: 'chatty', _meta: { progressToken: 'x' } } }, headers);
+    assert.equal(r.status, 200);
+    const reader = new SseReader(r);
+    const priming = await reader.next();
+    assert.ok(priming?.id, 'a priming id needs no round trip');
+    const events = await reader.rest();
+    assert.deepEqual(events.map((e) => e.message.params?.progress ?? e.message.result?.content[0].text), [1, 2, 'chatted']);
+    for (const e of events) assert.equal(e.id, undefined);
+    assert.equal(errors.filter((e) => /ECONNREFUSED/.test(e.message)).length, 3);
+  } finally {
+    await a.running.close();
   }
 });

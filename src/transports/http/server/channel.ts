@@ -14,6 +14,11 @@ export interface ChannelOptions {
   /** `headers` plus the JSON content type, when the caller has them made already (not modified). */
   jsonHeaders?: HeaderMap;
   eventStore?: EventStore;
+  /**
+   * Where a failing `eventStore` is reported. The event is still sent, without an id: the client
+   * gets it now but cannot resume past it (a store that is down must not stall the response).
+   */
+  onError?: (error: Error) => void;
   /** Send a priming event (id, empty data) and `retry:` first: 2025-11-25 clients resume from it. */
   priming: boolean;
   retryMs: number;
@@ -181,7 +186,13 @@ export class ResponseChannel {
     this.writer = writer;
     writer.onClose(() => this.detach(writer));
     if (this.o.priming && this.o.eventStore) {
-      writer.write(`id: ${this.o.eventStore.primingEventId(this.streamId)}\nretry: ${this.o.retryMs}\ndata: \n\n`);
+      let id: string | undefined;
+      try {
+        id = this.o.eventStore.primingEventId(this.streamId);
+      } catch (e) {
+        this.failed(e); // no priming event then: the stream itself is still worth having
+      }
+      if (id !== undefined) writer.write(`id: ${id}\nretry: ${this.o.retryMs}\ndata: \n\n`);
     }
     this.startKeepAlive();
   }
@@ -216,11 +227,24 @@ export class ResponseChannel {
   private writeEvent(message: JsonRpcMessage): Promise<void> {
     return this.serial(async () => {
       const store = this.o.eventStore;
-      const id = store ? await store.storeEvent(this.streamId, message) : undefined;
+      let id: string | undefined;
+      if (store) {
+        try {
+          id = await store.storeEvent(this.streamId, message);
+        } catch (e) {
+          this.failed(e); // sent without an id: delivered, though not resumable
+        }
+      }
       const w = this.writer;
       if (!w || w.closed) return; // kept in the event store for a resume, if there is one
       w.write(sseEvent(id, message));
     });
+  }
+
+  private failed(e: unknown): void {
+    const error = e instanceof Error ? e : new Error(String(e));
+    if (this.o.onError) this.o.onError(error);
+    else console.error(`[mcpkit] event store: ${error.stack ?? error.message}`);
   }
 
   private finish(): void {

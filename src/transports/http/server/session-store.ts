@@ -19,6 +19,12 @@ export interface SessionStore {
   /** `ttlMs`: forget the session after this long without a `set` or `touch`. */
   set(id: string, record: SessionRecord, ttlMs: number): Promise<void> | void;
   delete(id: string): Promise<void> | void;
+  /**
+   * Keeps a session in use from expiring: its record now lives `ttlMs` from now. False when there
+   * is no such session (deleted or expired), which tells an instance holding it to end it too.
+   * Optional: without it the HTTP core checks with `get`, and records expire `ttlMs` after `set`.
+   */
+  touch?(id: string, ttlMs: number): Promise<boolean> | boolean;
 }
 
 /** The in-process store: a Map with expiry, for tests and single-process multi-handler setups. */
@@ -37,6 +43,18 @@ export class InMemorySessionStore implements SessionStore {
 
   set(id: string, record: SessionRecord, ttlMs: number): void {
     this.records.set(id, { record, expires: Date.now() + ttlMs });
+  }
+
+  touch(id: string, ttlMs: number): boolean {
+    const e = this.records.get(id);
+    if (!e) return false;
+    const now = Date.now();
+    if (e.expires < now) {
+      this.records.delete(id);
+      return false;
+    }
+    e.expires = now + ttlMs;
+    return true;
   }
 
   delete(id: string): void {
