@@ -68,15 +68,16 @@ test('stateful: DELETE ends the session, later requests are 404', async () => {
 });
 
 test('stateful: idle sessions expire and are freed', async () => {
-  const s = await start({ sessionIdleMs: 100 });
+  // 400 ms: long enough that a loaded CI machine still sees the sessions before they idle out.
+  const s = await start({ sessionIdleMs: 400 });
   try {
-    // Only initialize (one round trip): a slow machine could let 100 ms pass before a second one.
+    // Only initialize (one round trip): a slow machine could let the idle time pass before a second one.
     const [a, b] = await Promise.all([post(s.url, initReq()), post(s.url, initReq())]);
     const sids = [a.headers.get('mcp-session-id')!, b.headers.get('mcp-session-id')!];
     await Promise.all([a.text(), b.text()]);
     assert.equal(new Set(sids).size, 2);
     assert.ok(s.mcp.sessions.size >= 1, 'the sessions exist until they idle out');
-    await until(() => s.mcp.sessions.size === 0, 2000, 'idle sessions to expire');
+    await until(() => s.mcp.sessions.size === 0, 4000, 'idle sessions to expire');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     for (const sid of sids) await jsonError(await post(s.url, req('ping'), { 'mcp-session-id': sid }), 404);
   } finally {
