@@ -1,8 +1,9 @@
 // Shared by the Redis store tests (not a test file itself): a connection to the real Redis that
-// fails loudly when there is none, a key prefix unique to this run, cleanup, and a tiny SSE reader.
+// fails loudly when there is none, a key prefix unique to this run, cleanup, and an SSE reader.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { SseReader as HttpSseReader, type SseEvent } from '../../transports/http/server/helpers.js';
 
 export const REDIS_URL = process.env.MCPKIT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -58,70 +59,21 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
   }
 }
 
-export interface SseEvent {
-  id?: string;
-  data?: string;
-}
-
-/** Reads one SSE event block at a time from a fetch Response. */
-export class SseReader {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-  private buffer = '';
-  private ended = false;
-
-  constructor(res: Response) {
-    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
-    this.reader = res.body!.getReader();
-  }
-
-  /** The next block that has an id or data (keep-alive comments skipped); undefined at the end. */
-  async next(timeoutMs = 3000): Promise<SseEvent | undefined> {
-    const deadline = Date.now() + timeoutMs;
+/** The HTTP tests' SSE reader, skipping keep-alive and priming blocks that carry no message. */
+export class SseReader extends HttpSseReader {
+  override async next(timeoutMs = 3000): Promise<SseEvent | undefined> {
     for (;;) {
-      const cut = this.buffer.indexOf('\n\n');
-      if (cut >= 0) {
-        const block = this.buffer.slice(0, cut);
-        this.buffer = this.buffer.slice(cut + 2);
-        const e = parseBlock(block);
-        if (e.id !== undefined || e.data !== undefined) return e;
-        continue;
-      }
-      if (this.ended) return undefined;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no SSE event within ${timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
-      });
-      try {
-        const { done, value } = await Promise.race([this.reader.read(), timeout]);
-        if (done) this.ended = true;
-        else this.buffer += this.decoder.decode(value, { stream: true });
-      } finally {
-        clearTimeout(timer);
-      }
+      const e = await super.next(timeoutMs);
+      if (!e || e.id !== undefined || e.data !== undefined) return e;
     }
   }
 
   /** Every remaining event with a message, until the server ends the stream. */
-  async rest(timeoutMs = 3000): Promise<Array<{ id: string; message: Record<string, any> }>> {
+  async messages(timeoutMs = 3000): Promise<Array<{ id: string; message: Record<string, any> }>> {
     const out: Array<{ id: string; message: Record<string, any> }> = [];
     for (let e = await this.next(timeoutMs); e; e = await this.next(timeoutMs)) {
       if (e.data) out.push({ id: e.id!, message: JSON.parse(e.data) });
     }
     return out;
   }
-}
-
-function parseBlock(block: string): SseEvent {
-  const e: SseEvent = {};
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') e.data = e.data === undefined ? value : `${e.data}\n${value}`;
-    else if (field === 'id') e.id = value;
-  }
-  return e;
 }

@@ -66,7 +66,7 @@ async function initialize(url: string, version: string): Promise<Record<string, 
 async function resultOf(r: Response): Promise<Record<string, any>> {
   assert.equal(r.status, 200, await r.clone().text());
   if ((r.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const last = (await new SseReader(r).rest()).at(-1);
+    const last = (await new SseReader(r).messages()).at(-1);
     assert.ok(last);
     return last.message;
   }
@@ -190,7 +190,7 @@ test('an SSE stream cut on A resumes on B with Last-Event-ID: the missed events 
 
     const resumed = await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': cut.first } });
     assert.equal(resumed.status, 200);
-    const events = await new SseReader(resumed).rest();
+    const events = await new SseReader(resumed).messages();
     assert.deepEqual(events.map((e) => e.message.params?.progress ?? 'result'), [2, 3, 'result']);
     assert.equal(events[2].message.id, 10);
     assert.equal(events[2].message.result.content[0].text, 'all steps done');
@@ -198,7 +198,7 @@ test('an SSE stream cut on A resumes on B with Last-Event-ID: the missed events 
     assert.deepEqual(events, stored.slice(1));
 
     // From the priming id, B replays the whole stream; a forged id is refused.
-    const whole = await new SseReader(await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': cut.priming } })).rest();
+    const whole = await new SseReader(await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': cut.priming } })).messages();
     assert.deepEqual(whole, stored);
     const forged = await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': `${cut.streamId}#A:99999999999999-0x` } });
     assert.equal(forged.status, 400);
@@ -225,7 +225,7 @@ test('resuming on the instance that holds the stream takes it over live (sticky 
     const reader = new SseReader(resumed);
     await sleep(30);
     release();
-    const events = await reader.rest();
+    const events = await reader.messages();
     assert.deepEqual(events.map((e) => e.message.params?.progress ?? 'result'), [2, 3, 'result']);
   } finally {
     release();
@@ -245,7 +245,7 @@ test('two instances serving one session keep their streams apart, though both nu
       const r = await post(on.url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'chatty', _meta: { progressToken: token } } }, headers);
       const reader = new SseReader(r);
       const priming = await reader.next();
-      return { priming: priming!.id!, events: await reader.rest() };
+      return { priming: priming!.id!, events: await reader.messages() };
     };
     const onA = await chat(a, 20, 'A-1'); // A's second stream: initialize's POST was its first
     await chat(a, 21, 'A-2');
@@ -257,7 +257,7 @@ test('two instances serving one session keep their streams apart, though both nu
     assert.match(streamA, new RegExp(`^${headers['mcp-session-id']}/[A-Za-z0-9_-]+\\.2$`));
     assert.match(streamB, new RegExp(`^${headers['mcp-session-id']}/[A-Za-z0-9_-]+\\.2$`));
     assert.notEqual(streamA, streamB);
-    const replayed = await new SseReader(await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': onB.priming } })).rest();
+    const replayed = await new SseReader(await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': onB.priming } })).messages();
     assert.deepEqual(replayed, onB.events, 'only what B sent on its stream');
     assert.deepEqual(replayed.map((e) => e.message.params?.progressToken ?? e.message.id), ['B-2', 'B-2', 23]);
   } finally {
@@ -280,7 +280,7 @@ test('with Redis down, an SSE response still delivers its events (without ids) a
     const reader = new SseReader(r);
     const priming = await reader.next();
     assert.ok(priming?.id, 'a priming id needs no round trip');
-    const events = await reader.rest();
+    const events = await reader.messages();
     assert.deepEqual(events.map((e) => e.message.params?.progress ?? e.message.result?.content[0].text), [1, 2, 'chatted']);
     for (const e of events) assert.equal(e.id, undefined);
     assert.equal(errors.filter((e) => /ECONNREFUSED/.test(e.message)).length, 3);
