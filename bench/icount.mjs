@@ -5,7 +5,7 @@
 // 2M measured requests after the same warm-up, and reports (I(2M) − I(M)) ÷ M: start-up, JIT
 // warm-up and teardown cancel out.
 //
-//   node bench/icount.mjs [--case=json|sse|tools50|modern|stateful|stdio] [--m=3000] [--warm=8000] [--root=DIR]
+//   node bench/icount.mjs [--case=json|sse|tools50|modern|stateful|stdio|client|client-handshake] [--m=3000] [--warm=8000] [--root=DIR]
 //
 // --root runs the copy of mcpkit in DIR (its bench/micro.mjs and dist/), e.g. a checkout of the
 // previous commit built to compare against. V8 runs single-threaded (--single-threaded) so that

@@ -4,13 +4,14 @@
 // process.cpuUsage, so it is far less sensitive to a busy machine than the load tests.
 // The floor is what the bare server does in JS: JSON.parse the body, JSON.stringify a result.
 //
-//   node bench/micro.mjs [--quick] [--case=floor|json|sse|tools50|modern|stateful]
+//   node bench/micro.mjs [--quick] [--case=floor|json|sse|tools50|modern|stateful|stdio|client|client-handshake]
 //   node --cpu-prof --cpu-prof-dir=/tmp/p bench/micro.mjs --case=json   (a profile without kernel noise)
 //   (also part of the suite: npm run bench -- --only=micro)
 import { z } from 'zod';
 import { McpServer } from 'mcpkit';
 import { McpHttpHandler } from 'mcpkit/http';
 import { StdioServerTransport } from 'mcpkit/stdio';
+import { McpClient } from 'mcpkit/client';
 import { PassThrough } from 'node:stream';
 import { TOOLS, callResultText } from './servers/tools.mjs';
 import * as R from './lib/requests.mjs';
@@ -62,7 +63,7 @@ async function measure(label, one, { n, concurrency, quick }) {
   return { label, n, cpuUsPerReq: (c.user + c.system) / n, wallUsPerReq: (wall * 1000) / n, perSecond: n / (wall / 1000) };
 }
 
-const CASES = ['floor', 'json', 'sse', 'tools50', 'modern', 'stateful', 'stdio'];
+const CASES = ['floor', 'json', 'sse', 'tools50', 'modern', 'stateful', 'stdio', 'client', 'client-handshake'];
 
 const check = (want) => (r) => {
   if (r.status !== 200 || !r.body.includes(want)) throw new Error(`unexpected answer ${r.status} ${r.body}`);
@@ -173,6 +174,30 @@ async function setup(key) {
             }
           }),
         close: () => session.close(),
+      };
+    }
+    case 'client':
+    case 'client-handshake': {
+      // mcpkit's client and server in one process, joined by in-memory pipes through the stdio
+      // line transports: the CPU of both ends per callTool, encoding and decoding included (an
+      // in-memory transport would hand objects over and skip JSON).
+      const toServer = new PassThrough();
+      const toClient = new PassThrough();
+      const server = makeServer(false);
+      const session = await server.connect(new StdioServerTransport({ stdin: toServer, stdout: toClient }));
+      const era = key === 'client' ? 'modern' : 'handshake';
+      const client = new McpClient({ name: 'bench', version: '1.0.0', era });
+      await client.connect(new StdioServerTransport({ stdin: toClient, stdout: toServer }));
+      return {
+        label: `mcpkit client + server, in-memory stdio (${era})`,
+        one: () =>
+          client.callTool('echo', { message: 'hello' }).then((r) => {
+            if (r.content?.[0]?.text !== 'hello') throw new Error(`unexpected answer ${JSON.stringify(r)}`);
+          }),
+        close: async () => {
+          await client.close();
+          await session.close();
+        },
       };
     }
     default:

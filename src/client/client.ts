@@ -216,7 +216,8 @@ export class McpClient extends ServerCalls {
   private async negotiate(peer: Peer, transport: Transport, wanted: EraOption): Promise<ConnectOutcome> {
     const pinned = this.options.protocolVersion;
     const session = new ModernSession({
-      send: (method, params, options) => this.recovery!.run(() => peer.request(method, params, options)),
+      // No sessions in this era, so nothing for SessionRecovery to recover: straight to the engine.
+      send: (method, params, options) => peer.request(method, params, options),
       inputs: this.inputs,
       clientInfo: this.clientInfo,
       declared: this.declared,

@@ -41,30 +41,59 @@ export interface ModernHost {
  * the client's handlers and retried; cacheable results are kept as their hints allow.
  */
 export class ModernSession {
-  version: string;
-  /** Set by `setLoggingLevel`: sent on every request (without it the server logs nothing). */
-  logLevel: LoggingLevel | undefined;
+  private current: string;
+  private level: LoggingLevel | undefined;
+  /** The envelope's keys, built once per version and level (copied into each request). */
+  private template: JsonObject | undefined;
   readonly cache: ResultCache | undefined;
 
   constructor(private readonly host: ModernHost, pinned: string | undefined) {
-    this.version = pinned ?? MODERN_VERSIONS[0];
+    this.current = pinned ?? MODERN_VERSIONS[0];
     this.cache = host.cache ? new ResultCache() : undefined;
   }
 
-  /** The per-request `_meta` envelope (SEP-2575). */
+  get version(): string {
+    return this.current;
+  }
+  set version(v: string) {
+    this.current = v;
+    this.template = undefined;
+  }
+  /** Set by `setLoggingLevel`: sent on every request (without it the server logs nothing). */
+  get logLevel(): LoggingLevel | undefined {
+    return this.level;
+  }
+  set logLevel(v: LoggingLevel | undefined) {
+    this.level = v;
+    this.template = undefined;
+  }
+
+  /** The per-request `_meta` envelope (SEP-2575): a fresh object, so a receiver may change it. */
   envelope(): JsonObject {
+    return Object.assign({}, (this.template ??= this.buildTemplate()));
+  }
+
+  private buildTemplate(): JsonObject {
     const meta: JsonObject = {
-      [META.protocolVersion]: this.version,
+      [META.protocolVersion]: this.current,
       [META.clientCapabilities]: this.host.declared as JsonObject,
       [META.clientInfo]: this.host.clientInfo as unknown as JsonObject,
     };
-    if (this.logLevel !== undefined) meta[META.logLevel] = this.logLevel;
+    if (this.level !== undefined) meta[META.logLevel] = this.level;
     return meta;
   }
 
-  /** `params` with the envelope merged into `_meta` (the envelope's keys win). */
+  /**
+   * `params` with the envelope merged into `_meta` (the envelope's keys win). Copied with
+   * Object.assign rather than `{ ...params, _meta }`: on Node 20 a spread followed by another
+   * key costs ten times as much, and this runs for every request.
+   */
   withEnvelope(params: JsonObject | undefined): JsonObject {
-    return { ...params, _meta: { ...(params?._meta as JsonObject | undefined), ...this.envelope() } };
+    const template = (this.template ??= this.buildTemplate());
+    const given = params?._meta as JsonObject | undefined;
+    const out: JsonObject = Object.assign({}, params);
+    out._meta = given === undefined ? Object.assign({}, template) : Object.assign({}, given, template);
+    return out;
   }
 
   /**
@@ -102,37 +131,53 @@ export class ModernSession {
     };
   }
 
-  /** One call: from the cache when fresh, else over the wire with MRTR rounds as needed. */
-  async request(method: string, params: JsonObject | undefined, options: RequestOptions = {}): Promise<JsonObject> {
-    const cacheable = this.cache !== undefined && ResultCache.accepts(method, params);
-    const credential = cacheable ? await this.host.credential() : undefined;
-    if (cacheable) {
-      const hit = this.cache!.get(method, params, credential);
-      if (hit) return hit;
-    }
+  /**
+   * One call: from the cache when fresh, else over the wire with MRTR rounds as needed. Not
+   * async on the common path (an uncacheable call such as tools/call): one promise chain from
+   * the engine's promise, no extra async frames per call.
+   */
+  request(method: string, params: JsonObject | undefined, options: RequestOptions = {}): Promise<JsonObject> {
+    if (this.cache !== undefined && ResultCache.accepts(method, params)) return this.cached(method, params, options);
+    return this.exchange(method, params, options).then(
+      (r) => (r.resultType === 'input_required' ? this.rounds(method, params, r, options).then((f) => this.finish(method, f)) : this.finish(method, r)),
+      (err: unknown) => this.failed(method, params, err),
+    );
+  }
+
+  private async cached(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
+    const credential = await this.host.credential();
+    const hit = this.cache!.get(method, params, credential);
+    if (hit) return hit;
     const sent = Date.now();
     let result: JsonObject;
     try {
       result = await this.exchange(method, params, options);
     } catch (err) {
-      // An invalid cursor means the pages cached so far belong to a list that changed (§2.18).
-      if (err instanceof McpError && err.code === ErrorCode.InvalidParams && params?.cursor !== undefined) this.cache?.dropMethod(method);
-      throw err;
+      return this.failed(method, params, err);
     }
-    let rounds = false;
-    if (result.resultType === 'input_required') {
-      rounds = true;
-      result = await this.rounds(method, params, result, options);
-    }
+    const rounds = result.resultType === 'input_required';
+    if (rounds) result = await this.rounds(method, params, result, options);
+    result = this.finish(method, result);
+    if (!rounds) this.cache!.put(method, params, result, credential, sent);
+    return result;
+  }
+
+  private failed(method: string, params: JsonObject | undefined, err: unknown): never {
+    // An invalid cursor means the pages cached so far belong to a list that changed (§2.18).
+    if (err instanceof McpError && err.code === ErrorCode.InvalidParams && params?.cursor !== undefined) this.cache?.dropMethod(method);
+    throw err;
+  }
+
+  /** What callers get: the same shape in both eras (resultType is this era's plumbing). */
+  private finish(method: string, result: JsonObject): JsonObject {
     if (method === 'tools/list' && Array.isArray(result.tools)) {
-      result = { ...result, tools: this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m)) as unknown as JsonObject[] };
+      const tools = this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m));
+      result = Object.assign({}, result, { tools: tools as unknown as JsonObject[] });
     }
-    // resultType is this era's plumbing: callers get the same shape in both eras.
     if (result.resultType === 'complete') {
       const { resultType: _done, ...plain } = result;
       result = plain;
     }
-    if (cacheable && !rounds) this.cache!.put(method, params, result, credential, sent);
     return result;
   }
 
@@ -142,28 +187,29 @@ export class ModernSession {
    * a -32020 on tools/call once after re-reading the tool list (the spec's advice: our header
    * mirrors came from a stale schema). Results must have a `resultType` we understand.
    */
-  async exchange(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject> {
-    for (let attempt = 0; ; attempt++) {
-      let r: JsonObject;
-      try {
-        r = await this.host.send(method, this.withEnvelope(params), options);
-      } catch (err) {
+  exchange(method: string, params: JsonObject | undefined, options?: RequestOptions, attempt = 0): Promise<JsonObject> {
+    return this.host.send(method, this.withEnvelope(params), options).then(
+      (r) => {
+        const type = r.resultType;
+        if (type !== undefined && type !== 'complete' && !(type === 'input_required' && MRTR_METHODS.has(method))) {
+          throw new LocalError('protocol', `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it`);
+        }
+        return r;
+      },
+      async (err: unknown) => {
         if (attempt > 0 || !(err instanceof McpError)) throw err;
         // Retried even when `supported` names the version just sent: behind a load balancer in
         // a rolling upgrade, another instance may well accept it. Once only (attempt > 0 above).
-        if (err.code === ErrorCode.UnsupportedProtocolVersion && this.adopt((err.data as { supported?: unknown } | undefined)?.supported)) continue;
+        if (err.code === ErrorCode.UnsupportedProtocolVersion && this.adopt((err.data as { supported?: unknown } | undefined)?.supported)) {
+          return this.exchange(method, params, options, 1);
+        }
         if (err.code === ErrorCode.HeaderMismatch && method === 'tools/call') {
           await this.refreshTools(options);
-          continue;
+          return this.exchange(method, params, options, 1);
         }
         throw err;
-      }
-      const type = r.resultType;
-      if (type !== undefined && type !== 'complete' && !(type === 'input_required' && MRTR_METHODS.has(method))) {
-        throw new LocalError('protocol', `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it`);
-      }
-      return r;
-    }
+      },
+    );
   }
 
   /**

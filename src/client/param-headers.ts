@@ -34,10 +34,11 @@ export class ToolHeaderBook {
 
   /** The `Mcp-Param-*` headers for a 2026-07-28 tools/call message (undefined for any other). */
   headersFor(m: JsonRpcMessage): Record<string, string> | undefined {
-    if (!('method' in m) || m.method !== 'tools/call' || !isModernMessage(m)) return undefined;
+    // Most servers annotate no tool: then this costs one size check per message.
+    if (this.params.size === 0 || !('method' in m) || m.method !== 'tools/call') return undefined;
     const name = m.params?.name;
     const defs = typeof name === 'string' ? this.params.get(name) : undefined;
-    if (!defs) return undefined;
+    if (!defs || !isModernMessage(m)) return undefined;
     const out: Record<string, string> = {};
     for (const p of defs) {
       const v = argumentAt(m.params?.arguments, p.path);

@@ -87,6 +87,8 @@ export class Peer {
   private closeListeners: Array<(reason?: Error) => void> | undefined;
   /** The outgoing middleware chain; undefined when no middleware has an `outgoing` step. */
   private sendOut: Next | undefined;
+  /** The incoming chain for frames without info (stdio, memory): built once, not per frame. */
+  private bareIn: Next | undefined;
 
   constructor(transport: Transport, handlers: PeerHandlers, options: PeerOptions = {}) {
     this.transport = transport;
@@ -107,6 +109,7 @@ export class Peer {
   use(mw: MessageMiddleware): void {
     this.middleware = [...this.middleware, mw];
     this.sendOut = this.buildOut();
+    this.bareIn = undefined;
   }
 
   private buildOut(): Next | undefined {
@@ -125,6 +128,11 @@ export class Peer {
    * by the next frame while an async middleware is still holding this one.
    */
   private inbound(info: FrameInfo | undefined, collect?: (r: JsonRpcResponse) => void): Next {
+    if (info === undefined && collect === undefined) return (this.bareIn ??= this.buildIn(undefined, undefined));
+    return this.buildIn(info, collect);
+  }
+
+  private buildIn(info: FrameInfo | undefined, collect: ((r: JsonRpcResponse) => void) | undefined): Next {
     const last: Next = (m) => this.route(m, info, collect);
     return this.middleware.length === 0 ? last : compose(this.middleware, 'incoming', last);
   }
@@ -385,27 +393,50 @@ export class Peer {
     this.respond(r).catch((e: unknown) => this.onerror?.(asError(e)));
   };
 
-  private async handleRequest(req: JsonRpcRequest, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
+  /**
+   * Not async: a handler that answers synchronously (most tools/call handlers, every list) is
+   * replied to in the same tick, with no promise made for it.
+   */
+  private handleRequest(req: JsonRpcRequest, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
     const reply = collect ?? this.replyOut;
     const inflight = (this.inflightMap ??= new Map());
     if (inflight.has(req.id)) {
       reply(errorResponse(req.id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in progress`));
-      return;
+      return DONE;
     }
     const inbound = new InboundRequest(this, req, info);
     inflight.set(req.id, inbound);
-    let response: JsonRpcResponse;
+    let result: Promise<JsonObject> | JsonObject;
     try {
-      const result = await this.handlers.onrequest(req, inbound);
-      response = { jsonrpc: '2.0', id: req.id, result };
+      result = this.handlers.onrequest(req, inbound);
     } catch (err) {
+      this.answered(inbound, reply, false, err);
+      return DONE;
+    }
+    if (result !== null && typeof (result as { then?: unknown }).then === 'function') {
+      return Promise.resolve(result).then(
+        (r) => this.answered(inbound, reply, true, r),
+        (err: unknown) => this.answered(inbound, reply, false, err),
+      );
+    }
+    this.answered(inbound, reply, true, result);
+    return DONE;
+  }
+
+  /** Ends an inbound request with its result, or with the error its handler threw. */
+  private answered(inbound: InboundRequest, reply: (r: JsonRpcResponse) => void, ok: boolean, value: unknown): void {
+    const id = inbound.request.id;
+    let response: JsonRpcResponse;
+    if (ok) response = { jsonrpc: '2.0', id, result: value as JsonObject };
+    else {
+      const err = value;
       if (!(err instanceof McpError) && !(err instanceof LocalError) && !inbound.signal.aborted) {
         this.onerror?.(asError(err));
       }
-      response = { jsonrpc: '2.0', id: req.id, error: toErrorObject(err) };
+      response = { jsonrpc: '2.0', id, error: toErrorObject(err) };
     }
     inbound.finish();
-    inflight.delete(req.id);
+    this.inflightMap!.delete(id);
     // A cancelled request gets no reply at all (spec: the receiver SHOULD NOT respond).
     if (!inbound.cancelled) reply(response);
   }

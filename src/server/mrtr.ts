@@ -79,11 +79,11 @@ function canonical(v: unknown): string {
     for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + canonical(v[i]);
     return out + ']';
   }
-  return canonicalMembers(v as Record<string, unknown>, false);
+  return canonicalMembers(v as Record<string, unknown>);
 }
 
-/** `{...}` of `o`'s keys in sorted order; `skipRound` leaves out what changes between rounds. */
-function canonicalMembers(o: Record<string, unknown>, skipRound: boolean): string {
+/** `{...}` of `o`'s keys in sorted order. */
+function canonicalMembers(o: Record<string, unknown>): string {
   const keys = Object.keys(o);
   // Insertion sort in place: objects here have a handful of keys, and Array#sort allocates
   // (~0.9 KB per request). Same order as sort(): both compare UTF-16 code units.
@@ -96,7 +96,6 @@ function canonicalMembers(o: Record<string, unknown>, skipRound: boolean): strin
   let out = '{';
   let first = true;
   for (const k of keys) {
-    if (skipRound && (k === '_meta' || k === 'inputResponses' || k === 'requestState')) continue;
     out += (first ? '' : ',') + JSON.stringify(k) + ':' + canonical(o[k]);
     first = false;
   }
@@ -104,20 +103,30 @@ function canonicalMembers(o: Record<string, unknown>, skipRound: boolean): strin
 }
 
 /**
- * The params in the canonical form their digest is taken of (without _meta, inputResponses,
- * requestState). Same text as canonical() of the params without those keys, so tokens sealed by
- * earlier versions still open.
+ * The params without the keys that change between rounds, as JSON text: a native stringify,
+ * far cheaper per request than the canonical form, which is only needed if input is asked for.
+ * Digests are always taken of the canonical form of this text's parse, so params handed over
+ * in memory (which may hold undefined) digest the same as the JSON a wire would carry.
  */
-function canonicalParams(params: JsonObject | undefined): string {
-  return canonicalMembers(params ?? {}, true);
+function snapshotOf(params: JsonObject | undefined): string {
+  const kept: Record<string, unknown> = {};
+  if (params !== undefined) {
+    for (const k in params) if (k !== '_meta' && k !== 'inputResponses' && k !== 'requestState') kept[k] = params[k];
+  }
+  return JSON.stringify(kept);
 }
 
 function digestOf(canon: string): string {
   return createHash('sha256').update(canon).digest('base64url');
 }
 
+/** The digest a round's state binds its params with (see snapshotOf). */
 export function paramsDigest(params: JsonObject | undefined): string {
-  return digestOf(canonicalParams(params));
+  return snapshotDigest(snapshotOf(params));
+}
+
+function snapshotDigest(snapshot: string): string {
+  return digestOf(canonicalMembers(JSON.parse(snapshot) as Record<string, unknown>));
 }
 
 const SHORT: Record<InputRequest['method'], string> = {
@@ -170,8 +179,9 @@ export class InputCollector {
   /**
    * @param answers answers of earlier rounds, from the sealed state (already checked; they win)
    * @param offered this request's `inputResponses`: client input, checked when a key is asked
-   * @param canon the request's params in canonical form, taken before the handler ran (it may
-   *   change its arguments in place), hashed only if a state is sealed
+   * @param snapshot the request's params as JSON text (without the round keys), taken before
+   *   the handler ran (it may change its arguments in place); put in canonical form and hashed
+   *   only if a state is sealed, which most runs never do
    */
   constructor(
     private answers: Record<string, unknown> | undefined,
@@ -179,7 +189,7 @@ export class InputCollector {
     private readonly sealer: RequestStateSealer,
     private readonly method: string,
     private readonly principal: string | null,
-    private readonly canon: string,
+    private readonly snapshot: string,
     private digest: string | undefined,
   ) {}
 
@@ -223,7 +233,7 @@ export class InputCollector {
     const state: RoundState = {
       v: 1,
       m: this.method,
-      d: (this.digest ??= digestOf(this.canon)),
+      d: (this.digest ??= snapshotDigest(this.snapshot)),
       p: this.principal,
       e: Date.now() + this.sealer.ttlMs,
       a: this.answers ?? {},
@@ -253,13 +263,12 @@ export function openRound(
   params: JsonObject | undefined,
   principal: string | undefined,
 ): InputCollector {
-  const canon = canonicalParams(params);
   let digest: string | undefined;
   let answers: Record<string, unknown> | undefined;
   const token = params?.requestState;
   if (token !== undefined) {
     const s = sealer.open(token);
-    if (!s || s.m !== method || s.d !== (digest = digestOf(canon)) || s.p !== (principal ?? null)) {
+    if (!s || s.m !== method || s.d !== (digest = paramsDigest(params)) || s.p !== (principal ?? null)) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
     }
     if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
@@ -270,7 +279,7 @@ export function openRound(
   // sent without a requestState count too (the ephemeral flow): the client is the source of
   // every answer anyway, and the handler sees each one only after its shape was checked.
   const given = params?.inputResponses;
-  return new InputCollector(answers, isObject(given) ? given : undefined, sealer, method, principal ?? null, canon, digest);
+  return new InputCollector(answers, isObject(given) ? given : undefined, sealer, method, principal ?? null, snapshotOf(params), digest);
 }
 
 /** One whole round: `openRound`, the handler, then its outcome. */
