@@ -304,15 +304,19 @@ async function stdioScenario() {
 
 async function stdioNative(modes) {
   const { connect } = await import('mcpkit/client');
+  const ownClient = async (era) => {
+    const before = new Set(childPids());
+    const client = await connect({ command: process.execPath, args: [STDIO_SERVER, 'mcpkit'], stderr: 'inherit' }, { era });
+    const pid = childPids().find((p) => !before.has(p));
+    return { pid, call: () => client.callTool('echo', { message: 'hello' }), close: () => client.close() };
+  };
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const clients = {
-    mcpkit: async () => {
-      const before = new Set(childPids());
-      const client = await connect({ command: process.execPath, args: [STDIO_SERVER, 'mcpkit'], stderr: 'inherit' });
-      const pid = childPids().find((p) => !before.has(p));
-      return { pid, call: () => client.callTool('echo', { message: 'hello' }), close: () => client.close() };
-    },
+    // The default client negotiates 2026-07-28 (bigger messages: the envelope on every request,
+    // serverInfo on every result); pinned to the handshake era it speaks what v1 speaks.
+    mcpkit: async () => ownClient('auto'),
+    'mcpkit-hs': async () => ownClient('handshake'),
     sdk1: async () => {
       const transport = new StdioClientTransport({ command: process.execPath, args: [STDIO_SERVER, 'sdk1'], stderr: 'inherit' });
       const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -346,7 +350,7 @@ async function stdioNative(modes) {
   }
   for (const c of live) await c.close();
   return modes.map((m) => ({
-    title: `each library's own client and server (mcpkit connect() vs the SDK v1 Client + StdioClientTransport), ${m.title}`,
+    title: `each library's own client and server (mcpkit connect(), default and pinned to the handshake era, vs the SDK v1 Client + StdioClientTransport), ${m.title}`,
     native: true,
     impls: live.map((c) => ({ impl: c.impl, ...aggregate(runs[`${m.key}:${c.impl}`]), runs: runs[`${m.key}:${c.impl}`] })),
   }));
