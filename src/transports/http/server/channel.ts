@@ -5,7 +5,9 @@ import type { HeaderMap, HttpResponder, StreamWriter } from './exchange.js';
 export type ResponseMode = 'json' | 'sse' | 'auto';
 
 export interface ChannelOptions {
-  streamId: string;
+  /** The stream id is `streamPrefix` + `streamNo` (built on first use: most streams never need it). */
+  streamPrefix: string;
+  streamNo?: number;
   /** Requests whose responses this channel carries (empty for the standalone GET stream). */
   ids: RequestId[];
   batch: boolean;
@@ -48,7 +50,7 @@ export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control
  * request) switches the response to SSE.
  */
 export class ResponseChannel {
-  readonly streamId: string;
+  private id: string | undefined;
   /** Requests still unanswered: a Set for a batch; for one request (the usual case) a count. */
   private readonly pending: Set<RequestId> | undefined;
   private unanswered: number;
@@ -63,12 +65,18 @@ export class ResponseChannel {
   done = false;
 
   constructor(responder: HttpResponder | undefined, private readonly o: ChannelOptions) {
-    this.streamId = o.streamId;
     this.pending = o.ids.length > 1 ? new Set(o.ids) : undefined;
     this.unanswered = this.pending ? this.pending.size : o.ids.length;
     this.responder = responder;
     if (o.onDisconnect && responder?.onAbort) responder.onAbort(() => this.disconnected());
     if (o.mode === 'sse' && responder) this.openStream();
+  }
+
+  /** Names the stream in the event store and in Last-Event-ID. */
+  get streamId(): string {
+    const { streamPrefix, streamNo } = this.o;
+    // A template, not `+`: string + number measured ~240 instructions more (bench/icount.mjs).
+    return (this.id ??= streamNo === undefined ? streamPrefix : `${streamPrefix}${streamNo}`);
   }
 
   private disconnected(): void {
