@@ -153,7 +153,9 @@ function targets(result) {
   };
   const r = (key, a, b, k = 'rps') => (get(key, a)?.[k] ?? NaN) / (get(key, b)?.[k] ?? NaN);
   check('stateless JSON ≥ 0.70× bare', r('json', 'mcpkit', 'bare'), (v) => v >= 0.7, ratio(get('json', 'mcpkit')?.rps, get('json', 'bare')?.rps));
-  check('stateless JSON ≥ 15× SDK v1', r('json', 'mcpkit', 'sdk1'), (v) => v >= 15, ratio(get('json', 'mcpkit')?.rps, get('json', 'sdk1')?.rps));
+  // The ceiling any server can reach in this run: how far bare node:http itself is ahead of v1
+  // (13-25x, depending on the machine), shown beside the target so a miss can be read.
+  check(`stateless JSON ≥ 15× SDK v1 (bare node:http itself: ${ratio(get('json', 'bare')?.rps, get('json', 'sdk1')?.rps)})`, r('json', 'mcpkit', 'sdk1'), (v) => v >= 15, ratio(get('json', 'mcpkit')?.rps, get('json', 'sdk1')?.rps));
   check('50 tools ≥ 10× SDK v2 (per-request server)', r('tools50', 'mcpkit', 'sdk2'), (v) => v >= 10, ratio(get('tools50', 'mcpkit')?.rps, get('tools50', 'sdk2')?.rps));
   check('SSE ≥ 0.60× bare', r('sse', 'mcpkit', 'bare'), (v) => v >= 0.6, ratio(get('sse', 'mcpkit')?.rps, get('sse', 'bare')?.rps));
   check('stateful ≥ 0.60× bare', r('stateful', 'mcpkit', 'bare'), (v) => v >= 0.6, ratio(get('stateful', 'mcpkit')?.rps, get('stateful', 'bare')?.rps));
