@@ -1,6 +1,7 @@
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/messages.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, HttpResponder, StreamWriter } from './exchange.js';
+import { startKeepAlive, stopKeepAlive } from './keep-alive.js';
 
 export type ResponseMode = 'json' | 'sse' | 'auto';
 
@@ -15,6 +16,8 @@ export interface ChannelOptions {
   headers: HeaderMap;
   /** `headers` plus the JSON content type, when the caller has them made already (not modified). */
   jsonHeaders?: HeaderMap;
+  /** `headers` plus the SSE headers, when the caller has them made already (not modified). */
+  sseHeaders?: HeaderMap;
   eventStore?: EventStore;
   /**
    * Where a failing `eventStore` is reported. The event is still sent, without an id: the client
@@ -57,7 +60,8 @@ export class ResponseChannel {
   private responder: HttpResponder | undefined;
   private writer: StreamWriter | undefined;
   private readonly collected: JsonRpcMessage[] = [];
-  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  /** Registered with the shared keep-alive ticker (see keep-alive.ts). */
+  private keepingAlive = false;
   /** Store-then-write steps, one at a time (see `serial`); made on first use. */
   private chain: Promise<unknown> | undefined;
   /** Steps queued or running on `chain`. */
@@ -189,7 +193,7 @@ export class ResponseChannel {
   }
 
   private openStream(): void {
-    const writer = this.responder!.stream(200, { ...this.o.headers, ...SSE_HEADERS });
+    const writer = this.responder!.stream(200, this.o.sseHeaders ?? { ...this.o.headers, ...SSE_HEADERS });
     this.responder = undefined;
     this.writer = writer;
     writer.onClose(() => this.detach(writer));
@@ -206,17 +210,27 @@ export class ResponseChannel {
   }
 
   private startKeepAlive(): void {
-    if (this.o.keepAliveMs <= 0 || this.keepAlive) return;
-    this.keepAlive = setInterval(() => this.writer?.write(': keepalive\n\n'), this.o.keepAliveMs);
-    this.keepAlive.unref?.();
+    if (this.o.keepAliveMs <= 0 || this.keepingAlive) return;
+    this.keepingAlive = true;
+    startKeepAlive(this, this.o.keepAliveMs);
+  }
+
+  private stopKeepAlive(): void {
+    if (!this.keepingAlive) return;
+    this.keepingAlive = false;
+    stopKeepAlive(this, this.o.keepAliveMs);
+  }
+
+  /** Called by the shared ticker while this channel has an open stream. */
+  keepAlivePing(): void {
+    this.writer?.write(': keepalive\n\n');
   }
 
   /** The client went away: a cancellation only where `onDisconnect` says so (2026-07-28). */
   private detach(writer: StreamWriter): void {
     if (this.writer !== writer) return;
     this.writer = undefined;
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    this.keepAlive = undefined;
+    this.stopKeepAlive();
     this.disconnected();
   }
 
@@ -258,7 +272,7 @@ export class ResponseChannel {
   private finish(): void {
     if (this.done) return;
     this.done = true;
-    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.stopKeepAlive();
     this.writer?.end();
     this.writer = undefined;
     this.o.onDone(this);
