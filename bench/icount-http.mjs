@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Instructions per request of one HTTP server process over real sockets, counted by valgrind
+// (callgrind): the server of bench/servers/http.mjs runs under callgrind and gets M, then 2M
+// requests (32 in flight, keep-alive) after the same warm-up; (I(2M) − I(M)) ÷ M is what one
+// request costs in that process, node:http's parsing and socket handling included, which
+// bench/icount.mjs (in-process, no sockets) leaves out. Repeatable on a busy machine.
+//
+//   node bench/icount-http.mjs [--impl=mcpkit|bare|sdk1|sdk2] [--mode=json|sse|modern] [--m=2000] [--warm=4000] [--root=DIR]
+//
+// --root measures another checkout's build (its bench/servers/http.mjs and dist/).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const argv = process.argv.slice(2);
+const value = (name, d) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d;
+const root = value('root', dirname(dirname(fileURLToPath(import.meta.url))));
+const impl = value('impl', 'mcpkit');
+const mode = value('mode', 'json');
+const m = Number(value('m', 2000));
+const warm = Number(value('warm', 4000));
+if (!['json', 'sse', 'modern'].includes(mode)) throw new Error(`--mode must be json, sse or modern (got ${mode})`);
+// The same deterministic V8 settings as bench/icount.mjs.
+const V8_FLAGS = '--predictable --hash-seed=1 --random-seed=1 --min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512'.split(' ');
+
+const R = await import(join(root, 'bench/lib/requests.mjs'));
+const modern = mode === 'modern';
+const body = modern ? R.MODERN_CALL : R.ECHO_CALL;
+const headers = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': modern ? R.MODERN : R.PROTOCOL,
+  'content-length': String(Buffer.byteLength(body)),
+  ...(modern ? { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } : {}),
+};
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+
+function post(port) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => (res.statusCode === 200 && text.includes('hello') ? resolve() : reject(new Error(`unexpected answer ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function drive(port, n) {
+  let left = n;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (left-- > 0) await post(port);
+  }));
+}
+
+async function count(n) {
+  const dir = mkdtempSync(join(os.tmpdir(), 'icount-http-'));
+  try {
+    const child = spawn('valgrind', ['-q', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'out')}`, '--dump-instr=no',
+      process.execPath, ...V8_FLAGS, join(root, 'bench/servers/http.mjs'), impl, mode], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const port = await new Promise((resolve, reject) => {
+      child.on('message', (msg) => msg?.type === 'ready' && resolve(msg.port));
+      child.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready`)));
+    });
+    await drive(port, warm);
+    await drive(port, n);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.send({ type: 'exit' }); // a normal exit, so callgrind writes its totals
+    await exited;
+    const total = /summary:\s+(\d+)/.exec(readFileSync(join(dir, 'out'), 'utf8'));
+    if (!total) throw new Error('callgrind wrote no summary');
+    return Number(total[1]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const a = await count(m);
+const b = await count(2 * m);
+agent.destroy();
+console.log(`${impl} ${mode}: ${((b - a) / m).toFixed(0)} instructions per request, whole server process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`);
