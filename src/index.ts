@@ -9,6 +9,25 @@ export {
   type HandshakeVersion,
 } from './protocol/versions.js';
 export * from './server/index.js';
+// The tasks extension's wire types, for servers and clients alike (the client entry point
+// re-exports some of these names too: an explicit list here settles which module they come from).
+export {
+  TASKS_EXTENSION,
+  TASK_METHODS,
+  TASK_NOTIFICATION,
+  TERMINAL_STATUSES,
+  REMOVED_TASK_METHODS,
+  declaresTasks,
+  type Task,
+  type TaskStatus,
+  type TaskSupport,
+  type TaskMethod,
+  type CreateTaskResult,
+  type DetailedTask,
+  type TaskIdParams,
+  type UpdateTaskParams,
+  type TaskNotificationParams,
+} from './protocol/tasks.js';
 export * from './client/index.js';
 export type { Transport, FrameInfo, AuthInfo, SendOptions } from './transports/transport.js';
 export { MemoryTransport, createLinkedPair } from './transports/memory/index.js';

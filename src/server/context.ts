@@ -56,6 +56,20 @@ export interface RequestContext {
   roots(options?: InputOptions): Promise<Root[]>;
   /** Any notification tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
+  /**
+   * The task this handler runs as (tasks extension, 2026-07-28), or undefined for an ordinary
+   * request. While it is set, elicit/sample/roots park the task in `input_required`, `signal`
+   * fires on `tasks/cancel`, and progress, log and notify send nothing.
+   */
+  readonly taskId: string | undefined;
+  /**
+   * For a tool registered with `task: { support, start: 'handler' }`: turns this request into a
+   * task. The request is answered with the task at once and the handler carries on in the
+   * background (what it returns then becomes the task's result). Ask for input through MRTR
+   * before calling it. Resolves at once, changing nothing, when the request cannot become a
+   * task (handshake era, a client without the extension, any other tool, already a task).
+   */
+  startTask(): Promise<void>;
 }
 
 /** The handshake-era context: server-to-client needs become real requests on the connection. */
@@ -65,6 +79,15 @@ export class ServerContext extends RequestFacts implements RequestContext {
   constructor(session: ServerSession, inbound: InboundRequest, envelope: RequestEnvelope) {
     super(inbound, envelope);
     this.session = session;
+  }
+
+  /** The handshake era has no tasks extension: task tools run as ordinary tools. */
+  get taskId(): undefined {
+    return undefined;
+  }
+
+  startTask(): Promise<void> {
+    return Promise.resolve();
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {

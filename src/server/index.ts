@@ -15,4 +15,6 @@ export type {
 } from './resources.js';
 export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from './prompts.js';
 export type { Registered } from './registry.js';
+export { TaskManager, type TaskServerOptions, type ToolTaskOptions } from './tasks/manager.js';
+export { InMemoryTaskStore, TaskLimitError, type InMemoryTaskStoreOptions, type TaskRecord, type TaskStore } from './tasks/store.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

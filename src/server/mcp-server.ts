@@ -57,7 +57,7 @@ export class McpServer {
     this.server.registerCapabilities({ logging: {} });
     const size = () => this.pageSize;
     const warn = (m: string) => this.server.onerror(new Error(m));
-    this.tools = new ToolRegistry(() => this.listChanged('tools'), warn, size);
+    this.tools = new ToolRegistry(() => this.listChanged('tools'), warn, size, () => this.server.enableTasks());
     this.resources = new ResourceRegistry(() => this.listChanged('resources'), size);
     this.prompts = new PromptRegistry(() => this.listChanged('prompts'), size);
   }

@@ -1,4 +1,5 @@
 import { LocalError } from '../jsonrpc/errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { missingCapability, type ModernEnvelope } from '../protocol/modern.js';
 import {
@@ -14,6 +15,16 @@ import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { InputOptions, RequestContext } from './context.js';
 import type { InputCollector } from './mrtr.js';
 import { RequestFacts } from './request-facts.js';
+import type { TaskRun } from './tasks/run.js';
+
+/**
+ * How a tools/call handler is tied to a task (tasks extension): `run` once the task exists;
+ * `start` when the handler itself may create it (`ctx.startTask()`).
+ */
+export interface TaskBinding {
+  run: TaskRun | undefined;
+  start: (() => Promise<void>) | undefined;
+}
 
 /**
  * The stateless-era context: no session; logs only when the request asked for them; and
@@ -22,6 +33,12 @@ import { RequestFacts } from './request-facts.js';
 export class ModernContext extends RequestFacts implements RequestContext {
   readonly session = undefined;
   protected declare readonly envelope: ModernEnvelope;
+  /**
+   * @internal Set by the task manager for task tools. Once a task runs, the request has been
+   * answered: input goes to the task, the signal is the task's, and nothing more may be sent
+   * on the request (SEP-2663: no progress or log notifications for tasks).
+   */
+  task: TaskBinding | undefined = undefined;
 
   constructor(
     inbound: InboundRequest,
@@ -33,11 +50,33 @@ export class ModernContext extends RequestFacts implements RequestContext {
     super(inbound, envelope);
   }
 
+  override get signal(): AbortSignal {
+    const run = this.task?.run;
+    return run === undefined ? this.inbound.signal : run.signal;
+  }
+
+  get taskId(): string | undefined {
+    return this.task?.run?.taskId;
+  }
+
+  startTask(): Promise<void> {
+    const t = this.task;
+    // Nothing to start (not a task tool, no extension, or already a task): carry on as is.
+    return t === undefined || t.run !== undefined || t.start === undefined ? Promise.resolve() : t.start();
+  }
+
   progress(progress: number, total?: number, message?: string): Promise<void> {
+    if (this.task?.run !== undefined) return Promise.resolve();
     return this.inbound.progress(progress, total, message);
   }
 
+  override notify(method: string, params?: JsonObject): Promise<void> {
+    if (this.task?.run !== undefined) return Promise.resolve();
+    return this.inbound.notify(method, params);
+  }
+
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.task?.run !== undefined) return Promise.resolve();
     const min = this.envelope.logLevel;
     // No logLevel in the request: the server must not send notifications/message at all.
     if (!this.logging || min === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min)) return Promise.resolve();
@@ -45,6 +84,8 @@ export class ModernContext extends RequestFacts implements RequestContext {
   }
 
   private input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown, key?: string): Promise<unknown> {
+    const run = this.task?.run;
+    if (run !== undefined) return run.need(method, params, key);
     if (!this.collector) {
       return Promise.reject(new LocalError('capability', `Cannot ask the client for input in "${this.method}": only tools/call, resources/read and prompts/get may`));
     }

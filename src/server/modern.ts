@@ -1,12 +1,14 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
-import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN } from '../protocol/modern.js';
+import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN, type ModernEnvelope } from '../protocol/modern.js';
+import { declaresTasks, TASK_NOTIFICATION, TASKS_EXTENSION, type DetailedTask } from '../protocol/tasks.js';
 import type { CacheScope, SubscriptionFilter } from '../protocol/types.js';
 import { MODERN_VERSIONS } from '../protocol/versions.js';
 import { ModernContext } from './modern-context.js';
 import { openRound, RequestStateSealer } from './mrtr.js';
 import type { Server } from './server.js';
+import { tasksExtensionRequired } from './tasks/manager.js';
 
 export interface CacheHint {
   ttlMs: number;
@@ -71,7 +73,7 @@ export class ModernEra {
     const env = readEnvelope(params, this.versions);
     if (REMOVED_IN_MODERN.has(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (removed in protocol version ${env.protocolVersion})`);
     if (method === 'server/discover') return this.decorate(method, this.discover());
-    if (method === 'subscriptions/listen') return this.listen(params, inbound);
+    if (method === 'subscriptions/listen') return this.listen(params, inbound, env);
     // An unknown method is -32601 from dispatch, after request middleware saw it (as in the
     // handshake era: middleware may observe or implement any method).
     const logging = this.server.capabilities.logging !== undefined;
@@ -97,7 +99,10 @@ export class ModernEra {
 
   discover(): JsonObject {
     const id = this.server.identity();
-    const r: JsonObject = { supportedVersions: [...this.versions], capabilities: id.capabilities };
+    let capabilities = id.capabilities;
+    // Only here, not in the shared capabilities: the handshake era has no extensions.
+    if (this.server.tasks) capabilities = { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+    const r: JsonObject = { supportedVersions: [...this.versions], capabilities };
     if (id.instructions !== undefined) r.instructions = id.instructions;
     return r;
   }
@@ -134,7 +139,7 @@ export class ModernEra {
     return { ttlMs: Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0, scope: m?.scope ?? c?.scope ?? 'private' };
   }
 
-  private async listen(params: JsonObject | undefined, inbound: InboundRequest): Promise<JsonObject> {
+  private async listen(params: JsonObject | undefined, inbound: InboundRequest, env: ModernEnvelope): Promise<JsonObject> {
     const asked = params?.notifications;
     if (!asked || typeof asked !== 'object' || Array.isArray(asked)) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: subscriptions/listen needs "notifications" (a filter object)');
@@ -148,6 +153,12 @@ export class ModernEra {
     if (want.resourcesListChanged && caps.resources?.listChanged) filter.resourcesListChanged = true;
     if (Array.isArray(want.resourceSubscriptions) && caps.resources?.subscribe) {
       filter.resourceSubscriptions = want.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
+    }
+    const tasks = this.server.tasks;
+    if (want.taskIds !== undefined && tasks) {
+      if (!declaresTasks(env.clientCapabilities)) throw tasksExtensionRequired('notifications/tasks');
+      // Only the caller's own tasks: someone else's id is acknowledged no more than an unknown one.
+      if (Array.isArray(want.taskIds)) filter.taskIds = await tasks.visible(want.taskIds, inbound.info?.authInfo?.principal);
     }
     const id = inbound.id;
     const tag = { [META.subscriptionId]: id };
@@ -188,6 +199,16 @@ export class ModernEra {
       if (flag ? !l.filter[flag] : !l.filter.resourceSubscriptions?.includes(uri!)) continue;
       const tagged = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), [META.subscriptionId]: l.id } };
       l.inbound.notify(method, tagged).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+    }
+  }
+
+  /** Delivers a task's new state (`notifications/tasks`) to the listen streams that follow it. */
+  publishTask(task: DetailedTask): void {
+    if (this.listens.size === 0) return;
+    for (const l of this.listens) {
+      if (!l.filter.taskIds?.includes(task.taskId)) continue;
+      const params = { ...task, _meta: { [META.subscriptionId]: l.id } } as unknown as JsonObject;
+      l.inbound.notify(TASK_NOTIFICATION, params).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
     }
   }
 

@@ -129,7 +129,8 @@ function snapshotDigest(snapshot: string): string {
   return digestOf(canonicalMembers(JSON.parse(snapshot) as Record<string, unknown>));
 }
 
-const SHORT: Record<InputRequest['method'], string> = {
+/** The default key prefix of each kind of question (`elicit-1`, `sample-1`, `roots-1`). */
+export const INPUT_KEY_PREFIX: Readonly<Record<InputRequest['method'], string>> = {
   'elicitation/create': 'elicit',
   'sampling/createMessage': 'sample',
   'roots/list': 'roots',
@@ -143,6 +144,14 @@ const ANSWER_KIND: Record<InputRequest['method'], string> = {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Why `value` is not an acceptable answer to the question asked under `key` with `method`, or
+ * undefined when it is. Shared with task input (`tasks/update`), which checks answers the same way.
+ */
+export function answerProblem(method: InputRequest['method'], key: string, value: unknown): string | undefined {
+  return validAnswer(method, value) ? undefined : `Invalid params: inputResponses["${key}"] is not a valid ${ANSWER_KIND[method]}`;
 }
 
 /**
@@ -194,7 +203,7 @@ export class InputCollector {
   ) {}
 
   need(method: InputRequest['method'], params: unknown, named?: string): Promise<unknown> {
-    const short = SHORT[method];
+    const short = INPUT_KEY_PREFIX[method];
     const counts = (this.counts ??= {});
     const n = (counts[short] = (counts[short] ?? 0) + 1);
     const key = named ?? `${short}-${n}`;
@@ -206,8 +215,9 @@ export class InputCollector {
       // Answers are client input: a handler must never get a number where its ctx.elicit
       // promised an ElicitResult (and so complete with garbage). The run ends; the round
       // answers -32602 whatever the handler does with this rejection.
-      if (!validAnswer(method, answer)) {
-        this.invalid ??= `Invalid params: inputResponses["${key}"] is not a valid ${ANSWER_KIND[method]}`;
+      const problem = answerProblem(method, key, answer);
+      if (problem !== undefined) {
+        this.invalid ??= problem;
         return Promise.reject(new InputRequiredSignal());
       }
       (this.answers ??= {})[key] = answer;

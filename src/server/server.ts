@@ -10,6 +10,7 @@ import type { Transport } from '../transports/transport.js';
 import type { RequestContext } from './context.js';
 import { ModernEra, type ModernOptions } from './modern.js';
 import { ServerSession } from './session.js';
+import { TaskManager, type TaskServerOptions } from './tasks/manager.js';
 
 export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
 export type NotificationHandler = (params: JsonObject | undefined, session: ServerSession) => void | Promise<void>;
@@ -34,6 +35,12 @@ export interface ServerOptions extends Implementation {
   onerror?: (error: Error) => void;
   /** The stateless 2026-07-28 era, served beside the handshake era. `false` turns it off. */
   modern?: ModernOptions | false;
+  /**
+   * The tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28 only). Registering a tool
+   * with `task` turns it on with these settings (defaults when absent); setting it turns it on
+   * at once.
+   */
+  tasks?: TaskServerOptions;
 }
 
 /**
@@ -55,6 +62,9 @@ export class Server {
   readonly messageMiddleware: MessageMiddleware[] = [];
   /** The 2026-07-28 era (undefined when turned off). */
   readonly modern: ModernEra | undefined;
+  /** The tasks extension, once turned on (`enableTasks`). */
+  tasks: TaskManager | undefined;
+  private readonly taskOptions: TaskServerOptions | undefined;
   /**
    * A tool's input schema by name, for transports that check tool arguments mirrored in
    * headers (`x-mcp-header`, 2026-07-28 HTTP). McpServer fills it in.
@@ -66,7 +76,7 @@ export class Server {
   readonly peerOptions: PeerOptions;
 
   constructor(options: ServerOptions) {
-    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, ...info } = options;
+    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, tasks, ...info } = options;
     this.info = info;
     this.capabilities = { ...capabilities };
     this.instructions = instructions;
@@ -81,6 +91,23 @@ export class Server {
       if (!ctx.session) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel');
       return ctx.session.setLevel(params);
     });
+    this.taskOptions = tasks;
+    if (tasks !== undefined) this.enableTasks();
+  }
+
+  /**
+   * Turns the tasks extension on (once; later calls return the same manager): `server/discover`
+   * advertises it and `tasks/get|update|cancel` are served (2026-07-28 era only).
+   */
+  enableTasks(): TaskManager {
+    if (this.tasks) return this.tasks;
+    const tasks = (this.tasks = new TaskManager(this, this.taskOptions));
+    // Handlers like any other, so request middleware sees them; they answer -32601 in the
+    // handshake era, which has no such extension.
+    this.setRequestHandler('tasks/get', (p, ctx) => tasks.get(p, ctx));
+    this.setRequestHandler('tasks/update', (p, ctx) => tasks.update(p, ctx));
+    this.setRequestHandler('tasks/cancel', (p, ctx) => tasks.cancel(p, ctx));
+    return tasks;
   }
 
   identity(): ServerIdentity {
@@ -172,6 +199,8 @@ export class Server {
   }
 
   async close(): Promise<void> {
+    // Running tasks stop first, so their final state still reaches listen streams.
+    await this.tasks?.close();
     // Listen streams end with a final result, which must leave before the transports close.
     await this.modern?.endAll();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));

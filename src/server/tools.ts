@@ -6,6 +6,8 @@ import { compileSchema, type CompiledSchema, type SchemaInput, type ValidationRe
 import type { RequestContext } from './context.js';
 import { InputRequiredSignal } from './mrtr.js';
 import { paginate, Registry, type Registered } from './registry.js';
+import type { TaskSupport } from '../protocol/tasks.js';
+import type { TaskManager, ToolTaskOptions } from './tasks/manager.js';
 
 /** What a tool handler may return; plain values are turned into a CallToolResult. */
 export type ToolReturn = CallToolResult | string | ContentBlock[] | Record<string, unknown> | unknown[] | void;
@@ -22,6 +24,15 @@ export interface ToolConfig {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /**
+   * Tasks extension (2026-07-28): the tool may (`'optional'`) or must (`'required'`) run as a
+   * task for clients that declare `io.modelcontextprotocol/tasks`. Without the extension an
+   * optional tool runs as usual and a required one is refused with -32021; the handshake era
+   * runs both as ordinary tools. The object form picks who creates the task (see
+   * ToolTaskOptions). An `McpError` thrown by a task tool is a protocol error (a failed task,
+   * or a JSON-RPC error when run synchronously), not an `isError` result.
+   */
+  task?: TaskSupport | ToolTaskOptions;
 }
 
 /** What `update` on a tool's handle accepts: any config field, and a new handler. */
@@ -35,6 +46,8 @@ export interface ToolDefinition {
   output: CompiledSchema | undefined;
   /** The `Tool` object sent in tools/list, built once. */
   wire: Tool;
+  /** The tasks extension settings, normalized; undefined for an ordinary tool. */
+  task: Required<ToolTaskOptions> | undefined;
 }
 
 /** Errors a tool may raise that the spec defines as JSON-RPC errors, not `isError` results. */
@@ -55,21 +68,45 @@ export function compileTool(name: string, config: ToolConfig, handler: ToolHandl
   if (config.annotations) wire.annotations = config.annotations;
   if (config.icons) wire.icons = config.icons;
   if (config._meta) wire._meta = config._meta;
-  return { name, config, handler, input, output, wire };
+  return { name, config, handler, input, output, wire, task: taskOptions(name, config.task) };
+}
+
+function taskOptions(name: string, task: ToolConfig['task']): Required<ToolTaskOptions> | undefined {
+  if (task === undefined) return undefined;
+  const o: ToolTaskOptions = typeof task === 'string' ? { support: task } : task;
+  if (o.support !== 'optional' && o.support !== 'required') throw new TypeError(`Tool "${name}": task support must be 'optional' or 'required'`);
+  const start = o.start ?? 'request';
+  if (start !== 'request' && start !== 'handler') throw new TypeError(`Tool "${name}": task start must be 'request' or 'handler'`);
+  return { support: o.support, start };
 }
 
 /** Owns tools/list and tools/call for an McpServer. */
 export class ToolRegistry {
   readonly registry: Registry<ToolDefinition, ToolUpdate>;
 
-  constructor(onChange: () => void, private readonly warn: (m: string) => void, private readonly pageSize: () => number) {
+  /**
+   * @param tasks the server's task manager, made on first use: only task tools need one
+   */
+  constructor(
+    onChange: () => void,
+    private readonly warn: (m: string) => void,
+    private readonly pageSize: () => number,
+    private readonly tasks: () => TaskManager,
+  ) {
     this.registry = new Registry<ToolDefinition, ToolUpdate>('Tool', onChange, (def, { handler, ...changes }) =>
-      compileTool(def.name, { ...def.config, ...changes }, handler ?? def.handler, this.warn),
+      this.compile(def.name, { ...def.config, ...changes }, handler ?? def.handler),
     );
   }
 
   add(name: string, config: ToolConfig, handler: ToolHandler<never>): Registered<ToolUpdate> {
-    return this.registry.add(name, compileTool(name, config, handler, this.warn));
+    return this.registry.add(name, this.compile(name, config, handler));
+  }
+
+  private compile(name: string, config: ToolConfig, handler: ToolHandler<never>): ToolDefinition {
+    const def = compileTool(name, config, handler, this.warn);
+    // A task tool turns the extension on (server/discover advertises it, tasks/* answer).
+    if (def.task !== undefined) this.tasks();
+    return def;
   }
 
   list(params: JsonObject | undefined): JsonObject {
@@ -87,13 +124,19 @@ export class ToolRegistry {
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs "name" (a string)');
     const tool = this.registry.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const rawArgs = params?.arguments;
-    if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) {
-      return errorResult('Invalid arguments: "arguments" must be an object');
-    }
-    const checked = tool.input.validate(rawArgs ?? {});
-    return isThenable(checked) ? Promise.resolve(checked).then((c) => run(tool, c, ctx)) : run(tool, checked, ctx);
+    if (tool.task !== undefined) return this.tasks().callTool(tool.task, ctx, () => invoke(tool, params, ctx));
+    return invoke(tool, params, ctx);
   }
+}
+
+/** Checks the arguments, runs the handler and turns what it returns into a CallToolResult. */
+function invoke(tool: ToolDefinition, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject {
+  const rawArgs = params?.arguments;
+  if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) {
+    return errorResult('Invalid arguments: "arguments" must be an object');
+  }
+  const checked = tool.input.validate(rawArgs ?? {});
+  return isThenable(checked) ? Promise.resolve(checked).then((c) => run(tool, c, ctx)) : run(tool, checked, ctx);
 }
 
 /** Runs the handler on checked arguments and turns what it returns into a CallToolResult. */
@@ -104,22 +147,24 @@ function run(tool: ToolDefinition, checked: ValidationResult, ctx: RequestContex
   try {
     value = (tool.handler as ToolHandler<unknown>)(checked.value, ctx);
   } catch (err) {
-    return failed(err, ctx);
+    return failed(err, tool, ctx);
   }
   if (isThenable(value)) {
     return Promise.resolve(value as PromiseLike<ToolReturn>).then(
       (v) => toCallToolResult(v, tool, ctx.protocolVersion),
-      (err: unknown) => failed(err, ctx),
+      (err: unknown) => failed(err, tool, ctx),
     );
   }
   return toCallToolResult(value, tool, ctx.protocolVersion);
 }
 
 /** A handler's failure as an `isError` result, unless it is a protocol signal. */
-function failed(err: unknown, ctx: RequestContext): JsonObject {
-  // Protocol signals are not tool failures: they must reach the client as such.
+function failed(err: unknown, tool: ToolDefinition, ctx: RequestContext): JsonObject {
+  // Protocol signals are not tool failures: they must reach the client as such. A task tool's
+  // McpError is one too: a task fails only on a JSON-RPC error (SEP-2663), and the same tool
+  // run synchronously must answer the same way.
   if (err instanceof InputRequiredSignal) throw err;
-  if (err instanceof McpError && PROTOCOL_SIGNALS.has(err.code)) throw err;
+  if (err instanceof McpError && (PROTOCOL_SIGNALS.has(err.code) || tool.task !== undefined)) throw err;
   if (ctx.signal.aborted) throw err;
   return errorResult(err instanceof Error ? err.message || err.name : String(err));
 }
