@@ -25,6 +25,8 @@ export interface Connection {
   eraRequested: EraChoice;
   /** Milliseconds from starting the transport to a finished handshake (or server/discover). */
   connectMs: number;
+  /** Aborted on Ctrl-C, before the connection closes: a running task gets its tasks/cancel. */
+  interrupt: AbortController;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,8 @@ export async function openConnection(spec: string, values: Values, status = new 
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     era,
     protocolVersion: str(values, 'protocol-version'),
+    // The CLI can poll, so it takes tasks unless told not to (--no-tasks on `call`).
+    tasks: !flag(values, 'no-tasks'),
     elicitation: elicitationHandler(status),
     sampling: samplingHandler(status),
     middleware,
@@ -82,6 +86,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     status,
     eraRequested: era,
     connectMs,
+    interrupt: new AbortController(),
     async close() {
       await client.close().catch(() => {});
       tracer?.close();

@@ -43,6 +43,7 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[]): Prom
     interrupted = true;
     status.clear();
     status.print(status.style.yellow('Interrupted: closing the connection (Ctrl-C again to quit at once)'));
+    conn.interrupt.abort(new Error('interrupted (Ctrl-C)'));
     void conn.close().finally(() => process.exit(130));
   };
   process.on('SIGINT', onSigint);
@@ -51,6 +52,8 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[]): Prom
   } catch (err) {
     status.end(false);
     if (err instanceof UsageError) throw err;
+    // Ctrl-C already said what happened; the aborted call's error would only repeat it.
+    if (interrupted) return 130;
     showError(err, status, json);
     return 1;
   } finally {

@@ -1,11 +1,13 @@
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { ProgressInfo, RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap } from '../protocol/methods.js';
+import type { DetailedTask } from '../protocol/tasks.js';
 import type {
   CallToolResult,
   CompleteParams,
   CompleteResult,
   GetPromptResult,
+  InputResponses,
   ListPromptsResult,
   ListResourceTemplatesResult,
   ListResourcesResult,
@@ -21,6 +23,12 @@ import type {
 export interface CallOptions extends RequestOptions {
   /** Called for each progress notification of this call. */
   onprogress?: (progress: ProgressInfo) => void;
+  /**
+   * 2026-07-28 tasks extension (the `tasks` client option): called with the task when the
+   * server turns the call into one, then whenever a poll or a `notifications/tasks` shows its
+   * status, status message or update time changed. `timeoutMs` then applies to each poll.
+   */
+  ontask?: (task: DetailedTask) => void;
 }
 
 type Paginated = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
@@ -75,6 +83,22 @@ export abstract class ServerCalls {
   }
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<JsonObject> {
     return this.request('logging/setLevel', { level }, options);
+  }
+
+  /**
+   * 2026-07-28 tasks extension: the task's state now (`result` once completed, `error` once
+   * failed, `inputRequests` while it waits for input). Unknown or expired ids are -32602.
+   */
+  getTask(taskId: string, options?: RequestOptions): Promise<DetailedTask> {
+    return this.request('tasks/get', { taskId }, options) as Promise<unknown> as Promise<DetailedTask>;
+  }
+  /** Answers some or all of a task's `inputRequests`, by key; applied by the server eventually. */
+  async updateTask(taskId: string, inputResponses: InputResponses, options?: RequestOptions): Promise<void> {
+    await this.request('tasks/update', { taskId, inputResponses: inputResponses as unknown as JsonObject }, options);
+  }
+  /** Asks the server to stop a task; the status becomes `cancelled` later, if at all. */
+  async cancelTask(taskId: string, options?: RequestOptions): Promise<void> {
+    await this.request('tasks/cancel', { taskId }, options);
   }
 
   /** Walks every page of a list method, yielding items. */

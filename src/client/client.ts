@@ -1,10 +1,10 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
-import type { MessageMiddleware } from '../engine/middleware.js';
 import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap, ServerNotificationMap } from '../protocol/methods.js';
 import { REMOVED_IN_MODERN } from '../protocol/modern.js';
-import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities, type SubscriptionFilter } from '../protocol/types.js';
+import { LOGGING_LEVELS, type CallToolResult, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities, type SubscriptionFilter } from '../protocol/types.js';
+import { declaresTasks, TASK_METHODS, TASKS_EXTENSION, type CreateTaskResult, type Task } from '../protocol/tasks.js';
 import { isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
@@ -12,93 +12,24 @@ import { StreamableHttpClientTransport } from '../transports/http/client/streama
 import type { Transport } from '../transports/transport.js';
 import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
 import { performHandshake, type HandshakeOutcome } from './handshake.js';
-import { ServerCalls } from './calls.js';
+import { ServerCalls, type CallOptions } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
 import { keepListening, ListenRegistry, ListenStream, missedWhileAway, type ListenNotification, type ListenOptions, type Subscription } from './listen.js';
 import { ModernSession, type ConnectOutcome } from './modern.js';
 import { HeaderingTransport, ToolHeaderBook } from './param-headers.js';
 import { SessionRecovery, type SessionState } from './reconnect.js';
+import { TaskDriver } from './tasks.js';
 
 export type { SamplingHandler, ElicitationHandler };
 
-export interface ClientOptions extends Implementation {
-  /** Extra capabilities; sampling/elicitation/roots are declared from the handlers given. */
-  capabilities?: ClientCapabilities;
-  /**
-   * Which protocol era to speak:
-   * - `'auto'` (the default): probe with `server/discover` and speak 2026-07-28 if the server
-   *   does (a DiscoverResult, or a 2026-07-28 error such as -32022), else fall back to
-   *   `initialize` on the same connection. On Streamable HTTP the probe is a plain POST judged
-   *   by status and body (message middleware does not see it). The outcome is remembered per
-   *   server (stdio command line, HTTP origin + path) for later connections in this process,
-   *   and forgotten when connecting with it fails. HTTP+SSE always uses the handshake.
-   * - `'modern'`: the stateless era only; no probe, no fallback.
-   * - `'handshake'`: `initialize` and a session, as before 2026-07-28; no probe. Pin it for
-   *   servers known to be handshake-era: it saves the probe's round trip (and, on stdio, the
-   *   `probeTimeoutMs` wait for servers that never answer unknown requests).
-   *
-   * Test kits: `createTestPair` (mcpkit/testing) pins `'handshake'` unless told otherwise.
-   */
-  era?: EraOption;
-  /**
-   * Pin the protocol revision instead of asking for the latest. A handshake-era revision
-   * (e.g. '2025-06-18') implies `era: 'handshake'` under 'auto'; a 2026-07-28-or-later one is
-   * sent in the per-request envelope, and a server answering -32022 switches the client to a
-   * revision both sides support.
-   */
-  protocolVersion?: string;
-  /**
-   * How long the 'auto' probe waits before taking a silent server for a legacy one (ms).
-   * Default 3000. A stdio server slower than that to start is taken for legacy too: raise it
-   * for slow starters.
-   */
-  probeTimeoutMs?: number;
-  /** 2026-07-28: rounds of `input_required` answered for one call before giving up. Default 8. */
-  maxInputRounds?: number;
-  /**
-   * 2026-07-28: keep list and resources/read results for as long as their `ttlMs`/`cacheScope`
-   * hints allow (private ones per credential). Default true; false always asks the server.
-   */
-  cache?: boolean;
-  /** Default timeout (ms) for requests. Default 60 000. */
-  requestTimeoutMs?: number;
-  /**
-   * Refuse, locally, calls to capabilities the server did not declare (the spec's MUST).
-   * Default true; turn off for servers that under-declare.
-   */
-  strictCapabilities?: boolean;
-  sampling?: SamplingHandler;
-  elicitation?: ElicitationHandler;
-  /** Elicitation modes to declare (default: form, plus url when `elicitationUrl` is true). */
-  elicitationUrl?: boolean;
-  /** Roots to offer; `setRoots` changes them later (and, in the handshake era, notifies the server). */
-  roots?: Root[];
-  middleware?: MessageMiddleware[];
-  onerror?: (error: Error) => void;
-  /**
-   * When the server says the session is gone (Streamable HTTP: a 404 for a request carrying
-   * the session id, surfaced as {@link SessionExpiredError}), start a new session as the spec
-   * requires: run the handshake again over the same transport, then retry the refused request
-   * once with a new id. Requests failing together share one re-initialization; requests made
-   * meanwhile wait for it. If it fails, those requests reject with a LocalError of kind
-   * 'closed' that explains why (the next request tries once more). Server-side state tied to
-   * the old session (subscriptions, log level) is not restored. Default true; false makes the
-   * request reject with the SessionExpiredError itself.
-   */
-  reinitializeOnExpiry?: boolean;
-  /** Called after a transparent re-initialization, with the new handshake outcome and its cause. */
-  onreinitialize?: (event: ReinitializeEvent) => void;
-}
-
-/** What {@link ClientOptions.onreinitialize} receives. */
-export interface ReinitializeEvent {
-  /** The new session's handshake outcome (also what `serverInfo`, `protocolVersion`... now show). */
-  outcome: HandshakeOutcome;
-  /** The refusal that showed the old session had ended. */
-  cause: SessionExpiredError;
-}
+import type { ClientOptions } from './options.js';
+export type { ClientOptions, ReinitializeEvent } from './options.js';
 
 type Listener = (params: JsonObject | undefined) => void;
+
+const TASK_METHOD_SET: ReadonlySet<string> = new Set(TASK_METHODS);
+/** Options objects of {@link McpClient.startToolCall}: their tasks are the caller's to follow. */
+const handOver = new WeakSet<object>();
 
 /** Which server capability each method needs (the spec: use only what was negotiated). */
 const NEEDS: Record<string, (c: ServerCapabilities, version: string) => boolean> = {
@@ -142,11 +73,29 @@ export class McpClient extends ServerCalls {
   private readonly inputs: ClientInputs;
   private readonly listens = new ListenRegistry();
   private readonly toolBook = new ToolHeaderBook();
+  private readonly tasks: TaskDriver;
+  /** Whether tools/call tasks are driven here: the stateless era, with the extension declared. */
+  private driving = false;
 
   constructor(options: ClientOptions) {
     super();
     this.options = options;
     this.inputs = new ClientInputs(options);
+    this.tasks = new TaskDriver({
+      request: (method, params, opts) => this.request(method, params, opts),
+      inputs: this.inputs,
+      declared: () => this.declared,
+      listen: (taskId) => {
+        try {
+          return this.listen({ taskIds: [taskId] });
+        } catch (err) {
+          // Polling alone still gets there; the stream would only have been quicker.
+          this.options.onerror?.(err instanceof Error ? err : new Error(String(err)));
+          return undefined;
+        }
+      },
+      warn: (m) => this.options.onerror?.(new Error(m)),
+    }, typeof options.tasks === 'object' ? options.tasks : {});
   }
 
   get clientInfo(): Implementation {
@@ -159,7 +108,15 @@ export class McpClient extends ServerCalls {
     return info;
   }
 
+  /** What this client declares: in the stateless era with the tasks extension if opted in. */
   get capabilities(): ClientCapabilities {
+    const caps = this.handshakeCapabilities();
+    if (this.options.tasks && !declaresTasks(caps)) caps.extensions = { ...caps.extensions, [TASKS_EXTENSION]: {} };
+    return caps;
+  }
+
+  /** What `initialize` declares: the `tasks` option means nothing before 2026-07-28. */
+  private handshakeCapabilities(): ClientCapabilities {
     return this.inputs.capabilities(this.options.capabilities, this.options.elicitationUrl);
   }
 
@@ -188,6 +145,7 @@ export class McpClient extends ServerCalls {
     this.peer = peer;
     this.outcome = undefined;
     this.session = undefined;
+    this.driving = false;
     this.toolBook.clear();
     this.recovery = new SessionRecovery((cause) => this.reinitialize(peer, cause), this.options.reinitializeOnExpiry !== false);
     await peer.start();
@@ -230,6 +188,7 @@ export class McpClient extends ServerCalls {
       dropInvalidTools: transport instanceof StreamableHttpClientTransport,
       maxInputRounds: this.options.maxInputRounds ?? 8,
       cache: this.options.cache !== false,
+      tasks: declaresTasks(this.declared),
       warn: (m) => this.options.onerror?.(new Error(m)),
     }, isHandshakeVersion(pinned) ? undefined : pinned);
     const key = wanted === 'auto' ? eraKeyOf(transport) : undefined;
@@ -257,8 +216,10 @@ export class McpClient extends ServerCalls {
       let outcome: ConnectOutcome;
       if (era === 'modern') {
         this.session = session;
+        this.driving = declaresTasks(this.declared);
         outcome = await session.discover(verdict?.era === 'modern' ? verdict.discovered : undefined, this.options.requestTimeoutMs);
       } else {
+        this.declared = this.handshakeCapabilities();
         const o = await performHandshake(peer, this.clientInfo, this.declared, {
           protocolVersion: isHandshakeVersion(pinned) || wanted === 'handshake' ? pinned : undefined,
           timeoutMs: this.options.requestTimeoutMs,
@@ -270,6 +231,7 @@ export class McpClient extends ServerCalls {
     } catch (err) {
       // Whatever was remembered did not work: the next connection probes again.
       this.session = undefined;
+      this.driving = false;
       eraCache.delete(key);
       throw err;
     }
@@ -319,13 +281,47 @@ export class McpClient extends ServerCalls {
       if (REMOVED_IN_MODERN.has(method)) {
         return Promise.reject(new LocalError('capability', `Cannot call "${method}": it does not exist in protocol version ${session.version}${GONE_HINT[method] ?? ''}`));
       }
+      // The server would refuse it (-32021); say what to change instead.
+      if (!this.driving && TASK_METHOD_SET.has(method)) {
+        return Promise.reject(new LocalError('capability', `Cannot call "${method}": this client did not declare the tasks extension (set the \`tasks\` client option)`));
+      }
     }
     const need = NEEDS[method];
     if (need && this.options.strictCapabilities !== false && !need(outcome.serverCapabilities, outcome.protocolVersion)) {
       return Promise.reject(new LocalError('capability', `Cannot call "${method}": the server did not declare that capability`));
     }
-    if (session) return session.request(method, params as JsonObject | undefined, options);
+    if (session) {
+      const sent = session.request(method, params as JsonObject | undefined, options);
+      if (!this.driving || method !== 'tools/call') return sent;
+      return sent.then((r) => (r.resultType === 'task' && !(options && handOver.has(options)) ? this.tasks.drive(r as unknown as Task, options as CallOptions) : r));
+    }
     return this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options));
+  }
+
+  /**
+   * Starts a tool call and returns what the server answered first: the tool's result, or,
+   * when the server runs the call as a task (2026-07-28, `tasks` option on), the
+   * CreateTaskResult (`resultType: "task"`), which this client then leaves alone. Follow it
+   * with {@link waitForTask}, or with getTask/updateTask/cancelTask yourself.
+   */
+  startToolCall(name: string, args?: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult | CreateTaskResult> {
+    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    const own: CallOptions = { ...options };
+    handOver.add(own);
+    return this.request('tools/call', params, own) as Promise<unknown> as Promise<CallToolResult | CreateTaskResult>;
+  }
+
+  /**
+   * Follows a task to its end as `callTool` does (polls, answers input requests once each,
+   * `tasks/cancel` on abort) and returns its result: for a task from {@link startToolCall},
+   * or one whose id was kept from an earlier connection. Given an id, its state is read first.
+   */
+  async waitForTask(task: string | Task, options: CallOptions = {}): Promise<CallToolResult> {
+    if (!this.driving) {
+      throw new LocalError('capability', this.session ? 'waitForTask needs the tasks extension: set the `tasks` client option' : 'waitForTask needs protocol version 2026-07-28 and the `tasks` client option');
+    }
+    const first = typeof task === 'string' ? await this.getTask(task, { signal: options.signal, timeoutMs: options.timeoutMs }) : task;
+    return (await this.tasks.drive(first, options)) as CallToolResult;
   }
 
   private async setModernLevel(session: ModernSession, level: unknown): Promise<JsonObject> {
@@ -354,9 +350,10 @@ export class McpClient extends ServerCalls {
 
   /**
    * 2026-07-28: opens a `subscriptions/listen` stream for the notifications `filter` opts into
-   * (list changes, resource updates). Its notifications go to `onNotification`, and to
-   * {@link on} listeners too; list changes also invalidate cached lists. Several may be open at
-   * once. A stream lost without the server ending it (HTTP: the SSE stream broke, the server
+   * (list changes, resource updates, and with the `tasks` option `notifications/tasks` for the
+   * `taskIds` given, which also wake whoever follows those tasks). Its notifications go to
+   * `onNotification`, and to {@link on} listeners too; list changes also invalidate cached
+   * lists. Several may be open at once. A stream lost without the server ending it (HTTP: the SSE stream broke, the server
    * restarted) is listened again with backoff, under a new request id, and the cached lists and
    * reads it covers are dropped, since what was sent meanwhile is not replayed (see
    * {@link ListenOptions}). `ended` settles when the server ends it, `close()` is called, the
@@ -367,9 +364,12 @@ export class McpClient extends ServerCalls {
     const session = this.session;
     if (!peer || !this.outcome || peer.isClosed) throw new LocalError('closed', 'Cannot listen: the client is not connected');
     if (!session) throw new LocalError('capability', 'listen() needs protocol version 2026-07-28; in the handshake era use on() and subscribeResource()');
+    if (filter?.taskIds !== undefined && !this.driving) throw new LocalError('capability', 'listen({ taskIds }) needs the tasks extension: set the `tasks` client option');
     const stream = new ListenStream(session.withEnvelope({ notifications: filter as JsonObject }), onNotification, (e) => this.options.onerror?.(e));
     stream.reacknowledged = (acknowledged) => {
       for (const n of missedWhileAway(acknowledged)) session.cache?.notify(n.method, n.params);
+      // A status change sent in the gap is gone: whoever follows those tasks looks now.
+      for (const taskId of acknowledged.taskIds ?? []) this.tasks.notified({ taskId });
       options.onrelisten?.(acknowledged);
     };
     this.listens.add(stream);
@@ -407,13 +407,15 @@ export class McpClient extends ServerCalls {
   }
 
   async close(): Promise<void> {
+    // A task abandoned just before closing deserves its tasks/cancel.
+    await this.tasks.settle();
     await this.peer?.close();
   }
 
   /** One re-initialization for {@link SessionRecovery}: the handshake again, same transport. */
   private async reinitialize(peer: Peer, cause: SessionExpiredError): Promise<void> {
     if (this.peer !== peer || peer.isClosed) throw new LocalError('closed', 'the client is closed');
-    const declared = this.capabilities;
+    const declared = this.handshakeCapabilities();
     const outcome = await performHandshake(peer, this.clientInfo, declared, {
       protocolVersion: this.options.protocolVersion,
       timeoutMs: this.options.requestTimeoutMs,
@@ -436,6 +438,7 @@ export class McpClient extends ServerCalls {
 
   private onNotification(n: JsonRpcNotification): void {
     this.session?.cache?.notify(n.method, n.params);
+    if (n.method === 'notifications/tasks') this.tasks.notified(n.params);
     this.listens.streamOf(n)?.deliver(n);
     const set = this.listeners.get(n.method);
     if (!set) return;

@@ -5,4 +5,6 @@ export type { HandshakeOutcome } from './handshake.js';
 export type { ConnectOutcome } from './modern.js';
 export type { Era, EraOption } from './era.js';
 export type { Subscription, ListenNotification, ListenOptions, RelistenOptions } from './listen.js';
+export { TaskCancelledError, type TaskOptions } from './tasks.js';
+export { TASKS_EXTENSION, type Task, type DetailedTask, type CreateTaskResult, type TaskStatus } from '../protocol/tasks.js';
 export { connect, type StdioTarget, type HttpTarget } from './connect.js';

@@ -32,6 +32,8 @@ export interface ModernHost {
   readonly dropInvalidTools: boolean;
   readonly maxInputRounds: number;
   readonly cache: boolean;
+  /** Whether the requests declare the tasks extension: only then may tools/call answer a task. */
+  readonly tasks: boolean;
   warn(message: string): void;
 }
 
@@ -185,14 +187,15 @@ export class ModernSession {
    * Sends once with the envelope. A -32022 naming a version we speak is retried once with it
    * (a new id, a fresh envelope);
    * a -32020 on tools/call once after re-reading the tool list (the spec's advice: our header
-   * mirrors came from a stale schema). Results must have a `resultType` we understand.
+   * mirrors came from a stale schema). Results must have a `resultType` we understand: `task`
+   * only where the tasks extension allows it, and only if this client declared it.
    */
   exchange(method: string, params: JsonObject | undefined, options?: RequestOptions, attempt = 0): Promise<JsonObject> {
     return this.host.send(method, this.withEnvelope(params), options).then(
       (r) => {
         const type = r.resultType;
-        if (type !== undefined && type !== 'complete' && !(type === 'input_required' && MRTR_METHODS.has(method))) {
-          throw new LocalError('protocol', `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it`);
+        if (type !== undefined && type !== 'complete' && !(type === 'input_required' && MRTR_METHODS.has(method)) && !(type === 'task' && this.host.tasks && TASK_CAPABLE.has(method))) {
+          throw new LocalError('protocol', `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it${type === 'task' && !this.host.tasks ? ' (this client did not declare the tasks extension)' : ''}`);
         }
         return r;
       },
@@ -253,6 +256,9 @@ export class ModernSession {
     }
   }
 }
+
+/** Methods a server may answer with a task (SEP-2663: tools/call, for now). */
+const TASK_CAPABLE: ReadonlySet<string> = new Set(['tools/call']);
 
 function isImplementation(v: unknown): v is Implementation {
   return !!v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { version?: unknown }).version === 'string';

@@ -69,7 +69,7 @@ describe('bridge --stdio-to-http: a stdio server forwarding to a remote HTTP ser
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout) as { serverInfo: { name: string }; counts: { tools: number } };
     assert.equal(j.serverInfo.name, 'mcpkit-demo');
-    assert.equal(j.counts.tools, 10);
+    assert.equal(j.counts.tools, 11);
     assert.match(r.stderr, /refused Streamable HTTP \(405\); trying HTTP\+SSE/);
   });
 });

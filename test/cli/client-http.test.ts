@@ -48,14 +48,14 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.match(r.stdout, /^echo {2}Echo\n {2}Returns the message you send\.\n {4}message\* {2}string {2}Text to echo back$/m);
     assert.match(r.stdout, /n {2}integer 1\.\.1000 {2}Where to count to · default 5/);
     assert.match(r.stdout, /condition\* {2}"sunny" \| "cloudy"/);
-    assert.match(r.stdout, /\n10 tools\n$/);
+    assert.match(r.stdout, /\n11 tools\n$/);
   });
 
   test('tools --json is the raw list', async () => {
     const r = await mcpkit(['tools', server.url, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const { tools } = JSON.parse(r.stdout) as { tools: Array<{ name: string; inputSchema: unknown }> };
-    assert.equal(tools.length, 10);
+    assert.equal(tools.length, 11);
     assert.deepEqual(tools.find((t) => t.name === 'echo')?.inputSchema, {
       type: 'object',
       properties: { message: { type: 'string', description: 'Text to echo back' } },
@@ -80,6 +80,17 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.equal(r.stdout, 'Counted to 5.\n');
     const lines = r.stderr.split('\n').filter((l) => l.startsWith('progress'));
     assert.deepEqual(lines, [1, 2, 3, 4, 5].map((i) => `progress ${i}/5 (${i * 20}%) Step ${i} of 5`));
+  });
+
+  test('call build_report: a task, followed to its result; --no-tasks gets it at once', async () => {
+    const r = await mcpkit(['call', server.url, 'build_report', 'seconds=1']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Report ready after 1 s.\n');
+    assert.match(r.stderr, /^task [0-9a-f-]{36} working\ntask [0-9a-f-]{36} completed\n/m);
+    const plain = await mcpkit(['call', server.url, 'build_report', 'seconds=1', '--no-tasks']);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stdout, 'Report ready after 1 s.\n');
+    assert.doesNotMatch(plain.stderr, /^task /m);
   });
 
   test('call with key=value arguments; structured results print as JSON', async () => {
@@ -184,11 +195,11 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.match(r.stdout, /^Protocol +2026-07-28$/m);
     assert.match(r.stdout, /^Era +modern \(stateless requests, no session; the server answered server\/discover\)$/m);
     assert.match(r.stdout, /^Connect +[\d.]+ ms \(connect \+ server\/discover\)$/m);
-    assert.match(r.stdout, /^Offers +10 tools, 32 resources, 2 templates, 2 prompts$/m);
+    assert.match(r.stdout, /^Offers +11 tools, 32 resources, 2 templates, 2 prompts$/m);
     assert.match(r.stdout, /^Round trip +[\d.]+ ms \((ping|tools\/list)\)$/m);
     assert.match(r.stdout, /^Instructions\n {2}The mcpkit demo server\./m);
     const j = JSON.parse((await mcpkit(['inspect', server.url, '--json'])).stdout) as Record<string, unknown>;
-    assert.deepEqual(j.counts, { tools: 10, resources: 32, resourceTemplates: 2, prompts: 2 });
+    assert.deepEqual(j.counts, { tools: 11, resources: 32, resourceTemplates: 2, prompts: 2 });
     assert.deepEqual(j.serverInfo, { name: 'mcpkit-demo', title: 'mcpkit demo server', version: (j.serverInfo as { version: string }).version });
     assert.ok(typeof (j.roundTrip as { ms: number }).ms === 'number');
     assert.equal(j.protocolVersion, '2026-07-28');

@@ -37,7 +37,7 @@ describe('the demo server over stdio', () => {
     const j = JSON.parse(r.stdout) as { transport: string; counts: unknown; serverInfo: { name: string } };
     assert.equal(j.transport, 'stdio');
     assert.equal(j.serverInfo.name, 'mcpkit-demo');
-    assert.deepEqual(j.counts, { tools: 10, resources: 32, resourceTemplates: 2, prompts: 2 });
+    assert.deepEqual(j.counts, { tools: 11, resources: 32, resourceTemplates: 2, prompts: 2 });
   });
 
   test('a command that does not exist is explained', async () => {

@@ -23,23 +23,33 @@ function json(value: unknown): void {
 export const callCommand: ClientCommand = {
   name: 'call',
   minArgs: 2,
-  options: { 'log-level': { type: 'string' } },
+  options: { 'log-level': { type: 'string' }, 'no-tasks': { type: 'boolean' } },
   usage: `Usage: mcpkit call TARGET TOOL [ARGS] [options]
 
 Calls a tool and prints its result. ARGS is one JSON object ('{"n":5}') or key=value pairs
 (n=5 message=hi); values that parse as JSON (numbers, true, [..]) are sent as such.
 Progress is drawn as a bar on a terminal, as lines otherwise; log messages go to stderr.
+A 2026-07-28 server may run the call as a task: its status changes are shown on stderr while
+it is polled, and Ctrl-C cancels it (tasks/cancel). --timeout then applies to each poll.
 Exit code 1 when the tool reports an error (isError) or the call fails.
 
-${CLIENT_HELP}${LOG_HELP}`,
+${CLIENT_HELP}${LOG_HELP}  --no-tasks             do not declare the tasks extension (the server must answer at once)
+`,
   async run(conn, [tool, ...rest], values) {
     const args = parseArguments(rest);
     await applyLogLevel(conn.client, str(values, 'log-level'));
     const { status } = conn;
     status.begin(tool);
+    let shown = '';
     const result = await conn.client.callTool(tool, args, {
       onprogress: (p) => status.progress(p),
       resetTimeoutOnProgress: true,
+      signal: conn.interrupt.signal,
+      ontask: (task) => {
+        // Every poll may bring a new update time; a person wants to see the status move.
+        const line = `task ${task.taskId} ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+        if (line !== shown) status.print(status.style.dim((shown = line)));
+      },
     });
     status.end(!result.isError);
     if (flag(values, 'json')) json(result);

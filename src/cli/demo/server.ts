@@ -35,7 +35,8 @@ const prefixMatch = (values: readonly string[]) => (typed: string) =>
 export const DEMO_INSTRUCTIONS = `The mcpkit demo server. Try: echo, count (progress notifications), test_throw (an error
 result), echo_ip, get_weather and suggest_activity, search_docs (paged, structured results),
 the docs://mcpkit/... resources, the plan_day and summarize_doc prompts (with completions),
-greet_me (elicitation), ask_model (sampling), and toggle_bonus_tool (tools/list_changed).`;
+greet_me (elicitation), ask_model (sampling), toggle_bonus_tool (tools/list_changed), and
+build_report (a task, for clients that poll).`;
 
 export function createDemoServer(): McpServer {
   const server = new McpServer({
@@ -204,6 +205,18 @@ export function createDemoServer(): McpServer {
     if (bonus.enabled) bonus.disable();
     else bonus.enable();
     return `lucky_number is now ${bonus.enabled ? 'available' : 'gone'}; notifications/tools/list_changed was sent.`;
+  });
+
+  server.tool('build_report', {
+    title: 'Build a report',
+    description: 'Takes a few seconds. Clients that declare the 2026-07-28 tasks extension get a task to poll.',
+    input: { type: 'object', properties: { seconds: { type: 'integer', minimum: 1, maximum: 60, default: 2, description: 'How long it takes' } } },
+    annotations: { readOnlyHint: true },
+    task: 'optional',
+  }, async (args, ctx) => {
+    const seconds = typeof args.seconds === 'number' ? args.seconds : 2;
+    await sleep(seconds * 1000, ctx.signal);
+    return `Report ready after ${seconds} s.`;
   });
 
   // ---------------------------------------------------------------- resources
