@@ -49,6 +49,7 @@ import type {
   UnsubscribeParams,
   UnsubscribeResult,
 } from './types.js';
+import type { CreateTaskResult, DetailedTask, TaskIdParams, TaskNotificationParams, UpdateTaskParams } from './tasks.js';
 
 /** Requests a client sends to a server. */
 export interface ClientRequestMap {
@@ -59,8 +60,11 @@ export interface ClientRequestMap {
   /** 2026-07-28. */
   'server/discover': { params: DiscoverParams; result: DiscoverResult };
   'tools/list': { params: ListToolsParams; result: ListToolsResult };
-  /** Can answer with input_required in 2026-07-28. */
-  'tools/call': { params: CallToolParams; result: CallToolResult | InputRequiredResult };
+  /**
+   * Can answer with input_required in 2026-07-28, and with a task when the client declared the
+   * tasks extension.
+   */
+  'tools/call': { params: CallToolParams; result: CallToolResult | InputRequiredResult | CreateTaskResult };
   'resources/list': { params: ListResourcesParams; result: ListResourcesResult };
   'resources/templates/list': { params: ListResourceTemplatesParams; result: ListResourceTemplatesResult };
   /** Can answer with input_required in 2026-07-28. */
@@ -77,6 +81,12 @@ export interface ClientRequestMap {
   'logging/setLevel': { params: SetLevelParams; result: SetLevelResult };
   /** 2026-07-28. A long-lived request. Its result only arrives when the stream ends. */
   'subscriptions/listen': { params: SubscriptionsListenParams; result: SubscriptionsListenResult };
+  /** 2026-07-28, tasks extension. */
+  'tasks/get': { params: TaskIdParams; result: DetailedTask };
+  /** 2026-07-28, tasks extension: an empty ack. */
+  'tasks/update': { params: UpdateTaskParams; result: SetLevelResult };
+  /** 2026-07-28, tasks extension: an empty ack; the status settles later. */
+  'tasks/cancel': { params: TaskIdParams; result: SetLevelResult };
 }
 
 /**
@@ -104,6 +114,8 @@ export interface ServerNotificationMap {
   'notifications/elicitation/complete': ElicitationCompleteNotificationParams;
   /** 2026-07-28. */
   'notifications/subscriptions/acknowledged': SubscriptionsAcknowledgedParams;
+  /** 2026-07-28, tasks extension: on listen streams that asked for `taskIds`. */
+  'notifications/tasks': TaskNotificationParams;
 }
 
 /** Notifications a client sends. In 2026-07-28 only `notifications/cancelled` remains. */
@@ -141,6 +153,9 @@ export const METHODS = {
   completionComplete: 'completion/complete',
   loggingSetLevel: 'logging/setLevel',
   subscriptionsListen: 'subscriptions/listen',
+  tasksGet: 'tasks/get',
+  tasksUpdate: 'tasks/update',
+  tasksCancel: 'tasks/cancel',
   rootsList: 'roots/list',
   samplingCreateMessage: 'sampling/createMessage',
   elicitationCreate: 'elicitation/create',
@@ -156,6 +171,7 @@ export const METHODS = {
   rootsListChanged: 'notifications/roots/list_changed',
   elicitationComplete: 'notifications/elicitation/complete',
   subscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
+  tasks: 'notifications/tasks',
 } as const satisfies Record<string, RequestMethod | NotificationMethod>;
 
 export type MethodName = (typeof METHODS)[keyof typeof METHODS];

@@ -38,6 +38,7 @@ const CLIENT_REQUESTS: (keyof ClientRequestMap)[] = [
   'initialize', 'ping', 'server/discover', 'tools/list', 'tools/call', 'resources/list',
   'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe',
   'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel', 'subscriptions/listen',
+  'tasks/get', 'tasks/update', 'tasks/cancel',
 ];
 const SERVER_REQUESTS: (keyof ServerRequestMap)[] = ['ping', 'roots/list', 'sampling/createMessage', 'elicitation/create'];
 const SERVER_NOTIFICATIONS: (keyof ServerNotificationMap)[] = [
@@ -45,6 +46,7 @@ const SERVER_NOTIFICATIONS: (keyof ServerNotificationMap)[] = [
   'notifications/resources/updated', 'notifications/resources/list_changed',
   'notifications/tools/list_changed', 'notifications/prompts/list_changed',
   'notifications/elicitation/complete', 'notifications/subscriptions/acknowledged',
+  'notifications/tasks',
 ];
 const CLIENT_NOTIFICATIONS: (keyof ClientNotificationMap)[] = [
   'notifications/initialized', 'notifications/cancelled', 'notifications/progress',
@@ -127,10 +129,12 @@ test('sample wire messages typecheck against the protocol types', () => {
   };
   const response = { jsonrpc: '2.0', id: 'c-7', result: done } satisfies JsonRpcResultResponse;
 
-  // resultType separates an input_required answer from a finished one.
+  // resultType separates an input_required answer (and a task) from a finished one.
   const outcome = needInput as ClientRequestMap['tools/call']['result'];
   if (outcome.resultType === 'input_required') {
     assert.equal(outcome.requestState, 'opaque-abc');
+  } else if (outcome.resultType === 'task') {
+    assert.fail(`unexpected task ${outcome.taskId}`);
   } else {
     assert.fail(`unexpected ${outcome.content.length}`);
   }
