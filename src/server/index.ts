@@ -17,4 +17,5 @@ export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from './
 export type { Registered } from './registry.js';
 export { TaskManager, type TaskServerOptions, type ToolTaskOptions } from './tasks/manager.js';
 export { InMemoryTaskStore, TaskLimitError, type InMemoryTaskStoreOptions, type TaskRecord, type TaskStore } from './tasks/store.js';
+export { MemoryBus, type MessageBus } from './bus.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

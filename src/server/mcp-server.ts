@@ -139,7 +139,8 @@ export class McpServer {
 
   /** Tells every session subscribed to `uri` that it changed. */
   resourceUpdated(uri: string): void {
-    this.server.broadcast('notifications/resources/updated', { uri }, (s) => s.subscriptions.has(uri));
+    // Filtered by subscription where it is delivered (here, and on other instances via a bus).
+    this.server.broadcast('notifications/resources/updated', { uri });
   }
 
   // ---------------------------------------------------------------- prompts
@@ -202,7 +203,8 @@ export class McpServer {
   /** Sends `notifications/message` to every session whose log level lets it through. */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     const params: JsonObject = logger === undefined ? { level, data } : { level, data, logger };
-    this.server.broadcast('notifications/message', params, (s) => s.wantsLog(level));
+    // Filtered by each session's level where it is delivered.
+    this.server.broadcast('notifications/message', params);
   }
 
   use(mw: RequestMiddleware | MessageMiddleware): this {

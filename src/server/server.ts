@@ -4,10 +4,11 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { PeerOptions } from '../engine/peer.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
-import type { Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
 import type { Transport } from '../transports/transport.js';
 import type { RequestContext } from './context.js';
+import { ServerBus, type MessageBus } from './bus.js';
 import { ModernEra, type ModernOptions } from './modern.js';
 import { ServerSession } from './session.js';
 import { TaskManager, type TaskServerOptions } from './tasks/manager.js';
@@ -41,6 +42,12 @@ export interface ServerOptions extends Implementation {
    * at once.
    */
   tasks?: TaskServerOptions;
+  /**
+   * Shared with the other instances of a deployment (`RedisBus` from mcpkit/redis): resource
+   * updates, list changes, log messages and task events raised here reach their clients too,
+   * and tasks/update and tasks/cancel reach the instance running the task. See docs/scaling.md.
+   */
+  bus?: MessageBus;
 }
 
 /**
@@ -65,6 +72,8 @@ export class Server {
   /** The tasks extension, once turned on (`enableTasks`). */
   tasks: TaskManager | undefined;
   private readonly taskOptions: TaskServerOptions | undefined;
+  /** This instance's end of the deployment's message bus, when there is one. */
+  readonly bus: ServerBus | undefined;
   /**
    * A tool's input schema by name, for transports that check tool arguments mirrored in
    * headers (`x-mcp-header`, 2026-07-28 HTTP). McpServer fills it in.
@@ -76,7 +85,7 @@ export class Server {
   readonly peerOptions: PeerOptions;
 
   constructor(options: ServerOptions) {
-    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, tasks, ...info } = options;
+    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, tasks, bus, ...info } = options;
     this.info = info;
     this.capabilities = { ...capabilities };
     this.instructions = instructions;
@@ -86,6 +95,12 @@ export class Server {
     this.onerror = onerror ?? ((e) => process.stderr.write(`[mcpkit] ${e.stack ?? e.message}\n`));
     this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
+    this.bus = bus === undefined ? undefined : new ServerBus(bus, {
+      notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
+      task: (task) => this.modern?.publishTask(task),
+      update: (taskId, responses) => this.tasks?.relayedUpdate(taskId, responses),
+      cancel: (taskId) => this.tasks?.relayedCancel(taskId),
+    }, this.onerror);
     // A handler like any other, so request middleware sees it too.
     this.setRequestHandler('logging/setLevel', (params, ctx) => {
       if (!ctx.session) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel');
@@ -191,6 +206,13 @@ export class Server {
    * 2026-07-28 listen stream that asked for it.
    */
   broadcast(method: string, params?: JsonObject, filter?: (s: ServerSession) => boolean): void {
+    // Only what every instance can filter the same way travels: a caller's own filter cannot.
+    if (filter === undefined) this.bus?.send(params === undefined ? { k: 'notify', m: method } : { k: 'notify', m: method, p: params });
+    this.deliver(method, params, filter ?? standardFilter(method, params));
+  }
+
+  /** Delivers a notification to this instance's sessions and listen streams. */
+  private deliver(method: string, params: JsonObject | undefined, filter: ((s: ServerSession) => boolean) | undefined): void {
     this.modern?.publish(method, params);
     for (const s of this.sessions) {
       if (s.era.state !== 'ready' || (filter && !filter(s))) continue;
@@ -204,7 +226,25 @@ export class Server {
     // Listen streams end with a final result, which must leave before the transports close.
     await this.modern?.endAll();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));
+    await this.bus?.close();
   }
+}
+
+/**
+ * Who gets a broadcast notification: subscribers of the resource, sessions whose log level lets
+ * the message through, everyone for the rest. Every instance derives it from the notification
+ * itself, so a notification relayed over the bus is filtered as it would be where it was raised.
+ */
+function standardFilter(method: string, params: JsonObject | undefined): ((s: ServerSession) => boolean) | undefined {
+  if (method === 'notifications/resources/updated') {
+    const uri = params?.uri;
+    return (s) => typeof uri === 'string' && s.subscriptions.has(uri);
+  }
+  if (method === 'notifications/message') {
+    const level = params?.level;
+    return (s) => typeof level === 'string' && s.wantsLog(level as LoggingLevel);
+  }
+  return undefined;
 }
 
 /**

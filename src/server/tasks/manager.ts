@@ -72,7 +72,10 @@ export class TaskManager {
     this.store = options.store ?? new InMemoryTaskStore();
     this.host = {
       store: this.store,
-      publish: (task) => this.server.modern?.publishTask(task),
+      publish: (task) => {
+        this.server.modern?.publishTask(task);
+        this.server.bus?.send({ k: 'task', t: task });
+      },
       finished: (run) => this.runs.delete(run.taskId),
       onerror: (e) => this.server.onerror(e),
     };
@@ -194,8 +197,11 @@ export class TaskManager {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tasks/update needs "inputResponses" (an object)');
     }
     const record = await this.lookup('tasks/update', params, ctx);
-    // A task running in another process cannot be answered here; the ack is all there is.
-    await this.runs.get(record.task.taskId)?.answer(responses as Record<string, unknown>);
+    const run = this.runs.get(record.task.taskId);
+    if (run !== undefined) await run.answer(responses as Record<string, unknown>);
+    // Running in another process: the bus (if any) takes the answers there; they are checked
+    // there, and a malformed one is reported to that server's onerror.
+    else this.server.bus?.send({ k: 'update', id: record.task.taskId, r: responses as Record<string, unknown> });
     return {};
   }
 
@@ -204,8 +210,22 @@ export class TaskManager {
     if (TERMINAL_STATUSES.has(record.task.status)) return {};
     const run = this.runs.get(record.task.taskId);
     if (run !== undefined) await run.cancel();
-    else await this.cancelRecord(record);
+    else {
+      await this.cancelRecord(record);
+      // The record says cancelled from now on; the bus (if any) stops the work where it runs.
+      this.server.bus?.send({ k: 'cancel', id: record.task.taskId });
+    }
     return {};
+  }
+
+  /** Answers for a task of this process, sent through the bus by the instance the client asked. */
+  relayedUpdate(taskId: string, responses: Record<string, unknown>): void {
+    this.runs.get(taskId)?.answer(responses).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+  }
+
+  /** A cancel for a task of this process, sent through the bus by the instance the client asked. */
+  relayedCancel(taskId: string): void {
+    this.runs.get(taskId)?.cancel().catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** The ids among `ids` that this principal may follow (for a listen stream's `taskIds`). */

@@ -4,3 +4,4 @@ export { RedisSessionStore, type RedisSessionStoreOptions } from './session-stor
 export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 export { toCommand, type RedisClientLike, type RedisCommand, type IoRedisLike, type NodeRedisLike } from './client.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
+export { RedisBus, type RedisBusOptions, type IoRedisSubscriber, type NodeRedisSubscriber } from './bus.js';

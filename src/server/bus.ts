@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { DetailedTask } from '../protocol/tasks.js';
+
+/**
+ * A publish/subscribe channel shared by every instance of one deployment (`RedisBus` in
+ * mcpkit/redis; `MemoryBus` for instances in one process). With it, what one instance raises
+ * reaches clients connected to the others: resource updates, list changes and log messages,
+ * a task's status for listen streams, and `tasks/update` / `tasks/cancel` for a task that runs
+ * on another instance.
+ */
+export interface MessageBus {
+  publish(message: string): Promise<void>;
+  /**
+   * Delivers every message published from now on (this instance's own included) to `onMessage`.
+   * Resolves once subscribed, with a function that stops the delivery.
+   */
+  subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
+}
+
+/** What instances tell each other. Short keys: every message crosses the network. */
+export type BusEvent =
+  /** A server notification for the sessions and listen streams that want it. */
+  | { k: 'notify'; m: string; p?: JsonObject }
+  /** A task's new state, for listen streams following it. */
+  | { k: 'task'; t: DetailedTask }
+  /** A client's answers to a task running on the instance that has it. */
+  | { k: 'update'; id: string; r: Record<string, unknown> }
+  /** A client cancelled a task running on the instance that has it. */
+  | { k: 'cancel'; id: string };
+
+export interface BusHandlers {
+  notify(method: string, params: JsonObject | undefined): void;
+  task(task: DetailedTask): void;
+  update(taskId: string, responses: Record<string, unknown>): void;
+  cancel(taskId: string): void;
+}
+
+/**
+ * The server's end of a MessageBus: stamps what it sends with this instance's id, drops its
+ * own messages when they come back, and checks what arrives (a bus is shared infrastructure;
+ * a malformed message is reported, never acted on).
+ */
+export class ServerBus {
+  readonly origin = randomUUID();
+  /** Settles once subscribed (a failure is reported to onerror; sending still works). */
+  readonly ready: Promise<void>;
+  private stop: (() => Promise<void>) | undefined;
+  private closed = false;
+
+  constructor(private readonly bus: MessageBus, private readonly handlers: BusHandlers, private readonly onerror: (e: Error) => void) {
+    this.ready = bus.subscribe((text) => this.receive(text)).then(
+      (stop) => {
+        if (this.closed) void stop().catch(() => {});
+        else this.stop = stop;
+      },
+      (e: unknown) => onerror(new Error(`message bus: cannot subscribe: ${errorText(e)}`)),
+    );
+  }
+
+  send(event: BusEvent): void {
+    if (this.closed) return;
+    let text: string;
+    try {
+      text = JSON.stringify({ o: this.origin, ...event });
+    } catch (e) {
+      this.onerror(new Error(`message bus: cannot encode a ${event.k} event: ${errorText(e)}`));
+      return;
+    }
+    this.bus.publish(text).catch((e: unknown) => this.onerror(new Error(`message bus: publish failed: ${errorText(e)}`)));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.ready;
+    const stop = this.stop;
+    this.stop = undefined;
+    await stop?.();
+  }
+
+  private receive(text: string): void {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      this.onerror(new Error('message bus: ignored a message that is not JSON'));
+      return;
+    }
+    if (!msg || typeof msg !== 'object' || msg.o === this.origin) return;
+    try {
+      if (msg.k === 'notify' && typeof msg.m === 'string' && (msg.p === undefined || isObject(msg.p))) this.handlers.notify(msg.m, msg.p as JsonObject | undefined);
+      else if (msg.k === 'task' && isObject(msg.t) && typeof msg.t.taskId === 'string') this.handlers.task(msg.t as unknown as DetailedTask);
+      else if (msg.k === 'update' && typeof msg.id === 'string' && isObject(msg.r)) this.handlers.update(msg.id, msg.r);
+      else if (msg.k === 'cancel' && typeof msg.id === 'string') this.handlers.cancel(msg.id);
+      else this.onerror(new Error(`message bus: ignored an unknown or malformed ${JSON.stringify(String(msg.k))} message`));
+    } catch (e) {
+      this.onerror(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+}
+
+/**
+ * A bus for several servers in one process (tests, or a process hosting several instances).
+ * Delivery is asynchronous, as over a network, so nothing relies on it being immediate.
+ */
+export class MemoryBus implements MessageBus {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  async publish(message: string): Promise<void> {
+    queueMicrotask(() => this.emitter.emit('message', message));
+  }
+
+  async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    this.emitter.on('message', onMessage);
+    return async () => {
+      this.emitter.off('message', onMessage);
+    };
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

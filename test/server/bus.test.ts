@@ -1,0 +1,60 @@
+// Two instances joined by the in-process MemoryBus and a shared InMemoryTaskStore (RedisBus:
+// test/state/redis/bus.test.ts runs the same checks over Redis).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InMemoryTaskStore, MemoryBus } from '../../src/server/index.js';
+import { connect } from '../../src/client/index.js';
+import { call, crossInstanceChecks, instance, sleep, until } from './bus-helpers.js';
+
+test('MemoryBus: updates, logs, list changes and task events cross instances; own messages are not applied twice', async () => {
+  const bus = new MemoryBus();
+  const store = new InMemoryTaskStore();
+  const a = await instance(bus, store);
+  const b = await instance(bus, store);
+  try {
+    await crossInstanceChecks(a, b);
+
+    // A listen stream on B that follows a task running on A gets its status changes.
+    const created = await call(a.url, 'tools/call', { name: 'slow', arguments: { label: 'x2' } });
+    const client = await connect(b.url, { era: 'modern', tasks: true });
+    const statuses: string[] = [];
+    const sub = client.listen({ taskIds: [created.taskId] }, (n) => statuses.push((n.params as { status: string }).status));
+    await sleep(100);
+    await call(a.url, 'tasks/cancel', { taskId: created.taskId });
+    await until('notifications/tasks on B', async () => (statuses.includes('cancelled') ? true : undefined));
+    await sub.close();
+    await client.close();
+
+    // A's own resource update reaches A's subscriber once, not once more from the bus.
+    const hs = await connect(a.url, { era: 'handshake' });
+    const updates: string[] = [];
+    hs.on('notifications/resources/updated', (p) => updates.push(p.uri));
+    await hs.subscribeResource('file:///report.txt');
+    a.mcp.resourceUpdated('file:///report.txt');
+    await until('the update on A', async () => (updates.length > 0 ? true : undefined));
+    await sleep(100);
+    assert.deepEqual(updates, ['file:///report.txt']);
+    await hs.close();
+    assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+  } finally {
+    await a.running.close();
+    await b.running.close();
+  }
+});
+
+test('a malformed bus message is reported and ignored', async () => {
+  const bus = new MemoryBus();
+  const a = await instance(bus, new InMemoryTaskStore());
+  try {
+    await bus.publish('not json');
+    await bus.publish(JSON.stringify({ o: 'someone', k: 'notify', m: 42 }));
+    await bus.publish(JSON.stringify({ o: 'someone', k: 'cancel', id: 'no-such-task' })); // unknown here: nothing to do
+    await sleep(20);
+    assert.deepEqual(a.errors.map((e) => e.message), [
+      'message bus: ignored a message that is not JSON',
+      'message bus: ignored an unknown or malformed "notify" message',
+    ]);
+  } finally {
+    await a.running.close();
+  }
+});
