@@ -70,11 +70,7 @@ export class ModernSession {
     this.template = undefined;
   }
 
-  /** The per-request `_meta` envelope (SEP-2575): a fresh object, so a receiver may change it. */
-  envelope(): JsonObject {
-    return Object.assign({}, (this.template ??= this.buildTemplate()));
-  }
-
+  /** The per-request `_meta` envelope's keys (SEP-2575). */
   private buildTemplate(): JsonObject {
     const meta: JsonObject = {
       [META.protocolVersion]: this.current,
