@@ -236,13 +236,15 @@ async function httpScenario(key) {
       const after = await s.c.stats();
       await settle(s.c);
       const cpu = after.cpuUser + after.cpuSystem - before.cpuUser - before.cpuSystem;
+      const sys = after.cpuSystem - before.cpuSystem;
       runs[s.impl].push({
         ...res,
         cpuPerReq: res.ok ? cpu / res.ok : NaN,
+        sysPerReq: res.ok ? sys / res.ok : NaN,
         peakRss: after.peakRss,
         loadgenCpuPerReq: res.ok ? (lg.user + lg.system) / res.ok : NaN,
       });
-      log(`  run ${r + 1}/${settings.runs} ${s.impl.padEnd(12)} ${res.rps.toFixed(0).padStart(6)} req/s  p50 ${res.p50} ms  p99 ${res.p99} ms  cpu ${(cpu / res.ok).toFixed(0)} µs/req${res.non2xx || res.errors || res.timeouts ? `  non2xx ${res.non2xx} errors ${res.errors} timeouts ${res.timeouts}` : ''}`);
+      log(`  run ${r + 1}/${settings.runs} ${s.impl.padEnd(12)} ${res.rps.toFixed(0).padStart(6)} req/s  p50 ${res.p50} ms  p99 ${res.p99} ms  cpu ${(cpu / res.ok).toFixed(0)} µs/req (sys ${(sys / res.ok).toFixed(0)})  loadgen ${((lg.user + lg.system) / res.ok).toFixed(0)} µs/req${res.non2xx || res.errors || res.timeouts ? `  non2xx ${res.non2xx} errors ${res.errors} timeouts ${res.timeouts}` : ''}`);
     }
   }
   for (const s of live) await s.c.stop();
