@@ -467,9 +467,31 @@ function machine() {
   };
 }
 
+/**
+ * Share of the machine's CPU time that was busy over `ms` before the run starts (Linux
+ * /proc/stat), or undefined elsewhere. The 1-minute load average lags by minutes, so a busy
+ * spell that has just ended (a quick run right before) would flag a quiet machine as noisy.
+ */
+async function busyShare(ms) {
+  const read = () => {
+    try {
+      const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
+    } catch {
+      return undefined;
+    }
+  };
+  const a = read();
+  if (!a) return undefined;
+  await new Promise((r) => setTimeout(r, ms));
+  const b = read();
+  const total = b.total - a.total;
+  return total > 0 ? 1 - (b.idle - a.idle) / total : undefined;
+}
+
 const started = Date.now();
-const meta = { ...machine(), settings };
-log(`mcpkit bench (${settings.mode}): node ${meta.node}, ${meta.cpu}, load average ${meta.loadavgStart.map((x) => x.toFixed(2)).join(' ')}`);
+const meta = { ...machine(), busyAtStart: await busyShare(3000), settings };
+log(`mcpkit bench (${settings.mode}): node ${meta.node}, ${meta.cpu}, load average ${meta.loadavgStart.map((x) => x.toFixed(2)).join(' ')}${meta.busyAtStart === undefined ? '' : `, CPU busy before the start ${(meta.busyAtStart * 100).toFixed(0)} %`}`);
 const scenarios = [];
 for (const key of ALL) {
   if (only && !only.includes(key)) continue;

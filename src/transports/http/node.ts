@@ -106,9 +106,10 @@ class NodeExchange implements HttpRequestView, HttpResponder {
  * An SSE response on a ServerResponse. What is written in the tick that opens the stream is held
  * back until the next tick, so the headers and the first events leave in one write (one syscall,
  * one TCP segment) rather than headers first; a stream that also ends in that tick (a POST
- * answered with a single event) goes out as one complete response with a Content-Length, as a
- * plain `res.end(body)` would. The headers are never held longer than that tick: a client may be
- * waiting for them before the first event (a standalone GET stream).
+ * answered with a single event) goes out in one `res.end(body)`, chunked like bare node:http's
+ * SSE answer. (Holding the head too, to send a Content-Length instead, measured no faster.) The
+ * headers are never held longer than that tick: a client may be waiting for them before the
+ * first event (a standalone GET stream).
  */
 class NodeStreamWriter implements StreamWriter {
   private held: string | undefined = '';
