@@ -13,6 +13,15 @@ export interface AuthInfo {
   principal: string;
   scopes?: string[];
   token?: string;
+  /** The OAuth client the token was issued to. */
+  clientId?: string;
+  /** When the credential expires, in seconds since the epoch (a JWT's `exp`). The HTTP server's OAuth refuses it after that. */
+  expiresAt?: number;
+  /**
+   * Whom the token was issued for (a JWT's `aud`, the RFC 8707 resource). The HTTP server's OAuth
+   * refuses a token whose audience does not name this server.
+   */
+  audience?: string | string[];
   extra?: Record<string, unknown>;
 }
 

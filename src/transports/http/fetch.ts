@@ -49,6 +49,9 @@ export function toFetchHandler(server: McpServer | Server, options: HttpServerOp
       query: url.search.slice(1),
       header: (name) => request.headers.get(name) ?? undefined,
       remoteAddress: info?.remoteAddress,
+      get urlOrigin() {
+        return url.origin;
+      },
       readBody: (limit) => readLimited(request, limit),
     };
     return new Promise<Response>((resolve, reject) => {

@@ -6,6 +6,8 @@ export { LegacySseHandler, type LegacySseOptions } from './server/legacy-sse.js'
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from './server/event-store.js';
 export { apiKeyGuard, extractApiKey, type Authenticate, type ApiKeyGuardOptions, type OriginPolicy } from './server/security.js';
 export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from './server/exchange.js';
+export { OAuthResourceGuard, type OAuthResourceOptions } from './server/oauth-resource.js';
+export type { AuthInfo } from '../transport.js';
 export type { ResponseMode } from './server/channel.js';
 export {
   StreamableHttpClientTransport,

@@ -29,6 +29,11 @@ class NodeExchange implements HttpRequestView, HttpResponder {
     this.remoteAddress = req.socket.remoteAddress;
   }
 
+  /** A getter, not a field: only OAuth's derived resource URL asks, so other requests pay nothing. */
+  get urlOrigin(): string {
+    return `${(this.req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${this.req.headers.host ?? 'localhost'}`;
+  }
+
   header(name: string): string | undefined {
     const v = this.req.headers[name];
     return Array.isArray(v) ? v.join(', ') : v;

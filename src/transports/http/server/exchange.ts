@@ -13,6 +13,12 @@ export interface HttpRequestView {
   header(name: string): string | undefined;
   readonly remoteAddress?: string;
   /**
+   * The origin (`scheme://host[:port]`) the request was addressed to, as the adapter sees it: the
+   * Request's URL (fetch), or the Host header with https only on a TLS socket (node). Behind a
+   * proxy that terminates TLS it says http.
+   */
+  readonly urlOrigin?: string;
+  /**
    * The body as text, read at most once. Resolves `undefined` when it exceeds `limit` bytes
    * (the adapter stops reading).
    */

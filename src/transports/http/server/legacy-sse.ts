@@ -17,6 +17,9 @@ export interface LegacySseOptions {
   maxBodyBytes?: number;
 }
 
+/** Looks at a POSTed body before it is accepted; false once it has answered with a refusal. */
+export type Screen = (body: unknown, authInfo: AuthInfo | undefined, req: HttpRequestView, res: HttpResponder) => boolean;
+
 /** One HTTP+SSE connection: everything the server sends goes down its single stream. */
 class SseConnectionTransport implements Transport {
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
@@ -65,13 +68,13 @@ export class LegacySseHandler {
     return path === this.ssePath || path === this.messagesPath;
   }
 
-  async handle(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+  async handle(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo, screen?: Screen): Promise<void> {
     if (req.path === this.ssePath) {
       if (req.method !== 'GET') return sendError(res, 405, 'Method Not Allowed: use GET to open the event stream', -32600, { allow: 'GET' });
       return this.open(req, res, authInfo);
     }
     if (req.method !== 'POST') return sendError(res, 405, 'Method Not Allowed: use POST to send messages', -32600, { allow: 'POST' });
-    return this.post(req, res, authInfo);
+    return this.post(req, res, authInfo, screen);
   }
 
   private async open(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
@@ -95,7 +98,7 @@ export class LegacySseHandler {
     writer.write(`event: endpoint\ndata: ${this.messagesPath}?sessionId=${id}\n\n`);
   }
 
-  private async post(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+  private async post(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo, screen?: Screen): Promise<void> {
     const id = new URLSearchParams(req.query).get('sessionId');
     if (!id) return sendError(res, 400, 'Bad Request: the sessionId query parameter is required');
     const conn = this.connections.get(id);
@@ -103,6 +106,7 @@ export class LegacySseHandler {
     if (!isJsonContentType(req.header('content-type'))) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
     if (parsed === REFUSED) return;
+    if (screen && !screen(parsed, authInfo, req, res)) return;
     res.send(202, { 'content-type': 'text/plain' }, 'Accepted');
     conn.transport.onmessage?.(parsed, { authInfo, remoteAddress: req.remoteAddress });
   }

@@ -1,7 +1,7 @@
 import type { McpServer } from '../../../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../../../server/server.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
-import { LegacySseHandler, type LegacySseOptions } from './legacy-sse.js';
+import { LegacySseHandler, type LegacySseOptions, type Screen } from './legacy-sse.js';
 import { sendError } from './responses.js';
 import { StreamableHttpHandler, type StreamableHttpOptions } from './streamable.js';
 
@@ -15,12 +15,17 @@ export class McpHttpHandler {
   readonly streamable: StreamableHttpHandler;
   readonly legacy: LegacySseHandler | undefined;
   private closed = false;
+  /** Per-request OAuth scopes of HTTP+SSE POSTs (only with `oauth.scopesFor`). */
+  private readonly screen: Screen | undefined;
 
   constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
     const low = lowLevelServer(server);
     this.streamable = new StreamableHttpHandler(low, options);
     const legacy = options.legacySse ?? true;
     if (legacy) this.legacy = new LegacySseHandler(low, { keepAliveMs: options.keepAliveMs, maxBodyBytes: options.maxBodyBytes, ...(legacy === true ? {} : legacy) });
+    const oauth = this.streamable.oauth;
+    if (oauth?.perMessage) this.screen = (body, authInfo, req, res) => oauth.checkMessages(Array.isArray(body) ? body : [body], authInfo, req, res);
+    if (this.legacy) oauth?.addLegacy(this.legacy.ssePath, this.legacy.messagesPath);
   }
 
   async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
@@ -30,9 +35,11 @@ export class McpHttpHandler {
     if (req.path === this.streamable.endpoint) return this.streamable.handle(req, res);
     if (this.legacy?.matches(req.path)) {
       const admitted = await this.streamable.admit(req, res);
-      if (admitted) await this.legacy.handle(req, res, admitted.authInfo);
+      if (admitted) await this.legacy.handle(req, res, admitted.authInfo, this.screen);
       return;
     }
+    const oauth = this.streamable.oauth;
+    if (oauth?.isMetadataPath(req.path)) return oauth.serveMetadata(req, res);
     sendError(res, 404, `Not Found: no MCP endpoint at ${req.path}`);
   }
 

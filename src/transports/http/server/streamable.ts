@@ -8,6 +8,7 @@ import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http.js';
+import { OAuthResourceGuard, type OAuthResourceOptions } from './oauth-resource.js';
 import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import type { SessionStore } from './session-store.js';
@@ -36,6 +37,12 @@ export interface StreamableHttpOptions extends OriginPolicy {
   maxBodyBytes?: number;
   /** Decides who is calling; undefined → 401. */
   authenticate?: Authenticate;
+  /**
+   * Be an OAuth 2.1 resource server, as the MCP authorization spec asks: Protected Resource
+   * Metadata at the well-known paths, bearer tokens checked on every request, scope challenges.
+   * Replaces `authenticate` (setting both is an error).
+   */
+  oauth?: OAuthResourceOptions;
   /**
    * Shares handshake-era sessions between instances (see SessionStore). Without it, sessions live
    * in this process only.
@@ -75,6 +82,12 @@ export class StreamableHttpHandler {
   private sweeper: ReturnType<typeof setInterval> | undefined;
   /** Made once: every event stream's channel reports a failing event store here. */
   private readonly reportError: (error: Error) => void;
+  /** The OAuth resource server, when `oauth` is set. */
+  readonly oauth: OAuthResourceGuard | undefined;
+  /** Only with `oauth.scopesFor`: POST bodies are screened for per-request scopes. */
+  private readonly scopeGate: OAuthResourceGuard | undefined;
+  /** Whether admission awaits anything (`authenticate` or `oauth`). */
+  private readonly guarded: boolean;
 
   constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
     this.server = lowLevelServer(server);
@@ -87,6 +100,12 @@ export class StreamableHttpHandler {
     this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs });
     this.sessions = this.table.sessions;
     this.reportError = (e) => this.server.onerror(e);
+    if (options.oauth !== undefined && options.authenticate !== undefined) {
+      throw new TypeError('oauth and authenticate cannot be combined: oauth authenticates bearer tokens itself (use its verifyToken)');
+    }
+    this.oauth = options.oauth === undefined ? undefined : new OAuthResourceGuard(options.oauth, this.endpoint, this.reportError);
+    this.scopeGate = this.oauth?.perMessage ? this.oauth : undefined;
+    this.guarded = options.authenticate !== undefined || this.oauth !== undefined;
     if (options.stateful !== false) {
       this.sweeper = setInterval(() => this.table.sweep(), Math.max(10, Math.min(idle / 2, 60_000)));
       this.sweeper.unref?.();
@@ -104,6 +123,10 @@ export class StreamableHttpHandler {
       sendError(res, 403, refusal);
       return undefined;
     }
+    if (this.oauth) {
+      const info = await this.oauth.admit(req, res);
+      return info ? { authInfo: info } : undefined;
+    }
     if (!this.o.authenticate) return {};
     const authInfo = await this.o.authenticate(req);
     if (!authInfo) {
@@ -114,8 +137,8 @@ export class StreamableHttpHandler {
   }
 
   handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
-    // Without an authenticate hook, admission needs no await: `admit`'s checks, inline.
-    if (this.o.authenticate) return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
+    // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
+    if (this.guarded) return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
     const refusal = checkOriginAndHost(req, this.o);
     if (refusal) {
       sendError(res, 403, refusal);
@@ -162,6 +185,7 @@ export class StreamableHttpHandler {
       return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
     }
     const messages = decoded.messages;
+    if (this.scopeGate !== undefined && !this.scopeGate.checkMessages(messages, authInfo, req, res)) return;
     if (this.server.modern && isModernPost(req.header('mcp-protocol-version'), messages[0], SUPPORTED_HEADER_VERSIONS)) {
       return this.postModern(req, res, decoded.batch ? undefined : messages[0], parsed, decoded, mode, authInfo);
     }
