@@ -8,3 +8,24 @@ export type { Subscription, ListenNotification, ListenOptions, RelistenOptions }
 export { TaskCancelledError, type TaskOptions } from './tasks.js';
 export { TASKS_EXTENSION, type Task, type DetailedTask, type CreateTaskResult, type TaskStatus } from '../protocol/tasks.js';
 export { connect, type StdioTarget, type HttpTarget } from './connect.js';
+export {
+  OAuthClientAuth,
+  OAuthFlowError,
+  MemoryOAuthStore,
+  loopbackAuthorization,
+  parseBearerChallenge,
+  type OAuthOptions,
+  type AuthorizationRequest,
+  type OAuthStore,
+  type StoredTokens,
+  type ClientRegistration,
+  type OAuthTokens,
+  type TokenEndpointAuthMethod,
+  type ClientKey,
+  type JwtAlgorithm,
+  type ProtectedResourceMetadata,
+  type AuthorizationServerMetadata,
+  type BearerChallenge,
+  type LoopbackOptions,
+  type LoopbackAuthorization,
+} from './auth/index.js';

@@ -1,3 +1,5 @@
+import { OAuthClientAuth } from '../../../client/auth/oauth.js';
+import type { OAuthOptions } from '../../../client/auth/options.js';
 import { McpClient, type ClientOptions } from '../../../client/client.js';
 import { eraCache, eraOf, httpEraKey } from '../../../client/era.js';
 import { HttpStatusError, type HeadersOption } from './http-common.js';
@@ -9,7 +11,22 @@ export type ConnectHttpTransportOptions = Omit<StreamableHttpClientTransportOpti
   headers?: HeadersOption;
   /** How long the HTTP+SSE fallback waits for the server's `endpoint` event (ms). */
   endpointTimeoutMs?: number;
+  /**
+   * OAuth 2.1 as the MCP authorization spec describes: the options, or an OAuthClientAuth to
+   * share one sign-in between clients. Every request then carries the access token, and a 401
+   * or 403 insufficient_scope signs in (again) and retries.
+   */
+  auth?: OAuthOptions | OAuthClientAuth;
 };
+
+/** The transport options with `auth` turned into a fetch that carries the tokens. */
+function withAuth(url: string | URL, options: ConnectHttpTransportOptions): Omit<ConnectHttpTransportOptions, 'auth'> {
+  const { auth, ...rest } = options;
+  if (!auth) return rest;
+  const oauth = auth instanceof OAuthClientAuth ? auth : new OAuthClientAuth(url, auth);
+  if (rest.fetch) oauth.wrap(rest.fetch);
+  return { ...rest, fetch: oauth.fetch };
+}
 
 export interface ConnectHttpResult {
   client: McpClient;
@@ -34,6 +51,7 @@ export async function connectHttp(
   clientOptions: Partial<ClientOptions> = {},
   transportOptions: ConnectHttpTransportOptions = {},
 ): Promise<ConnectHttpResult> {
+  transportOptions = withAuth(url, transportOptions);
   const auto = eraOf(clientOptions) === 'auto';
   const key = httpEraKey(url);
   const remembered = auto ? eraCache.get(key) : undefined;
