@@ -8,11 +8,12 @@
 // `elicitation-sep1034-client-defaults` and `sse-retry` (/work/shared/conformance.md §b.1), and
 // the 2026-07-28 ones (§4): `request-metadata`, `sep-2322-client-request-state`,
 // `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers`,
-// `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`. Each does what an
+// `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`; and every `auth/*` scenario
+// (§b.2) through OAuthClientAuth. Each does what an
 // application would (list, call, answer input requests) through McpClient's public API; the
 // headers, envelope, retries and tool filtering the harness checks are the library's own doing.
 // Exit code 0 means the client did its part; the harness judges the rest from what it saw.
-import { McpClient, type ClientOptions } from '../src/index.js';
+import { McpClient, type AuthorizationRequest, type ClientOptions, type JwtAlgorithm, type OAuthOptions } from '../src/index.js';
 import { connectHttp } from '../src/transports/http/client/index.js';
 
 type Scenario = (url: string) => Promise<void>;
@@ -231,6 +232,50 @@ const scenarios: Record<string, Scenario> = {
   },
 };
 
+/**
+ * The harness's authorization server answers /authorize with a 302 to the redirect URI; there
+ * is no browser, so the redirect is read by hand, as a user's browser would deliver it.
+ */
+async function headlessAuthorize(request: AuthorizationRequest): Promise<string> {
+  const res = await fetch(request.url, { redirect: 'manual' });
+  const location = res.headers.get('location');
+  res.body?.cancel().catch(() => {});
+  if (!location) throw new Error(`the authorization endpoint answered HTTP ${res.status} without a redirect`);
+  return new URL(location, request.url).href;
+}
+
+/**
+ * Every `auth/*` scenario (conformance.md §b.2): connect with OAuth, list the tools and call each.
+ * Discovery, registration (pre-registered, CIMD or dynamic), PKCE, scopes and step-up are
+ * OAuthClientAuth's doing; the scenario only gives it what an application would: a way to send
+ * the user to the authorization URL, a redirect URI, a CIMD URL, and credentials when the
+ * context has them.
+ */
+async function authScenario(url: string, name: string): Promise<void> {
+  const ctx = contextOf<{ client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string }>();
+  const auth: OAuthOptions = name.startsWith('auth/client-credentials')
+    ? {
+        grant: 'client_credentials',
+        clientId: ctx.client_id,
+        clientSecret: ctx.client_secret,
+        privateKey: ctx.private_key_pem ? { key: ctx.private_key_pem, algorithm: (ctx.signing_algorithm ?? 'ES256') as JwtAlgorithm } : undefined,
+      }
+    : {
+        authorize: headlessAuthorize,
+        redirectUri: 'http://localhost:3000/callback',
+        clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+        clientMetadata: { client_name: 'mcpkit conformance client' },
+        clientId: ctx.client_id,
+        clientSecret: ctx.client_secret,
+      };
+  const { client } = await connectHttp(url, baseOptions, { auth });
+  await withClient(client, async () => {
+    const { tools } = await client.listTools();
+    log(`tools: ${tools.map((t) => t.name).join(', ')}`);
+    for (const tool of tools) log(`${tool.name} → ${JSON.stringify((await client.callTool(tool.name, {})).content)}`);
+  });
+}
+
 /** The 2026-07-28 scenarios pin nothing: connectHttp negotiates the era and the version. */
 const modernOptions: Partial<ClientOptions> = { ...baseOptions, era: 'auto' };
 
@@ -258,7 +303,7 @@ async function main(): Promise<number> {
     log('MCP_CONFORMANCE_SCENARIO is not set');
     return 2;
   }
-  const scenario = scenarios[name];
+  const scenario = name.startsWith('auth/') ? (u: string) => authScenario(u, name) : scenarios[name];
   if (!scenario) {
     log(`Unknown scenario: ${name} (handled: ${Object.keys(scenarios).join(', ')})`);
     return 1;

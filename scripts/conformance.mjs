@@ -3,14 +3,16 @@
 //
 //   current (0.1.16, the `@modelcontextprotocol/conformance` dev dependency; handshake era):
 //     1. the server suite (`--suite all`) against conformance/server.ts;
-//     2. the non-auth client scenarios, one by one, against conformance/client.ts.
+//     2. the client scenarios, auth included, one by one, against conformance/client.ts.
 //     Baseline: conformance/expected-failures.yml.
 //   next (0.2.0-alpha, the `conformance-next` alias dev dependency; adds the 2026-07-28 era):
 //     3. the server suite `--suite all` (2025-11-25 wire where a scenario applies there, the
 //        draft-only scenarios on the stateless 2026-07-28 wire, plus the extensions);
 //     4. the server suite `--suite all --spec-version 2026-07-28` (the carried-forward scenarios
 //        too, on the 2026-07-28 wire);
-//     5. the non-auth 2026-07-28 client scenarios, one by one, against conformance/client.ts.
+//     5. the 2026-07-28 client scenarios, auth included, one by one, against conformance/client.ts;
+//     6. the auth extension scenarios (client credentials, enterprise-managed authorization,
+//        DPoP, workload identity), one by one.
 //     Baseline: conformance/expected-failures.next.yml.
 // One conformance/server.ts process serves every server pass (both eras on the same /mcp).
 // Each pass is checked against its baseline (the harness's baseline mode): the run fails on any
@@ -45,6 +47,31 @@ const NEXT_CLIENT_SCENARIOS = [
   'http-invalid-tool-headers',
   'json-schema-ref-no-deref',
   'json-schema-2020-12-preservation',
+];
+/** The auth scenarios both suites share (conformance.md §b.2): OAuth discovery, registration, grants, scopes. */
+const SHARED_AUTH = [
+  'auth/metadata-default', 'auth/metadata-var1', 'auth/metadata-var2', 'auth/metadata-var3', 'auth/basic-cimd',
+  'auth/scope-from-www-authenticate', 'auth/scope-from-scopes-supported', 'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up', 'auth/scope-retry-limit', 'auth/token-endpoint-auth-basic', 'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none', 'auth/pre-registration', 'auth/resource-mismatch', 'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+];
+/** The current suite's auth scenarios: the shared ones, the 2025-03-26 fallbacks and its extensions. */
+const CLIENT_AUTH = [
+  ...SHARED_AUTH,
+  'auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/client-credentials-jwt', 'auth/client-credentials-basic', 'auth/cross-app-access-complete-flow',
+];
+/** The next suite's auth scenarios that apply at 2026-07-28 (run with that --spec-version). */
+const NEXT_CLIENT_AUTH = [
+  ...SHARED_AUTH,
+  'auth/authorization-server-migration', 'auth/iss-supported', 'auth/iss-not-advertised', 'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer', 'auth/iss-unexpected', 'auth/iss-normalized', 'auth/metadata-issuer-mismatch',
+];
+/** The next suite's auth extensions (no --spec-version: extension scenarios never match one). */
+const NEXT_CLIENT_AUTH_EXTENSIONS = [
+  'auth/client-credentials-jwt', 'auth/client-credentials-basic', 'auth/enterprise-managed-authorization',
+  'auth/dpop', 'auth/dpop-nonce', 'auth/wif-jwt-bearer',
 ];
 const CLIENT_COMMAND = 'npm run --silent conformance:client --';
 
@@ -134,15 +161,20 @@ function stopServer(child) {
   });
 }
 
-/** Scenario → its checks, from the harness's `-o` directory (`[server-]<scenario>-<timestamp>/checks.json`). */
-function readResults(dir, prefix) {
-  const results = new Map();
+/**
+ * Scenario → its checks, from the harness's `-o` directory (`[server-]<scenario>-<timestamp>/checks.json`;
+ * auth scenarios one level down, `auth/<scenario>-<timestamp>/`).
+ */
+function readResults(dir, prefix, results = new Map(), group = '') {
   if (!existsSync(dir)) return results;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const file = join(dir, entry.name, 'checks.json');
-    if (!existsSync(file)) continue;
-    const scenario = entry.name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '').slice(prefix.length);
+    if (!existsSync(file)) {
+      if (!group && entry.name === 'auth') readResults(join(dir, entry.name), prefix, results, 'auth/');
+      continue;
+    }
+    const scenario = group + entry.name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '').slice(prefix.length);
     results.set(scenario, JSON.parse(readFileSync(file, 'utf8')));
   }
   return results;
@@ -291,14 +323,18 @@ async function main() {
   if (runClient) {
     if (runCurrent) {
       passes.push(await clientPass({
-        cli: current, node, title: `client ${current.version}`, baseline: CURRENT.baseline, scenarios: CLIENT_SCENARIOS,
+        cli: current, node, title: `client ${current.version}`, baseline: CURRENT.baseline, scenarios: [...CLIENT_SCENARIOS, ...CLIENT_AUTH],
         out: join(OUT, 'client'), log: join(OUT, 'client.log'),
       }));
     }
     if (runNext) {
       passes.push(await clientPass({
-        cli: next, node, title: `client ${next.version} --spec-version ${MODERN}`, baseline: NEXT.baseline, scenarios: NEXT_CLIENT_SCENARIOS,
+        cli: next, node, title: `client ${next.version} --spec-version ${MODERN}`, baseline: NEXT.baseline, scenarios: [...NEXT_CLIENT_SCENARIOS, ...NEXT_CLIENT_AUTH],
         filter: ['--spec-version', MODERN], out: join(OUT, 'client-next-2026'), log: join(OUT, 'client-next-2026.log'),
+      }));
+      passes.push(await clientPass({
+        cli: next, node, title: `client ${next.version} auth extensions`, baseline: NEXT.baseline, scenarios: NEXT_CLIENT_AUTH_EXTENSIONS,
+        out: join(OUT, 'client-next-ext'), log: join(OUT, 'client-next-ext.log'),
       }));
     }
   }

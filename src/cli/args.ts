@@ -85,6 +85,19 @@ export function envFrom(raws: string[]): Record<string, string> {
   return out;
 }
 
+/** OAuth sign-in for URL targets (src/cli/oauth.ts). */
+export const OAUTH_OPTIONS: OptionSpecs = {
+  oauth: { type: 'boolean' },
+  'no-oauth': { type: 'boolean' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  'client-credentials': { type: 'boolean' },
+  scope: { type: 'string' },
+  'oauth-file': { type: 'string' },
+  'redirect-port': { type: 'string' },
+  'no-browser': { type: 'boolean' },
+};
+
 /** Options every client command (tools, call, read, prompt, inspect...) accepts. */
 export const CLIENT_OPTIONS: OptionSpecs = {
   json: { type: 'boolean' },
@@ -97,6 +110,7 @@ export const CLIENT_OPTIONS: OptionSpecs = {
   era: { type: 'string' },
   'protocol-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...OAUTH_OPTIONS,
 };
 
 export const ERAS = ['auto', 'modern', 'handshake'] as const;

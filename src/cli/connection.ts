@@ -6,9 +6,11 @@ import { McpClient, type ClientOptions } from '../client/client.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import { connectHttp } from '../transports/http/client/connect-http.js';
+import { HttpStatusError } from '../transports/http/client/http-common.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraChoice, type OptionSpecs } from './args.js';
 import { elicitationHandler, samplingHandler } from './interact.js';
+import { cliOAuth, OAUTH_HELP } from './oauth.js';
 import { resolveTarget, type Target } from './targets.js';
 import { formatLog, StatusLine } from './term.js';
 import { Tracer } from './trace.js';
@@ -59,11 +61,13 @@ export async function openConnection(spec: string, values: Values, status = new 
     },
   };
   const started = performance.now();
+  let oauth: Awaited<ReturnType<typeof cliOAuth>>;
   let client: McpClient;
   let transport: Connection['transport'];
   try {
     if (target.kind === 'http') {
-      const r = await connectHttp(target.url, options, { headers: target.headers, fetch: tracer?.fetch() });
+      oauth = await cliOAuth(target.url, values, status);
+      const r = await connectHttp(target.url, options, { headers: target.headers, fetch: tracer?.fetch(), auth: oauth?.auth });
       client = r.client;
       transport = r.transport;
     } else {
@@ -75,6 +79,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     }
   } catch (err) {
     tracer?.close();
+    await oauth?.close();
     throw explainConnectFailure(err, target, era);
   }
   const connectMs = performance.now() - started;
@@ -89,6 +94,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     interrupt: new AbortController(),
     async close() {
       await client.close().catch(() => {});
+      await oauth?.close();
       tracer?.close();
     },
   };
@@ -110,6 +116,9 @@ function explainConnectFailure(err: unknown, target: Target, era: EraChoice): Er
   if (target.kind === 'stdio' && /command not found/.test(e.message) && target.args.length === 0) {
     return new Error(`${e.message} (and no config file names a server "${target.command}"; use --config FILE to point at one)`, { cause: e });
   }
+  if (target.kind === 'http' && e instanceof HttpStatusError && e.status === 401) {
+    return new Error(`${target.url} needs authorization (HTTP 401). Sign in from a terminal, or pass --oauth, --client-id/--client-secret with --client-credentials, or -H "Authorization: Bearer TOKEN"`, { cause: e });
+  }
   if (target.kind === 'http' && /fetch failed|ECONNREFUSED/.test(e.message)) {
     return new Error(`Cannot reach ${target.url}: ${e.message}. Is the server running?`, { cause: e });
   }
@@ -127,7 +136,7 @@ export const CLIENT_HELP = `Target options:
                          fall back to initialize; modern: stateless only; handshake: initialize
                          and a session, as before 2026-07-28
   --protocol-version V   pin this protocol revision (a 2025 one implies the handshake era)
-Output options:
+${OAUTH_HELP}Output options:
   --json                 print the raw JSON result on stdout
   --trace                print every message (stdio) or HTTP exchange on stderr
   --trace-file FILE      append the trace to FILE as JSON lines

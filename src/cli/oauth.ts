@@ -1,0 +1,149 @@
+// OAuth sign-in for the client commands' URL targets: a loopback redirect listener, the
+// browser opened without a shell, and tokens kept in a user-only file so the next command does
+// not sign in again.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { loopbackAuthorization } from '../client/auth/loopback.js';
+import { resourceCovers } from '../client/auth/metadata.js';
+import type { OAuthOptions } from '../client/auth/options.js';
+import type { OAuthStore, StoredTokens } from '../client/auth/store.js';
+import type { ClientRegistration } from '../client/auth/token-endpoint.js';
+import { flag, str, UsageError } from './args.js';
+import type { StatusLine } from './term.js';
+
+type Values = Parameters<typeof str>[0];
+
+interface FileShape {
+  clients: Record<string, ClientRegistration>;
+  tokens: Record<string, StoredTokens>;
+}
+
+/** Default token file: $MCPKIT_OAUTH_FILE, else $XDG_CONFIG_HOME/mcpkit/oauth.json, else ~/.config/mcpkit/oauth.json. */
+export function defaultTokenFile(): string {
+  if (process.env.MCPKIT_OAUTH_FILE) return process.env.MCPKIT_OAUTH_FILE;
+  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'mcpkit', 'oauth.json');
+}
+
+/**
+ * An OAuthStore in one JSON file, readable by the user only. Read on every access and written
+ * whole through a rename, so two commands running at once do not leave a torn file.
+ */
+export class FileOAuthStore implements OAuthStore {
+  constructor(readonly file: string) {}
+
+  private read(): FileShape {
+    try {
+      const v = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<FileShape>;
+      return { clients: v.clients ?? {}, tokens: v.tokens ?? {} };
+    } catch {
+      return { clients: {}, tokens: {} };
+    }
+  }
+
+  private write(data: FileShape): void {
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.file);
+  }
+
+  getClient(issuer: string): ClientRegistration | undefined {
+    return this.read().clients[issuer];
+  }
+
+  saveClient(issuer: string, client: ClientRegistration): void {
+    const data = this.read();
+    data.clients[issuer] = client;
+    this.write(data);
+  }
+
+  getTokens(issuer: string, resource: string): StoredTokens | undefined {
+    return this.read().tokens[`${issuer} ${resource}`];
+  }
+
+  saveTokens(issuer: string, resource: string, tokens: StoredTokens): void {
+    const data = this.read();
+    data.tokens[`${issuer} ${resource}`] = tokens;
+    this.write(data);
+  }
+
+  /** Whether tokens are kept for `url` (for a resource that is its URL or a parent of it). */
+  hasTokensFor(url: string): boolean {
+    return Object.keys(this.read().tokens).some((k) => resourceCovers(k.slice(k.indexOf(' ') + 1), url));
+  }
+
+  clear(issuer: string, resource?: string, client?: boolean): void {
+    const data = this.read();
+    for (const k of Object.keys(data.tokens)) if (resource !== undefined ? k === `${issuer} ${resource}` : k.startsWith(`${issuer} `)) delete data.tokens[k];
+    if (client) delete data.clients[issuer];
+    this.write(data);
+  }
+}
+
+/** Opens a URL in the desktop browser: the program is run directly, never through a shell. */
+function openBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No browser here: the URL printed on stderr is the way.
+  }
+}
+
+/**
+ * The OAuth options for a URL target, or undefined with --no-oauth. Signing in needs a person:
+ * it is offered when stderr is a terminal (or with --oauth); otherwise only stored tokens and
+ * client credentials are used, and a server that wants a sign-in fails fast with its 401.
+ */
+export async function cliOAuth(target: string, values: Values, status: StatusLine): Promise<{ auth: OAuthOptions; close(): Promise<void> } | undefined> {
+  if (flag(values, 'no-oauth')) {
+    if (flag(values, 'oauth')) throw new UsageError('--oauth and --no-oauth contradict each other');
+    return undefined;
+  }
+  const clientId = str(values, 'client-id');
+  const clientSecret = str(values, 'client-secret') ?? process.env.MCPKIT_CLIENT_SECRET;
+  const interactive = flag(values, 'oauth') || (!!process.stderr.isTTY && !flag(values, 'client-credentials'));
+  const store = new FileOAuthStore(str(values, 'oauth-file') ?? defaultTokenFile());
+  const auth: OAuthOptions = {
+    clientId,
+    clientSecret,
+    scope: str(values, 'scope'),
+    store,
+    clientMetadata: { client_name: 'mcpkit CLI' },
+  };
+  if (flag(values, 'client-credentials')) {
+    if (!clientId) throw new UsageError('--client-credentials needs --client-id (and --client-secret or MCPKIT_CLIENT_SECRET)');
+    return { auth: { ...auth, grant: 'client_credentials' }, close: async () => {} };
+  }
+  // Without a person to sign in, only tokens kept from an earlier sign-in can help; without
+  // those, a 401 is reported as it is instead of starting a sign-in nobody can finish.
+  if (!interactive) return store.hasTokensFor(target) ? { auth: { ...auth, grant: 'authorization_code' }, close: async () => {} } : undefined;
+  const port = str(values, 'redirect-port');
+  const loopback = await loopbackAuthorization({
+    port: port === undefined ? 0 : Number(port),
+    open: (url, request) => {
+      status.print(`Sign in to ${request.issuer} in your browser. If it does not open, visit:\n  ${url}`);
+      if (!flag(values, 'no-browser')) openBrowser(url);
+    },
+  });
+  return { auth: { ...auth, grant: 'authorization_code', authorize: loopback.authorize, redirectUri: loopback.redirectUri }, close: () => loopback.close() };
+}
+
+export const OAUTH_HELP = `OAuth (URL targets whose server asks for authorization):
+  --oauth                sign in even without a terminal (the URL is printed on stderr)
+  --no-oauth             never sign in; send only what -H gives
+  --client-id ID         a client registered with the authorization server (default:
+                         dynamic registration, or a client ID metadata document)
+  --client-secret S      its secret (or MCPKIT_CLIENT_SECRET)
+  --client-credentials   machine-to-machine: the client_credentials grant, no browser
+  --scope "A B"          scopes to ask for (default: what the server's challenge names)
+  --oauth-file FILE      where tokens are kept (default ~/.config/mcpkit/oauth.json, mode 600)
+  --redirect-port N      fixed port for the 127.0.0.1 redirect listener (default: any)
+  --no-browser           print the sign-in URL without opening a browser
+`;
