@@ -13,7 +13,7 @@
 // application would (list, call, answer input requests) through McpClient's public API; the
 // headers, envelope, retries and tool filtering the harness checks are the library's own doing.
 // Exit code 0 means the client did its part; the harness judges the rest from what it saw.
-import { McpClient, type AuthorizationRequest, type ClientOptions, type JwtAlgorithm, type OAuthOptions } from '../src/index.js';
+import { idJagAssertion, McpClient, type AuthorizationRequest, type ClientOptions, type JwtAlgorithm, type OAuthOptions } from '../src/index.js';
 import { connectHttp } from '../src/transports/http/client/index.js';
 
 type Scenario = (url: string) => Promise<void>;
@@ -252,8 +252,26 @@ async function headlessAuthorize(request: AuthorizationRequest): Promise<string>
  * context has them.
  */
 async function authScenario(url: string, name: string): Promise<void> {
-  const ctx = contextOf<{ client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string }>();
-  const auth: OAuthOptions = name.startsWith('auth/client-credentials')
+  const ctx = contextOf<{
+    client_id?: string;
+    client_secret?: string;
+    private_key_pem?: string;
+    signing_algorithm?: string;
+    valid_jwt?: string;
+    idp_client_id?: string;
+    idp_id_token?: string;
+    idp_token_endpoint?: string;
+  }>();
+  // Enterprise-managed authorization (SEP-990): the user's ID token from the IdP becomes an
+  // ID-JAG there, which the MCP server's authorization server takes as a JWT bearer grant.
+  const enterprise = ctx.idp_token_endpoint && ctx.idp_id_token && ctx.idp_client_id
+    ? idJagAssertion({ tokenEndpoint: ctx.idp_token_endpoint, idToken: ctx.idp_id_token, clientId: ctx.idp_client_id })
+    : undefined;
+  const auth: OAuthOptions = enterprise
+    ? { assertion: enterprise, clientId: ctx.client_id, clientSecret: ctx.client_secret }
+    : ctx.valid_jwt // workload identity (SEP-1933): a JWT from the platform, presented as is
+    ? { assertion: ctx.valid_jwt, clientId: ctx.client_id }
+    : name.startsWith('auth/client-credentials')
     ? {
         grant: 'client_credentials',
         clientId: ctx.client_id,

@@ -24,8 +24,10 @@ export function coversScopes(granted: string | undefined, wanted: string | undef
   return wanted.split(/\s+/).every((s) => !s || have.has(s));
 }
 
-export function grantOf(options: OAuthOptions): 'authorization_code' | 'client_credentials' {
-  return options.grant ?? (options.authorize ? 'authorization_code' : 'client_credentials');
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+export function grantOf(options: OAuthOptions): 'authorization_code' | 'client_credentials' | 'jwt-bearer' {
+  return options.grant ?? (options.authorize ? 'authorization_code' : options.assertion !== undefined ? 'jwt-bearer' : 'client_credentials');
 }
 
 /** The client usable without registering: pre-registered, then CIMD, then a stored registration still valid. */
@@ -63,8 +65,8 @@ export async function obtainClient(ctx: FlowContext, d: Discovery, stored: Clien
   const redirect = o.redirectUri;
   const body: Record<string, unknown> = {
     client_name: 'mcpkit client',
-    grant_types: grant === 'client_credentials' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
-    response_types: grant === 'client_credentials' ? [] : ['code'],
+    grant_types: grant === 'client_credentials' ? ['client_credentials'] : grant === 'jwt-bearer' ? [JWT_BEARER] : ['authorization_code', 'refresh_token'],
+    response_types: grant === 'authorization_code' ? ['code'] : [],
     token_endpoint_auth_method: method,
     ...(redirect ? { redirect_uris: [redirect], application_type: isLoopback(new URL(redirect).hostname) || !/^https:/.test(redirect) ? 'native' : 'web' } : {}),
     ...o.clientMetadata,
@@ -94,6 +96,16 @@ function tokenRequestBase(ctx: FlowContext, d: Discovery, client: ClientRegistra
 
 export function clientCredentialsGrant(ctx: FlowContext, d: Discovery, client: ClientRegistration, scope: string | undefined): Promise<OAuthTokens> {
   return requestTokens(ctx, { ...tokenRequestBase(ctx, d, client), params: { grant_type: 'client_credentials', scope, resource: d.resource } });
+}
+
+/** The JWT bearer grant (RFC 7523 §2.1): an assertion obtained elsewhere, exchanged for an access token. */
+export async function jwtBearerGrant(ctx: FlowContext, d: Discovery, client: ClientRegistration, scope: string | undefined): Promise<OAuthTokens> {
+  const source = ctx.options.assertion;
+  if (source === undefined) throw new OAuthFlowError('the jwt-bearer grant needs OAuthOptions.assertion');
+  const base = tokenRequestBase(ctx, d, client);
+  const assertion = typeof source === 'string' ? source : await source({ issuer: d.issuer, resource: d.resource, tokenEndpoint: base.endpoint, scope });
+  if (!assertion) throw new OAuthFlowError('OAuthOptions.assertion produced no assertion');
+  return requestTokens(ctx, { ...base, params: { grant_type: JWT_BEARER, assertion, scope, resource: d.resource } });
 }
 
 export function refreshGrant(ctx: FlowContext, d: Discovery, client: ClientRegistration, refreshToken: string): Promise<OAuthTokens> {

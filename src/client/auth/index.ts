@@ -1,5 +1,6 @@
 export { OAuthClientAuth } from './oauth.js';
-export type { OAuthOptions, AuthorizationRequest } from './options.js';
+export type { OAuthOptions, AuthorizationRequest, AssertionTarget } from './options.js';
+export { idJagAssertion, type IdJagOptions } from './id-jag.js';
 export { MemoryOAuthStore, type OAuthStore, type StoredTokens } from './store.js';
 export { OAuthFlowError } from './errors.js';
 export type { ClientRegistration, OAuthTokens, TokenEndpointAuthMethod } from './token-endpoint.js';

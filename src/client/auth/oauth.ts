@@ -6,7 +6,7 @@
  */
 import { parseBearerChallenge, type BearerChallenge } from './challenge.js';
 import { OAuthFlowError } from './errors.js';
-import { authorizationCodeGrant, clientCredentialsGrant, coversScopes, existingClient, grantOf, initialScope, obtainClient, refreshGrant, unionScopes, withOfflineAccess, type FlowContext } from './flow.js';
+import { authorizationCodeGrant, clientCredentialsGrant, jwtBearerGrant, coversScopes, existingClient, grantOf, initialScope, obtainClient, refreshGrant, unionScopes, withOfflineAccess, type FlowContext } from './flow.js';
 import { canonicalResource, discover, type Discovery } from './metadata.js';
 import type { OAuthOptions } from './options.js';
 import { MemoryOAuthStore, type OAuthStore, type StoredTokens } from './store.js';
@@ -143,9 +143,14 @@ export class OAuthClientAuth {
     return true;
   }
 
-  private async discoverFor(challenge: BearerChallenge | undefined): Promise<Discovery> {
+  /**
+   * Discovery, reused while it can be: `again` when the server refused a token it should have
+   * taken, since the reason may be a new authorization server in its PRM (SEP-2352), whose
+   * issuer then gets its own registration and tokens.
+   */
+  private async discoverFor(challenge: BearerChallenge | undefined, again = false): Promise<Discovery> {
     const from = challenge?.resourceMetadata;
-    if (this.discovery && (from === undefined || from === this.discoveredFrom)) return this.discovery;
+    if (this.discovery && !again && (from === undefined || from === this.discoveredFrom)) return this.discovery;
     const d = await discover({ fetch: this.ctx().fetch, checkUrl: this.checkUrl, protocolVersion: '2025-11-25' }, this.serverUrl, from, this.options.selectAuthorizationServer);
     const before = this.discovery;
     this.discovery = d;
@@ -157,7 +162,7 @@ export class OAuthClientAuth {
 
   private async authorize(challenge: BearerChallenge | undefined, stepUp: boolean, sent: string | undefined): Promise<void> {
     const ctx = this.ctx();
-    const d = await this.discoverFor(challenge);
+    const d = await this.discoverFor(challenge, !stepUp && sent !== undefined && sent === this.current?.tokens.access_token);
     const previous = this.current;
     // The refused request carried these tokens (not none, nor another authorization server's).
     const hadToken = sent !== undefined && previous?.tokens.access_token === sent;
@@ -183,7 +188,12 @@ export class OAuthClientAuth {
     const requested = grant === 'authorization_code' ? withOfflineAccess(ctx, d, scope) : scope;
     let tokens: OAuthTokens;
     try {
-      tokens = grant === 'client_credentials' ? await clientCredentialsGrant(ctx, d, client, requested) : await authorizationCodeGrant(ctx, d, client, requested);
+      tokens =
+        grant === 'client_credentials'
+          ? await clientCredentialsGrant(ctx, d, client, requested)
+          : grant === 'jwt-bearer'
+            ? await jwtBearerGrant(ctx, d, client, requested)
+            : await authorizationCodeGrant(ctx, d, client, requested);
     } catch (err) {
       // A stored registration the AS no longer knows: forget it, so the next attempt registers anew.
       if (!fresh && storedClient && err instanceof OAuthFlowError && err.code === 'invalid_client') await this.store.clear(d.issuer, undefined, true);

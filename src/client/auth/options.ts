@@ -14,6 +14,16 @@ export interface AuthorizationRequest {
   issuer: string;
 }
 
+/** Where a JWT bearer assertion will be presented. */
+export interface AssertionTarget {
+  /** The authorization server's issuer: the audience an assertion names. */
+  issuer: string;
+  /** The MCP server's resource identifier. */
+  resource: string;
+  tokenEndpoint: string;
+  scope?: string;
+}
+
 /**
  * OAuth 2.1 for an MCP client over HTTP: what the MCP authorization spec asks of a client
  * (discovery, registration, PKCE, resource indicators, scope selection and step-up, refresh).
@@ -28,10 +38,17 @@ export interface OAuthOptions extends UrlPolicyOptions {
   /** The redirect URI registered for this client. Required with `authorize`. */
   redirectUri?: string;
   /**
-   * `authorization_code` (a user signs in; the default when `authorize` is set) or
-   * `client_credentials` (machine to machine; the default without `authorize`).
+   * `authorization_code` (a user signs in; the default when `authorize` is set),
+   * `jwt-bearer` (an assertion from elsewhere; the default when `assertion` is set) or
+   * `client_credentials` (machine to machine; the default otherwise).
    */
-  grant?: 'authorization_code' | 'client_credentials';
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
+  /**
+   * For the JWT bearer grant (RFC 7523; the default grant when set): the assertion to present, or
+   * a function that produces one for the authorization server found by discovery: a workload
+   * identity token (SEP-1933), or an ID-JAG from `idJagAssertion()` (SEP-990).
+   */
+  assertion?: string | ((target: AssertionTarget) => string | Promise<string>);
   /** A pre-registered client id. Takes precedence over CIMD and dynamic registration. */
   clientId?: string;
   /** The pre-registered client's secret (for client_secret_basic / client_secret_post). */
