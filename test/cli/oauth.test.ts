@@ -129,4 +129,53 @@ describe('mcpkit against an OAuth-protected server', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /you are ci-bot/);
   });
+
+  test('bridge --stdio-to-http signs in through the browser by default, without a terminal', async () => {
+    const env = cleanEnv();
+    const child = spawn(process.execPath, [...CLI, 'bridge', '--stdio-to-http', running.url, '--no-browser', '--oauth-file', join(dir, 'bridge.json')], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let signedIn = false;
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+      const m = /visit:\s*\n\s*(http\S+)/.exec(stderr);
+      if (m && !signedIn) {
+        signedIn = true;
+        void (async () => {
+          const res = await fetch(m[1]!, { redirect: 'manual' });
+          await fetch(res.headers.get('location')!);
+        })();
+      }
+    });
+    const lines: Array<{ id?: number; result?: { content?: Array<{ text?: string }> } }> = [];
+    const answered = (id: number) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer to ${id}\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
+        const check = () => {
+          if (lines.some((l) => l.id === id)) {
+            clearTimeout(timer);
+            resolve();
+          } else setTimeout(check, 20);
+        };
+        check();
+      });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+      const parts = stdout.split('\n');
+      stdout = parts.pop()!;
+      for (const p of parts) if (p.trim()) lines.push(JSON.parse(p));
+    });
+    try {
+      const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } });
+      await answered(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+      await answered(2);
+      assert.ok(signedIn, stderr);
+      assert.match(lines.find((l) => l.id === 2)?.result?.content?.[0]?.text ?? '', /you are client-\d+/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
 });

@@ -5,7 +5,9 @@ import { SseClientTransport } from '../../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../../transports/http/client/streamable.js';
 import { StdioServerTransport } from '../../transports/stdio/server.js';
 import type { Transport } from '../../transports/transport.js';
-import { envFrom, flag, headersFrom, parse, str, strs, UsageError } from '../args.js';
+import { OAuthClientAuth } from '../../client/auth/oauth.js';
+import { envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
+import { cliOAuth, OAUTH_HELP } from '../oauth.js';
 import { bridgeHttp } from '../bridge-http.js';
 import { StatusLine } from '../term.js';
 import { Tracer } from '../trace.js';
@@ -25,11 +27,13 @@ const USAGE = `Usage:
   request it is working on; an HTTP client's roots/list_changed is passed on to COMMAND.
 
 Options:
-  -H, --header "K: V"      header for the remote server (repeatable; --stdio-to-http)
+  -H, --header "K: V"      header for the remote server (repeatable; --stdio-to-http); a
+                           server that asks for OAuth gets a browser sign-in (see below)
   -e, --env KEY=VALUE      environment variable for COMMAND (repeatable; --http)
   --trace                  print the traffic on stderr
   --trace-file FILE        append the traffic to FILE as JSON lines
-${HTTP_HELP}`;
+${HTTP_HELP}
+${OAUTH_HELP}`;
 
 const FALLBACK = new Set([400, 404, 405]);
 
@@ -43,6 +47,7 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     http: { type: 'boolean' },
     header: { type: 'string', multiple: true, short: 'H' },
     env: { type: 'string', multiple: true, short: 'e' },
+    ...OAUTH_OPTIONS,
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -58,7 +63,11 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
   if (url !== undefined) {
     if (flag(values, 'http') || command.length > 0 || positionals.length > 0) throw new UsageError('bridge --stdio-to-http URL takes no command');
     if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new UsageError(`bridge --stdio-to-http: not an http(s) URL: ${url}`);
-    return stdioToHttp(url, headersFrom(strs(values, 'header')), status, tracer);
+    // A host that starts the bridge (a desktop app) has a person in front of it but no
+    // terminal: signing in through the browser is the default here, not only with --oauth.
+    const oauth = await cliOAuth(url, { ...values, oauth: !flag(values, 'no-oauth') && !flag(values, 'client-credentials') }, status);
+    const auth = oauth ? new OAuthClientAuth(url, oauth.auth) : undefined;
+    return stdioToHttp(url, headersFrom(strs(values, 'header')), status, tracer, auth);
   }
   if (flag(values, 'http')) {
     const cmd = command.length > 0 ? command : positionals;
@@ -87,9 +96,11 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
  * message. Requests the remote side can no longer answer get an error reply, so the host is
  * never left waiting.
  */
-async function stdioToHttp(url: string, headers: Record<string, string>, status: StatusLine, tracer: Tracer | undefined): Promise<number> {
+async function stdioToHttp(url: string, headers: Record<string, string>, status: StatusLine, tracer: Tracer | undefined, auth: OAuthClientAuth | undefined): Promise<number> {
   const stdio = new StdioServerTransport();
-  const fetchFn = tracer?.fetch();
+  const traced = tracer?.fetch();
+  // One sign-in for both transports (and the re-initializations after a lost session).
+  const fetchFn = auth ? auth.wrap(traced ?? ((input, init) => fetch(input, init))).fetch : traced;
   const trace = tracer?.middleware('client', 'http');
   /** Requests from the host not yet answered. */
   const open = new Set<RequestId>();
