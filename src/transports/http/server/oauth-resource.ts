@@ -90,7 +90,7 @@ function canonical(u: URL): string {
 }
 
 /** For comparing audiences: canonical, and a trailing slash is not a different resource. */
-function audienceKey(raw: string): string | undefined {
+export function audienceKey(raw: string): string | undefined {
   try {
     return canonical(new URL(raw)).replace(/\/+$/, '');
   } catch {
