@@ -138,6 +138,8 @@ export async function authorizationCodeGrant(ctx: FlowContext, d: Discovery, cli
   q.set('state', state);
   q.set('resource', d.resource);
   if (scope) q.set('scope', scope);
+  // RFC 9449 §10: the code is bound to the key too, so a stolen code is no use with another one.
+  if (ctx.dpop) q.set('dpop_jkt', await ctx.dpop.thumbprint());
   const request: AuthorizationRequest = { url, redirectUri: o.redirectUri, state, issuer: d.issuer };
   const answer = await o.authorize(request);
   const code = readCallback(answer, state, d);

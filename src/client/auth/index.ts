@@ -6,5 +6,6 @@ export { OAuthFlowError } from './errors.js';
 export type { ClientRegistration, OAuthTokens, TokenEndpointAuthMethod } from './token-endpoint.js';
 export type { ClientKey, JwtAlgorithm } from './jwt.js';
 export type { ProtectedResourceMetadata, AuthorizationServerMetadata } from './metadata.js';
-export { parseBearerChallenge, type BearerChallenge } from './challenge.js';
+export { parseBearerChallenge, parseAuthChallenge, type AuthChallenge, type BearerChallenge } from './challenge.js';
+export type { DpopOptions } from './dpop.js';
 export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from './loopback.js';

@@ -44,10 +44,15 @@ async function importKey(key: ClientKey): Promise<CryptoKey> {
 
 /** A signed JWT with the given claims (Web Crypto's ECDSA output is already JWS's r||s form). */
 export async function signJwt(key: ClientKey, claims: Record<string, unknown>): Promise<string> {
-  const header: Record<string, string> = { alg: key.algorithm, typ: 'JWT' };
+  const header: Record<string, unknown> = { alg: key.algorithm, typ: 'JWT' };
   if (key.kid) header['kid'] = key.kid;
+  return signCompact(await importKey(key), key.algorithm, header, claims);
+}
+
+/** A JWS compact serialization of `claims` under `header`, signed with a key already imported. */
+export async function signCompact(key: CryptoKey, algorithm: JwtAlgorithm, header: Record<string, unknown>, claims: Record<string, unknown>): Promise<string> {
   const input = `${base64urlText(JSON.stringify(header))}.${base64urlText(JSON.stringify(claims))}`;
-  const signature = await globalThis.crypto.subtle.sign(PARAMS[key.algorithm].sign, await importKey(key), new TextEncoder().encode(input));
+  const signature = await globalThis.crypto.subtle.sign(PARAMS[algorithm].sign, key, new TextEncoder().encode(input));
   return `${input}.${base64url(new Uint8Array(signature))}`;
 }
 

@@ -4,7 +4,8 @@
  * Because it sits under the transports, the Streamable HTTP POSTs, GET streams and DELETE, the
  * HTTP+SSE transport and the era probe are all covered the same way.
  */
-import { parseBearerChallenge, type BearerChallenge } from './challenge.js';
+import { parseAuthChallenge, type AuthChallenge } from './challenge.js';
+import { dpopProver, isDpopBound, type DpopProver } from './dpop.js';
 import { OAuthFlowError } from './errors.js';
 import { authorizationCodeGrant, clientCredentialsGrant, jwtBearerGrant, coversScopes, existingClient, grantOf, initialScope, obtainClient, refreshGrant, unionScopes, withOfflineAccess, type FlowContext } from './flow.js';
 import { canonicalResource, discover, type Discovery } from './metadata.js';
@@ -30,6 +31,8 @@ export class OAuthClientAuth {
   private inFlight: Promise<void> | undefined;
   /** Scope sets already authorized that the server still refused: asking again would loop. */
   private readonly failedScopes = new Set<string>();
+  /** The DPoP key of this client (none when `dpop` is false); used where the AS supports DPoP. */
+  private readonly dpop: DpopProver | undefined;
 
   constructor(serverUrl: string | URL, options: OAuthOptions = {}, baseFetch?: typeof fetch) {
     const u = new URL(serverUrl);
@@ -40,6 +43,7 @@ export class OAuthClientAuth {
     this.store = options.store ?? new MemoryOAuthStore();
     this.checkUrl = urlPolicy(this.serverUrl, options);
     this.baseFetch = plainCall(baseFetch ?? globalThis.fetch);
+    this.dpop = dpopProver(options.dpop);
   }
 
   /** The fetch the transports use; bound, so it can be passed around on its own. */
@@ -68,8 +72,9 @@ export class OAuthClientAuth {
     if (d) await this.store.clear(d.issuer, d.resource);
   }
 
-  private ctx(): FlowContext {
-    return { fetch: this.options.fetch ? plainCall(this.options.fetch) : this.baseFetch, options: this.options, checkUrl: this.checkUrl };
+  private ctx(d?: Discovery): FlowContext {
+    const dpop = d && this.dpop?.usableWith(d) ? this.dpop : undefined;
+    return { fetch: this.options.fetch ? plainCall(this.options.fetch) : this.baseFetch, options: this.options, checkUrl: this.checkUrl, dpop };
   }
 
   private async send(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
@@ -79,15 +84,29 @@ export class OAuthClientAuth {
       !(input instanceof Request && input.body !== null && init?.body === undefined);
     const max = this.options.maxAuthorizations ?? 3;
     let authorizations = 0;
+    let nonceRetries = 0;
+    const url = input instanceof Request ? input.url : String(input);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     for (;;) {
       if (this.inFlight) await this.inFlight.catch(() => {});
       await this.refreshIfExpiring();
       const token = this.current?.tokens.access_token;
+      const dpop = token !== undefined && isDpopBound(this.current!.tokens) ? this.dpop : undefined;
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      if (token) headers.set('authorization', `Bearer ${token}`);
+      if (token) headers.set('authorization', `${dpop ? 'DPoP' : 'Bearer'} ${token}`);
+      const nonce = dpop?.nonceFor(url);
+      if (dpop) headers.set('dpop', await dpop.proof(method, url, { accessToken: token, nonce }));
       const res = await this.baseFetch(input, { ...init, headers });
+      this.dpop?.remember(url, res.headers);
       if (res.status !== 401 && res.status !== 403) return res;
-      const challenge = parseBearerChallenge(res.headers.get('www-authenticate'));
+      const challenge = parseAuthChallenge(res.headers.get('www-authenticate'), dpop ? 'DPoP' : 'Bearer');
+      // RFC 9449 §9: the server wants its nonce in the proof. The token was not refused, so this
+      // is the same request again, not an authorization.
+      if (dpop && res.status === 401 && challenge?.error === 'use_dpop_nonce') {
+        if (!replayable || nonceRetries++ >= 2 || dpop.nonceFor(url) === nonce) return res;
+        res.body?.cancel().catch(() => {});
+        continue;
+      }
       const stepUp = res.status === 403;
       if (stepUp && challenge?.error !== 'insufficient_scope') return res;
       if (!replayable || authorizations >= max) return res;
@@ -129,7 +148,7 @@ export class OAuthClientAuth {
    * Whether another authorization could change the answer. A 403 for scopes that were asked for
    * and granted would only be refused again: the MCP spec asks clients not to loop on it.
    */
-  private worthTrying(token: string | undefined, challenge: BearerChallenge | undefined, stepUp: boolean): boolean {
+  private worthTrying(token: string | undefined, challenge: AuthChallenge | undefined, stepUp: boolean): boolean {
     if (!token || !stepUp) return true;
     const cur = this.current;
     const wanted = unionScopes(cur?.requestedScope, challenge?.scope) ?? '';
@@ -148,7 +167,7 @@ export class OAuthClientAuth {
    * taken, since the reason may be a new authorization server in its PRM (SEP-2352), whose
    * issuer then gets its own registration and tokens.
    */
-  private async discoverFor(challenge: BearerChallenge | undefined, again = false): Promise<Discovery> {
+  private async discoverFor(challenge: AuthChallenge | undefined, again = false): Promise<Discovery> {
     const from = challenge?.resourceMetadata;
     if (this.discovery && !again && (from === undefined || from === this.discoveredFrom)) return this.discovery;
     const d = await discover({ fetch: this.ctx().fetch, checkUrl: this.checkUrl, protocolVersion: '2025-11-25' }, this.serverUrl, from, this.options.selectAuthorizationServer);
@@ -156,13 +175,19 @@ export class OAuthClientAuth {
     this.discovery = d;
     this.discoveredFrom = from;
     // Tokens are bound to an issuer and a resource: after a change, never the previous ones.
-    if (!this.current || !before || before.issuer !== d.issuer || before.resource !== d.resource) this.current = await this.store.getTokens(d.issuer, d.resource);
+    if (!this.current || !before || before.issuer !== d.issuer || before.resource !== d.resource) this.current = await this.usable(await this.store.getTokens(d.issuer, d.resource));
     return d;
   }
 
-  private async authorize(challenge: BearerChallenge | undefined, stepUp: boolean, sent: string | undefined): Promise<void> {
-    const ctx = this.ctx();
+  /** Stored DPoP-bound tokens (the refresh token too) work only with the key that obtained them. */
+  private async usable(stored: StoredTokens | undefined): Promise<StoredTokens | undefined> {
+    if (!stored || (stored.dpopJkt === undefined && !isDpopBound(stored.tokens))) return stored;
+    return this.dpop && stored.dpopJkt === (await this.dpop.thumbprint()) ? stored : undefined;
+  }
+
+  private async authorize(challenge: AuthChallenge | undefined, stepUp: boolean, sent: string | undefined): Promise<void> {
     const d = await this.discoverFor(challenge, !stepUp && sent !== undefined && sent === this.current?.tokens.access_token);
+    const ctx = this.ctx(d);
     const previous = this.current;
     // The refused request carried these tokens (not none, nor another authorization server's).
     const hadToken = sent !== undefined && previous?.tokens.access_token === sent;
@@ -203,6 +228,7 @@ export class OAuthClientAuth {
   }
 
   private async keep(d: Discovery, stored: StoredTokens): Promise<void> {
+    if (this.dpop && isDpopBound(stored.tokens)) stored.dpopJkt = await this.dpop.thumbprint();
     this.current = stored;
     await this.store.saveTokens(d.issuer, d.resource, stored);
   }
@@ -221,7 +247,7 @@ export class OAuthClientAuth {
       return;
     }
     const run = (async () => {
-      const ctx = this.ctx();
+      const ctx = this.ctx(d);
       // Only with the client the refresh token belongs to: registering a new one (a store that
       // kept the tokens but lost the registration) would happen before every request, in vain.
       const client = existingClient(ctx, d, await this.store.getClient(d.issuer));

@@ -1,3 +1,4 @@
+import type { DpopOptions } from './dpop.js';
 import type { ClientKey } from './jwt.js';
 import type { OAuthStore } from './store.js';
 import type { UrlPolicyOptions } from './url-policy.js';
@@ -76,4 +77,11 @@ export interface OAuthOptions extends UrlPolicyOptions {
   maxAuthorizations?: number;
   /** Picks one of the PRM's authorization servers. Default: the first. */
   selectAuthorizationServer?: (servers: string[]) => string;
+  /**
+   * DPoP-bound tokens (RFC 9449, SEP-1932). By default they are asked for when the authorization
+   * server's metadata lists the key's algorithm (ES256 for the generated key) in
+   * `dpop_signing_alg_values_supported`; `false` never, `true` always. An object can bring the
+   * key, so stored bound tokens stay usable across runs.
+   */
+  dpop?: boolean | DpopOptions;
 }

@@ -6,6 +6,11 @@ export interface StoredTokens {
   tokens: OAuthTokens;
   /** The scope requested when these tokens were obtained (space-separated), if any. */
   requestedScope?: string;
+  /**
+   * For DPoP-bound tokens: the JWK thumbprint (RFC 7638) of the key they are bound to. Tokens
+   * bound to another key than the client's are not used.
+   */
+  dpopJkt?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The authorization server's endpoints a client calls directly: registration (RFC 7591) and token (RFC 6749 §3.2). */
 import { basicCredentials } from './encoding.js';
+import type { DpopProver } from './dpop.js';
 import { OAuthFlowError } from './errors.js';
 import { clientAssertion, type ClientKey } from './jwt.js';
 
@@ -30,6 +31,8 @@ export interface OAuthTokens {
 
 export interface EndpointContext {
   fetch: typeof fetch;
+  /** Set when token requests carry DPoP proofs (the tokens are then bound to its key). */
+  dpop?: DpopProver;
 }
 
 async function readJson(res: Response): Promise<Record<string, unknown> | undefined> {
@@ -89,6 +92,39 @@ export interface TokenRequest {
 
 /** One token endpoint request with the client authenticated as `method` says. */
 export async function requestTokens(ctx: EndpointContext, req: TokenRequest): Promise<OAuthTokens> {
+  const { dpop } = ctx;
+  let res: Response;
+  let body: Record<string, unknown> | undefined;
+  for (let attempt = 0; ; attempt++) {
+    // Built anew for a retry: a client assertion, like a proof, is single use.
+    const { headers, form } = await tokenForm(req);
+    const nonce = dpop?.nonceFor(req.endpoint);
+    if (dpop) headers['dpop'] = await dpop.proof('POST', req.endpoint, { nonce });
+    try {
+      res = await ctx.fetch(req.endpoint, { method: 'POST', headers, body: form.toString() });
+    } catch (err) {
+      throw new OAuthFlowError(`token request to ${req.endpoint} failed: ${(err as Error).message}`, { cause: err });
+    }
+    dpop?.remember(req.endpoint, res.headers);
+    body = await readJson(res);
+    // RFC 9449 §8: the server wants a nonce in the proof; one more try with the one it named.
+    if (dpop && attempt === 0 && res.status === 400 && body?.['error'] === 'use_dpop_nonce' && dpop.nonceFor(req.endpoint) !== nonce) continue;
+    break;
+  }
+  if (!res.ok) throw endpointError('the token request', req.endpoint, res, body);
+  if (typeof body?.['access_token'] !== 'string') throw new OAuthFlowError(`the token endpoint ${req.endpoint} returned no access_token`);
+  const tokens = body as OAuthTokens;
+  const type = typeof tokens.token_type === 'string' ? tokens.token_type.toLowerCase() : 'bearer';
+  // A DPoP-bound token only when a proof was sent: one the client cannot present is no use.
+  if (type !== 'bearer' && !(type === 'dpop' && dpop)) {
+    throw new OAuthFlowError(`the token endpoint issued a ${JSON.stringify(tokens.token_type)} token; MCP uses Bearer${dpop ? ' or DPoP' : ''} tokens`);
+  }
+  if (typeof tokens.expires_in === 'number') tokens.expires_at = Date.now() + tokens.expires_in * 1000;
+  return tokens;
+}
+
+/** The form and headers of a token request, with the client authentication in them. */
+async function tokenForm(req: TokenRequest): Promise<{ headers: Record<string, string>; form: URLSearchParams }> {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(req.params)) if (v !== undefined && v !== '') form.set(k, v);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
@@ -112,19 +148,5 @@ export async function requestTokens(ctx: EndpointContext, req: TokenRequest): Pr
     default:
       form.set('client_id', client.client_id);
   }
-  let res: Response;
-  try {
-    res = await ctx.fetch(req.endpoint, { method: 'POST', headers, body: form.toString() });
-  } catch (err) {
-    throw new OAuthFlowError(`token request to ${req.endpoint} failed: ${(err as Error).message}`, { cause: err });
-  }
-  const body = await readJson(res);
-  if (!res.ok) throw endpointError('the token request', req.endpoint, res, body);
-  if (typeof body?.['access_token'] !== 'string') throw new OAuthFlowError(`the token endpoint ${req.endpoint} returned no access_token`);
-  const tokens = body as OAuthTokens;
-  if (typeof tokens.token_type === 'string' && tokens.token_type.toLowerCase() !== 'bearer') {
-    throw new OAuthFlowError(`the token endpoint issued a ${JSON.stringify(tokens.token_type)} token; MCP uses Bearer tokens`);
-  }
-  if (typeof tokens.expires_in === 'number') tokens.expires_at = Date.now() + tokens.expires_in * 1000;
-  return tokens;
+  return { headers, form };
 }

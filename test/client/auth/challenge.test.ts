@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { parseBearerChallenge } from '../../../src/client/auth/challenge.js';
+import { parseAuthChallenge, parseBearerChallenge } from '../../../src/client/auth/challenge.js';
 import { basicCredentials, pkcePair } from '../../../src/client/auth/encoding.js';
 import { coversScopes, unionScopes } from '../../../src/client/auth/flow.js';
 import { asMetadataCandidates, canonicalResource, prmCandidates, resourceCovers } from '../../../src/client/auth/metadata.js';
@@ -11,6 +11,7 @@ import { asMetadataCandidates, canonicalResource, prmCandidates, resourceCovers 
 test('parseBearerChallenge: a plain Bearer challenge with resource_metadata and scope', () => {
   const c = parseBearerChallenge('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read files:write"');
   assert.deepEqual(c, {
+    scheme: 'Bearer',
     resourceMetadata: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
     scope: 'files:read files:write',
     error: undefined,
@@ -45,7 +46,7 @@ test('parseBearerChallenge: token values, spaces around "=", upper-case names, t
   assert.equal(parseBearerChallenge('bearer ERROR = insufficient_scope ,SCOPE= "s1"')?.scope, 's1');
   const c = parseBearerChallenge('Negotiate YIIB3wYGKwYBBQUCoIIB0zCCAc+gMDAu==, Bearer resource_metadata="https://x.example/prm"');
   assert.equal(c?.resourceMetadata, 'https://x.example/prm');
-  assert.deepEqual(parseBearerChallenge('Bearer'), { resourceMetadata: undefined, scope: undefined, error: undefined, errorDescription: undefined });
+  assert.deepEqual(parseBearerChallenge('Bearer'), { scheme: 'Bearer', resourceMetadata: undefined, scope: undefined, error: undefined, errorDescription: undefined });
 });
 
 test('parseBearerChallenge: no Bearer challenge at all', () => {
@@ -57,6 +58,28 @@ test('parseBearerChallenge: no Bearer challenge at all', () => {
   assert.equal(parseBearerChallenge('BearerX scope="x"'), undefined);
   // An unterminated quoted string does not throw.
   assert.equal(parseBearerChallenge('Bearer scope="abc')?.scope, 'abc');
+});
+
+test('parseAuthChallenge: a DPoP challenge (RFC 9449 §7.1) is read like a Bearer one', () => {
+  const header = 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", resource_metadata="https://x.example/prm", algs="ES256 PS256"';
+  assert.deepEqual(parseAuthChallenge(header), {
+    scheme: 'DPoP',
+    resourceMetadata: 'https://x.example/prm',
+    scope: undefined,
+    error: 'use_dpop_nonce',
+    errorDescription: 'Resource server requires nonce in DPoP proof',
+  });
+  assert.equal(parseBearerChallenge(header), undefined, 'parseBearerChallenge stays Bearer only');
+  assert.equal(parseAuthChallenge('dpop scope="a b"')?.scope, 'a b');
+  assert.equal(parseAuthChallenge('Basic realm="x"'), undefined);
+});
+
+test('parseAuthChallenge: with both schemes, the one the request used wins', () => {
+  const both = 'Bearer scope="s", error="invalid_token", DPoP algs="ES256", error="use_dpop_nonce"';
+  assert.equal(parseAuthChallenge(both)?.error, 'invalid_token');
+  assert.equal(parseAuthChallenge(both, 'Bearer')?.scheme, 'Bearer');
+  assert.equal(parseAuthChallenge(both, 'DPoP')?.error, 'use_dpop_nonce');
+  assert.equal(parseAuthChallenge('Bearer scope="s"', 'DPoP')?.scope, 's', 'the other scheme when the preferred one is absent');
 });
 
 test('unionScopes and coversScopes', () => {

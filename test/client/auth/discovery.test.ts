@@ -22,7 +22,7 @@ test('the PRM URL from the challenge is used, and no well-known PRM URL is tried
     assert.deepEqual(paths, ['POST /mcp', 'GET /custom/metadata/location.json', 'POST /mcp']);
     assert.equal(s.as.paths()[0], '/.well-known/oauth-authorization-server');
     assert.equal(authorizations(s.as).length, 1);
-    assert.match(s.rs.requests[2]!.authorization ?? '', /^Bearer at-\d+$/);
+    assert.match(s.rs.requests[2]!.authorization ?? '', /^Bearer at-\d+-\d+$/);
     assert.equal(auth.issuer, s.as.issuer);
   } finally {
     await s.close();

@@ -24,11 +24,34 @@ test('handshake era, stateful server: one sign-in, then initialize, tools/list, 
     assert.deepEqual(reqs[0], { ...reqs[0], method: 'POST', rpc: 'initialize', status: 401, authorization: undefined });
     const after = reqs.slice(1);
     const token = after[0]!.authorization;
-    assert.match(token ?? '', /^Bearer at-\d+$/);
+    assert.match(token ?? '', /^Bearer at-\d+-\d+$/);
     for (const r of after) assert.equal(r.authorization, token, `${r.method} ${r.rpc ?? ''}`);
     const seen = after.map((r) => (r.method === 'POST' ? r.rpc : r.method));
     for (const m of ['initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'DELETE']) assert.ok(seen.includes(m), `${m} in ${seen.join(', ')}`);
     assert.ok(after.every((r) => r.status !== 401 && r.status !== 403), after.map((r) => r.status).join(','));
+  } finally {
+    await s.close();
+  }
+});
+
+test('DPoP with nonces, handshake era, stateful server: every request after the sign-in is DPoP with its own proof', async () => {
+  const s = await setup({ dpop: { requireNonce: true } }, { stateful: true, dpop: { nonce: 'static' } });
+  try {
+    const { client } = await connectHttp(s.rs.url, { era: 'handshake' }, { auth: { authorize: browser().authorize, redirectUri: REDIRECT_URI } });
+    assert.equal(text(await client.callTool('echo', { text: 'hi' })), 'hi');
+    await client.close();
+    assert.equal(authorizations(s.as).length, 1);
+    // The unauthenticated initialize, then the same with the token but without the RS nonce.
+    const after = s.rs.mcpRequests().slice(2);
+    assert.deepEqual(s.rs.mcpRequests().slice(0, 2).map((r) => r.status), [401, 401]);
+    for (const r of after) {
+      assert.match(r.authorization ?? '', /^DPoP at-/);
+      assert.equal(r.dpopError, undefined, `${r.method} ${r.rpc ?? ''}`);
+      assert.ok(r.status !== 401 && r.status !== 403, `${r.method} ${r.rpc ?? ''}: ${r.status}`);
+    }
+    const seen = after.map((r) => (r.method === 'POST' ? r.rpc : r.method));
+    for (const m of ['initialize', 'tools/call', 'GET', 'DELETE']) assert.ok(seen.includes(m), `${m} in ${seen.join(', ')}`);
+    assert.equal(new Set(after.map((r) => r.dpop)).size, after.length, 'a fresh proof each time');
   } finally {
     await s.close();
   }

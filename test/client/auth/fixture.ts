@@ -2,7 +2,8 @@
 // file itself: it serves Protected Resource Metadata, answers /mcp without a valid token (checked
 // with the mock authorization server) with 401 + WWW-Authenticate, answers 403
 // insufficient_scope for chosen methods or tools, and otherwise forwards to mcpkit's real
-// server handler. Every request it gets is recorded.
+// server handler; with `dpop`, bound tokens must come as `DPoP` with a valid proof of their key.
+// Every request it gets is recorded.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import type { AuthorizationRequest } from '../../../src/client/auth/options.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { toNodeHandler } from '../../../src/transports/http/node.js';
 import { startMockAs, type MockAs, type MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
+import { checkProof } from '../../fixtures/oauth/dpop.js';
 
 export interface RsOptions {
   /**
@@ -40,6 +42,12 @@ export interface RsOptions {
    * /authorize, /token and /register are proxied to this mock (origin rewritten).
    */
   legacyAs?: MockAs;
+  /**
+   * DPoP (RFC 9449): challenges use the DPoP scheme, and a bound token counts only with a valid
+   * proof of its key. `nonce`: proofs must carry the RS's nonce (`rotate`: a new one, sent in
+   * DPoP-Nonce, after every accepted request).
+   */
+  dpop?: boolean | { nonce: 'static' | 'rotate' };
 }
 
 export interface RsRequest {
@@ -52,6 +60,9 @@ export interface RsRequest {
   status?: number;
   /** The `resource` the accepted token was issued for. */
   tokenResource?: string;
+  /** The DPoP header, and why the proof was refused if it was. */
+  dpop?: string;
+  dpopError?: string;
 }
 
 export interface Rs {
@@ -61,6 +72,8 @@ export interface Rs {
   requests: RsRequest[];
   /** Requests to /mcp only. */
   mcpRequests(): RsRequest[];
+  /** From now on, PRM names `as` and only its tokens are taken (an authorization server migration). */
+  useAuthorizationServer(as: MockAs): void;
   close(): Promise<void>;
 }
 
@@ -76,6 +89,9 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
   const handler = toNodeHandler(mcp, { stateful: options.stateful ?? false });
   const requests: RsRequest[] = [];
   let origin = '';
+  let rsNonce = 1;
+  let servers = options.authorizationServers;
+  const jtis = new Set<string>();
   const prmKind = options.prm ?? 'path';
   const prmPaths: string[] = (
   {
@@ -89,7 +105,7 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
   const prmUrl = () => `${origin}${prmPaths[0]}`;
   const prm = () => ({
     resource: typeof options.resource === 'function' ? options.resource(origin) : (options.resource ?? (prmKind === 'root' ? origin : `${origin}/mcp`)),
-    authorization_servers: options.authorizationServers ?? (as ? [as.issuer] : []),
+    authorization_servers: servers ?? (as ? [as.issuer] : []),
     ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
     bearer_methods_supported: ['header'],
   });
@@ -114,6 +130,7 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
       path: url.pathname,
       authorization: req.headers.authorization,
       protocolVersionHeader: req.headers['mcp-protocol-version'] as string | undefined,
+      dpop: req.headers.dpop as string | undefined,
     };
     requests.push(rec);
     let raw = '';
@@ -145,28 +162,42 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
       }
     }
     const auth = req.headers.authorization;
-    const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
-    const info = token && as ? as.check(token) : undefined;
+    const scheme = auth?.slice(0, auth.indexOf(' ')).toLowerCase();
+    const token = scheme === 'bearer' || scheme === 'dpop' ? auth!.slice(auth!.indexOf(' ') + 1) : undefined;
+    let info = token && as ? as.check(token) : undefined;
+    const nonce = typeof options.dpop === 'object' ? `rs-nonce-${rsNonce}` : undefined;
+    let refusal = 'invalid_token';
+    if (info && (info.jkt !== undefined || scheme === 'dpop')) {
+      const check = scheme === 'dpop' && info.jkt ? checkProof(rec.dpop, rec.method, `${origin}${url.pathname}`, { accessToken: token, jkt: info.jkt, nonce, seen: jtis }) : { ok: false as const, error: `a ${info.jkt ? 'bound' : 'Bearer'} token as ${scheme}` };
+      if (!check.ok) {
+        rec.dpopError = check.error;
+        if (check.error === 'use_dpop_nonce') refusal = 'use_dpop_nonce';
+        info = undefined;
+      }
+    }
+    const challengeScheme = options.dpop ? 'DPoP' : 'Bearer';
     const needed = (rec.tool && options.scopes?.[`tools/call:${rec.tool}`]) || (rec.rpc && options.scopes?.[rec.rpc]) || undefined;
     if (!info && !(token === undefined && options.publicMethods?.includes(rec.rpc ?? rec.method))) {
       const params = [];
       if (options.advertise ?? prmKind !== 'none') params.push(`resource_metadata="${prmUrl()}"`);
       const scope = options.challengeScope ?? needed;
       if (scope) params.push(`scope="${scope}"`);
-      if (token) params.push('error="invalid_token"');
+      if (token) params.push(`error="${refusal}"`);
+      if (options.dpop) params.push('algs="ES256"');
       finish(401);
-      return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `Bearer${params.length ? ` ${params.join(', ')}` : ''}` });
+      return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `${challengeScheme}${params.length ? ` ${params.join(', ')}` : ''}`, ...(refusal === 'use_dpop_nonce' ? { 'dpop-nonce': nonce! } : {}) });
     }
+    if (info && typeof options.dpop === 'object' && options.dpop.nonce === 'rotate') res.setHeader('dpop-nonce', `rs-nonce-${++rsNonce}`);
     if (info) {
       rec.tokenResource = info.resource;
       const missing = options.forbidAll ?? (needed && !covers(info.scope, needed) ? needed : undefined);
       if (missing && options.insufficientStatus === 401) {
         finish(401);
-        return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `Bearer scope="${missing}", resource_metadata="${prmUrl()}"` });
+        return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `${challengeScheme} scope="${missing}", resource_metadata="${prmUrl()}"` });
       }
       if (missing) {
         finish(403);
-        return json(res, 403, { error: 'forbidden' }, { 'www-authenticate': `Bearer error="insufficient_scope", scope="${missing}", resource_metadata="${prmUrl()}"` });
+        return json(res, 403, { error: 'forbidden' }, { 'www-authenticate': `${challengeScheme} error="insufficient_scope", scope="${missing}", resource_metadata="${prmUrl()}"` });
       }
     }
     // Hand the body over already read (NodeExchange takes req.body when the stream is consumed).
@@ -182,6 +213,10 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
     mcp,
     requests,
     mcpRequests: () => requests.filter((r) => r.path === '/mcp'),
+    useAuthorizationServer(next) {
+      as = next;
+      servers = [next.issuer];
+    },
     async close() {
       await handler.close();
       server.closeAllConnections();
