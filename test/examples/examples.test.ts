@@ -1,22 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { connect } from '../../src/client/index.js';
+import { runExample } from './run-example.js';
 
 test('examples/http-server.ts serves both eras of clients and its elicitation works', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/http-server.ts', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const example = await runExample('examples/http-server.ts', ['0']);
   try {
-    let err = '';
-    child.stderr.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: string) => {
-        err += d;
-        const m = /listening on (\S+)/.exec(err);
-        if (m) resolve(m[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`example exited with ${code}: ${err}`)));
-    });
+    const url = example.url;
     const client = await connect(url, {
       elicitation: async () => ({ action: 'accept', content: {} }), // the schema default (false) is applied
     });
@@ -29,7 +19,6 @@ test('examples/http-server.ts serves both eras of clients and its elicitation wo
       await client.close();
     }
   } finally {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await example.stop();
   }
 });

@@ -3,29 +3,16 @@
 // a token accepted, a scope step-up demanded and a forged token refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { makeKey, signJwt, startIssuer } from '../fixtures/oauth/jwt-issuer.js';
+import { runExample } from './run-example.js';
 
 const HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 test('examples/oauth-server.ts accepts tokens from its issuer, challenges everything else', async () => {
   const as = await startIssuer();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/oauth-server.ts'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, MCP_ISSUER: as.issuer, PORT: '0', MCP_RESOURCE: '' },
-  });
+  const example = await runExample('examples/oauth-server.ts', [], { ...process.env, MCP_ISSUER: as.issuer, PORT: '0', MCP_RESOURCE: '' });
   try {
-    let err = '';
-    child.stderr.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: string) => {
-        err += d;
-        const m = /listening on (\S+)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`example exited with ${code}: ${err}`)));
-    });
+    const url = example.url;
     const origin = new URL(url).origin;
     let id = 1;
     const rpc = (method: string, params: Record<string, unknown>, headers: Record<string, string>) =>
@@ -65,10 +52,7 @@ test('examples/oauth-server.ts accepts tokens from its issuer, challenges everyt
     assert.match(bad.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
     assert.equal(as.hits.jwks, 1);
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await example.stop();
     await as.close();
   }
 });

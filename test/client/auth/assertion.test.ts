@@ -8,20 +8,12 @@ import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import { idJagAssertion } from '../../../src/client/auth/id-jag.js';
 import type { AssertionTarget, OAuthOptions } from '../../../src/client/auth/options.js';
 import type { MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, fakeNet, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup } from './fixture.js';
+import { authorizations, browser, fakeNet, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withSetup } from './fixture.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
 const IDP = 'https://idp.example.com/oauth2/token';
 
-async function withSetup(asOptions: MockAsOptions, rsOptions: RsOptions, body: (s: Setup) => Promise<void>) {
-  const s = await setup(asOptions, rsOptions);
-  try {
-    await body(s);
-  } finally {
-    await s.close();
-  }
-}
 
 async function status(options: OAuthOptions, s: Setup, method = 'tools/list', params: Record<string, unknown> = {}, auth = new OAuthClientAuth(s.rs.url, options)) {
   const res = await rpc(auth.fetch, s.rs.url, method, params);

@@ -9,22 +9,9 @@ import type { OAuthOptions } from '../../../src/client/auth/options.js';
 import { MemoryOAuthStore } from '../../../src/client/auth/store.js';
 import { AS_DPOP_NONCE, type MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
 import { checkProof, decodeProof, jwkThumbprint } from '../../fixtures/oauth/dpop.js';
-import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withAuth, status } from './fixture.js';
 
-async function withAuth(asOptions: MockAsOptions, rsOptions: RsOptions, options: Partial<OAuthOptions>, body: (s: Setup, auth: OAuthClientAuth) => Promise<void>) {
-  const s = await setup(asOptions, rsOptions);
-  try {
-    await body(s, new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...options }));
-  } finally {
-    await s.close();
-  }
-}
 
-async function status(f: typeof fetch, url: string, method = 'tools/list', params: Record<string, unknown> = {}): Promise<number> {
-  const res = await rpc(f, url, method, params);
-  await res.body?.cancel();
-  return res.status;
-}
 
 const proofsAt = (s: Setup) => tokenRequests(s.as).map((r) => r.headers.dpop as string | undefined);
 const statuses = (s: Setup) => s.rs.mcpRequests().map((r) => r.status);

@@ -7,7 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { AuthorizationRequest } from '../../../src/client/auth/options.js';
+import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
+import type { AuthorizationRequest, OAuthOptions } from '../../../src/client/auth/options.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { toNodeHandler } from '../../../src/transports/http/node.js';
 import { startMockAs, type MockAs, type MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
@@ -257,6 +258,28 @@ export async function setup(asOptions: MockAsOptions = {}, rsOptions: RsOptions 
 }
 
 /** The /authorize requests the AS received. */
+/** A fresh AS + resource server for one test body, closed afterwards. */
+export async function withSetup(asOptions: MockAsOptions, rsOptions: RsOptions, body: (s: Setup) => Promise<void>): Promise<void> {
+  const s = await setup(asOptions, rsOptions);
+  try {
+    await body(s);
+  } finally {
+    await s.close();
+  }
+}
+
+/** The same, with an OAuthClientAuth for the resource server that signs in through `browser()`. */
+export function withAuth(asOptions: MockAsOptions, rsOptions: RsOptions, options: Partial<OAuthOptions>, body: (s: Setup, auth: OAuthClientAuth) => Promise<void>): Promise<void> {
+  return withSetup(asOptions, rsOptions, (s) => body(s, new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...options })));
+}
+
+/** The HTTP status of one JSON-RPC request sent through `f`. */
+export async function status(f: typeof fetch, url: string, method = 'tools/list', params: Record<string, unknown> = {}): Promise<number> {
+  const res = await rpc(f, url, method, params);
+  await res.body?.cancel();
+  return res.status;
+}
+
 export const authorizations = (as: MockAs) => as.requests.filter((r) => r.path.endsWith('/authorize'));
 /** The /token requests the AS received. */
 export const tokenRequests = (as: MockAs) => as.requests.filter((r) => r.path.endsWith('/token'));

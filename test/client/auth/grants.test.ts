@@ -8,7 +8,7 @@ import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import type { OAuthOptions } from '../../../src/client/auth/options.js';
 import type { MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withSetup } from './fixture.js';
 
 /** One request through a fresh OAuthClientAuth; resolves its HTTP status. */
 async function signIn(s: Setup, options: Partial<OAuthOptions> = {}, method = 'tools/list') {
@@ -19,14 +19,6 @@ async function signIn(s: Setup, options: Partial<OAuthOptions> = {}, method = 't
   return { auth, status: res.status, calls: b.calls };
 }
 
-async function withSetup(asOptions: MockAsOptions, rsOptions: RsOptions, body: (s: Setup) => Promise<void>) {
-  const s = await setup(asOptions, rsOptions);
-  try {
-    await body(s);
-  } finally {
-    await s.close();
-  }
-}
 
 test('PKCE S256: the challenge goes to /authorize, the verifier to /token, and the mock checks they match', () =>
   withSetup({}, {}, async (s) => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { MemoryOAuthStore } from '../../../src/client/auth/store.js';
 import { startMockAs, type MockAs } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, REDIRECT_URI, rpc, startRs, tokenRequests, type Rs, type RsOptions } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, rpc, startRs, tokenRequests, type Rs, type RsOptions, status } from './fixture.js';
 
 interface Migration {
   as1: MockAs;
@@ -29,11 +29,6 @@ async function migration(rsOptions: RsOptions, body: (m: Migration) => Promise<v
   }
 }
 
-async function status(f: typeof fetch, url: string, method = 'tools/list', params: Record<string, unknown> = {}): Promise<number> {
-  const res = await rpc(f, url, method, params);
-  await res.body?.cancel();
-  return res.status;
-}
 
 const prmFetches = (rs: Rs) => rs.requests.filter((r) => r.path.startsWith('/.well-known/oauth-protected-resource')).length;
 const everything = (as: MockAs) => as.requests.map((r) => `${r.path} ${r.query} ${r.form ?? ''} ${JSON.stringify(r.json ?? {})} ${r.headers.authorization ?? ''}`).join('\n');

@@ -6,22 +6,9 @@ import assert from 'node:assert/strict';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import type { OAuthOptions } from '../../../src/client/auth/options.js';
 import type { MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withAuth, status } from './fixture.js';
 
-async function withAuth(asOptions: MockAsOptions, rsOptions: RsOptions, options: Partial<OAuthOptions>, body: (s: Setup, auth: OAuthClientAuth) => Promise<void>) {
-  const s = await setup(asOptions, rsOptions);
-  try {
-    await body(s, new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...options }));
-  } finally {
-    await s.close();
-  }
-}
 
-async function status(f: typeof fetch, url: string, method = 'tools/list', params: Record<string, unknown> = {}): Promise<number> {
-  const res = await rpc(f, url, method, params);
-  await res.body?.cancel();
-  return res.status;
-}
 
 const call = (tool: string) => ({ name: tool, arguments: {} });
 const grants = (s: Setup) => tokenRequests(s.as).map((r) => r.form!.get('grant_type'));
