@@ -1,6 +1,6 @@
 // OAuth sign-in for the client commands' URL targets: a loopback redirect listener, the
-// browser opened without a shell, and tokens kept in a user-only file so the next command does
-// not sign in again.
+// browser opened without a shell, and tokens (with the DPoP key they may be bound to) kept in a
+// user-only file so the next command does not sign in again.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -18,7 +18,15 @@ type Values = Parameters<typeof str>[0];
 interface FileShape {
   clients: Record<string, ClientRegistration>;
   tokens: Record<string, StoredTokens>;
+  /**
+   * The DPoP private key (a P-256 JWK). DPoP-bound tokens, refresh tokens included, work only
+   * with the key that obtained them, so it is kept next to them. Absent in files written before
+   * it existed and in files that never held a bound token.
+   */
+  dpopKey?: JsonWebKey;
 }
+
+const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 /** Default token file: $MCPKIT_OAUTH_FILE, else $XDG_CONFIG_HOME/mcpkit/oauth.json, else ~/.config/mcpkit/oauth.json. */
 export function defaultTokenFile(): string {
@@ -31,12 +39,17 @@ export function defaultTokenFile(): string {
  * whole through a rename, so two commands running at once do not leave a torn file.
  */
 export class FileOAuthStore implements OAuthStore {
+  /** A key made by this process that the file does not hold yet. */
+  private unsaved: JsonWebKey | undefined;
+  /** The `d` of the file's key when it would not import: the new key may replace it. */
+  private unusable: string | undefined;
+
   constructor(readonly file: string) {}
 
   private read(): FileShape {
     try {
       const v = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<FileShape>;
-      return { clients: v.clients ?? {}, tokens: v.tokens ?? {} };
+      return { clients: v.clients ?? {}, tokens: v.tokens ?? {}, ...(v.dpopKey === undefined ? {} : { dpopKey: v.dpopKey }) };
     } catch {
       return { clients: {}, tokens: {} };
     }
@@ -67,7 +80,37 @@ export class FileOAuthStore implements OAuthStore {
   saveTokens(issuer: string, resource: string, tokens: StoredTokens): void {
     const data = this.read();
     data.tokens[`${issuer} ${resource}`] = tokens;
+    // The key is written with the first tokens bound to it, so a server without DPoP (or
+    // without OAuth) never puts a key in the file. When another command stored its own key in
+    // the meantime, that one stays: these tokens then only cost a sign-in next time, while
+    // replacing it would strand the other command's tokens the same way.
+    if (tokens.dpopJkt !== undefined && this.unsaved && (!isP256PrivateJwk(data.dpopKey) || data.dpopKey.d === this.unusable)) {
+      data.dpopKey = this.unsaved;
+      this.unsaved = undefined;
+    }
     this.write(data);
+  }
+
+  /**
+   * The DPoP key pair: the file's, else a new one (kept in memory until tokens are bound to
+   * it). The private key is not extractable once loaded.
+   */
+  async dpopKeyPair(): Promise<CryptoKeyPair> {
+    const stored = this.read().dpopKey;
+    if (isP256PrivateJwk(stored)) {
+      try {
+        return await importKeyPair(stored);
+      } catch {
+        // Not a point on the curve (an edited file): a new key, as if there were none.
+        this.unusable = stored.d;
+      }
+    }
+    const subtle = globalThis.crypto.subtle;
+    const generated = await subtle.generateKey(P256, true, ['sign', 'verify']);
+    const { kty, crv, x, y, d } = await subtle.exportKey('jwk', generated.privateKey);
+    this.unsaved = { kty, crv, x, y, d };
+    // Re-imported: a new key is used exactly like one loaded from the file (not extractable).
+    return importKeyPair(this.unsaved);
   }
 
   /** Whether tokens are kept for `url` (for a resource that is its URL or a parent of it). */
@@ -81,6 +124,21 @@ export class FileOAuthStore implements OAuthStore {
     if (client) delete data.clients[issuer];
     this.write(data);
   }
+}
+
+function isP256PrivateJwk(jwk: JsonWebKey | undefined): jwk is JsonWebKey {
+  const b64 = (v: unknown) => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v);
+  return typeof jwk === 'object' && jwk !== null && jwk.kty === 'EC' && jwk.crv === 'P-256' && b64(jwk.x) && b64(jwk.y) && b64(jwk.d);
+}
+
+async function importKeyPair(jwk: JsonWebKey): Promise<CryptoKeyPair> {
+  const { kty, crv, x, y, d } = jwk;
+  const subtle = globalThis.crypto.subtle;
+  return {
+    privateKey: await subtle.importKey('jwk', { kty, crv, x, y, d }, P256, false, ['sign']),
+    // Extractable: proofs carry the public key as a JWK.
+    publicKey: await subtle.importKey('jwk', { kty, crv, x, y }, P256, true, ['verify']),
+  };
 }
 
 /** Opens a URL in the desktop browser: the program is run directly, never through a shell. */
@@ -110,20 +168,24 @@ export async function cliOAuth(target: string, values: Values, status: StatusLin
   const clientSecret = str(values, 'client-secret') ?? process.env.MCPKIT_CLIENT_SECRET;
   const interactive = flag(values, 'oauth') || (!!process.stderr.isTTY && !flag(values, 'client-credentials'));
   const store = new FileOAuthStore(str(values, 'oauth-file') ?? defaultTokenFile());
-  const auth: OAuthOptions = {
+  const auth = async (rest: Partial<OAuthOptions>): Promise<OAuthOptions> => ({
     clientId,
     clientSecret,
     scope: str(values, 'scope'),
     store,
     clientMetadata: { client_name: 'mcpkit CLI' },
-  };
+    // The file's key, so tokens an authorization server binds to it (DPoP) outlive the process.
+    dpop: { keyPair: await store.dpopKeyPair() },
+    ...rest,
+  });
   if (flag(values, 'client-credentials')) {
     if (!clientId) throw new UsageError('--client-credentials needs --client-id (and --client-secret or MCPKIT_CLIENT_SECRET)');
-    return { auth: { ...auth, grant: 'client_credentials' }, close: async () => {} };
+    return { auth: await auth({ grant: 'client_credentials' }), close: async () => {} };
   }
   // Without a person to sign in, only tokens kept from an earlier sign-in can help; without
   // those, a 401 is reported as it is instead of starting a sign-in nobody can finish.
-  if (!interactive) return store.hasTokensFor(target) ? { auth: { ...auth, grant: 'authorization_code' }, close: async () => {} } : undefined;
+  if (!interactive) return store.hasTokensFor(target) ? { auth: await auth({ grant: 'authorization_code' }), close: async () => {} } : undefined;
+  const options = await auth({ grant: 'authorization_code' });
   const port = str(values, 'redirect-port');
   const loopback = await loopbackAuthorization({
     port: port === undefined ? 0 : Number(port),
@@ -132,7 +194,7 @@ export async function cliOAuth(target: string, values: Values, status: StatusLin
       if (!flag(values, 'no-browser')) openBrowser(url);
     },
   });
-  return { auth: { ...auth, grant: 'authorization_code', authorize: loopback.authorize, redirectUri: loopback.redirectUri }, close: () => loopback.close() };
+  return { auth: { ...options, authorize: loopback.authorize, redirectUri: loopback.redirectUri }, close: () => loopback.close() };
 }
 
 export const OAUTH_HELP = `OAuth (URL targets whose server asks for authorization):
@@ -143,7 +205,8 @@ export const OAUTH_HELP = `OAuth (URL targets whose server asks for authorizatio
   --client-secret S      its secret (or MCPKIT_CLIENT_SECRET)
   --client-credentials   machine-to-machine: the client_credentials grant, no browser
   --scope "A B"          scopes to ask for (default: what the server's challenge names)
-  --oauth-file FILE      where tokens are kept (default ~/.config/mcpkit/oauth.json, mode 600)
+  --oauth-file FILE      where tokens and the DPoP key are kept (default
+                         ~/.config/mcpkit/oauth.json, mode 600)
   --redirect-port N      fixed port for the 127.0.0.1 redirect listener (default: any)
   --no-browser           print the sign-in URL without opening a browser
 `;

@@ -1,4 +1,5 @@
 // Runs the real CLI as a child process, the way a user does.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,40 @@ export interface Running {
   stdout(): string;
   stderr(): string;
   stop(): Promise<void>;
+}
+
+/** Runs the CLI and, when it prints a sign-in URL, completes the sign-in like a browser would. */
+export function withBrowser(args: string[], env: NodeJS.ProcessEnv): Promise<Run & { signIns: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let signIns = 0;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 30_000);
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+      const m = /visit:\s*\n\s*(http\S+)/.exec(stderr.slice(stderr.lastIndexOf('Sign in')));
+      if (m && signIns === 0) {
+        signIns++;
+        void (async () => {
+          const res = await fetch(m[1]!, { redirect: 'manual' });
+          const back = res.headers.get('location');
+          assert.ok(back, 'the authorization server redirects back');
+          const landed = await fetch(back);
+          assert.equal(landed.status, 200);
+          assert.match(await landed.text(), /Signed in/);
+        })().catch(reject);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, signIns });
+    });
+  });
 }
 
 /** Starts a long-running `mcpkit` (serve, bridge --http) and waits for the URL it prints. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { serve, type RunningServer } from '../../src/transports/http/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
-import { CLI, cleanEnv, mcpkit, ROOT, type Run } from './helpers.js';
+import { CLI, cleanEnv, mcpkit, ROOT, withBrowser } from './helpers.js';
 
 let as: MockAs;
 let running: RunningServer;
@@ -35,40 +35,6 @@ after(async () => {
   await running?.close();
   await as?.close();
 });
-
-/** Runs the CLI and, when it prints a sign-in URL, completes the sign-in like a browser would. */
-function withBrowser(args: string[], env: NodeJS.ProcessEnv): Promise<Run & { signIns: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let signIns = 0;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 30_000);
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-      const m = /visit:\s*\n\s*(http\S+)/.exec(stderr.slice(stderr.lastIndexOf('Sign in')));
-      if (m && signIns === 0) {
-        signIns++;
-        void (async () => {
-          const res = await fetch(m[1]!, { redirect: 'manual' });
-          const back = res.headers.get('location');
-          assert.ok(back, 'the authorization server redirects back');
-          const landed = await fetch(back);
-          assert.equal(landed.status, 200);
-          assert.match(await landed.text(), /Signed in/);
-        })().catch(reject);
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, signIns });
-    });
-  });
-}
 
 describe('mcpkit against an OAuth-protected server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-oauth-'));
@@ -95,9 +61,10 @@ describe('mcpkit against an OAuth-protected server', () => {
     assert.match(r.stdout, /you are client-\d+/);
     assert.ok(existsSync(file));
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { clients: Record<string, unknown>; tokens: Record<string, { tokens: { access_token: string } }> };
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { clients: Record<string, unknown>; tokens: Record<string, { tokens: { access_token: string } }>; dpopKey?: unknown };
     assert.ok(kept.clients[as.issuer], 'the registration is kept under the issuer');
     assert.equal(Object.keys(kept.tokens).length, 1);
+    assert.equal(kept.dpopKey, undefined, 'bearer tokens: no DPoP key is written');
     const authorize = as.requests.filter((q) => q.path === '/authorize');
     assert.equal(authorize.length, 1);
     assert.equal(authorize[0]!.query.get('resource'), running.url);
