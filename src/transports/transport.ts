@@ -22,6 +22,12 @@ export interface AuthInfo {
    * refuses a token whose audience does not name this server.
    */
   audience?: string | string[];
+  /**
+   * The key a sender-constrained token is bound to (its `cnf` claim, RFC 7800): `jkt` is the
+   * JWK SHA-256 thumbprint of a DPoP key (RFC 9449). The HTTP server's OAuth then requires a
+   * DPoP proof signed with that key, and refuses any other binding, which it cannot check.
+   */
+  confirmation?: { jkt?: string; [method: string]: unknown };
   extra?: Record<string, unknown>;
 }
 

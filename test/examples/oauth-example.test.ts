@@ -22,7 +22,8 @@ test('examples/oauth-server.ts accepts tokens from its issuer, challenges everyt
     const missing = await rpc('initialize', init, {});
     assert.equal(missing.status, 401);
     await missing.text();
-    assert.equal(missing.headers.get('www-authenticate'), `Bearer scope="notes:read", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
+    const common = `scope="notes:read", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`;
+    assert.equal(missing.headers.get('www-authenticate'), `Bearer ${common}, DPoP algs="ES256 ES384 RS256 PS256 EdDSA", ${common}`);
     const prm = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
     assert.deepEqual(prm.authorization_servers, [as.issuer]);
 

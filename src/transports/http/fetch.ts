@@ -55,14 +55,20 @@ export function toFetchHandler(server: McpServer | Server, options: HttpServerOp
       readBody: (limit) => readLimited(request, limit),
     };
     return new Promise<Response>((resolve, reject) => {
+      let extra: HeaderMap | undefined;
       const res: HttpResponder = {
         onAbort(listener: () => void) {
           request.signal?.addEventListener('abort', listener, { once: true });
         },
+        setHeader(name: string, value: string) {
+          (extra ??= {})[name] = value;
+        },
         send(status: number, headers: HeaderMap, body?: string) {
+          if (extra) headers = { ...extra, ...headers };
           resolve(new Response(status === 202 || status === 204 ? null : (body ?? null), { status, headers }));
         },
         stream(status: number, headers: HeaderMap): StreamWriter {
+          if (extra) headers = { ...extra, ...headers };
           let controller!: ReadableStreamDefaultController<Uint8Array>;
           let closed = false;
           const listeners: Array<() => void> = [];

@@ -7,6 +7,7 @@ export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } f
 export { apiKeyGuard, extractApiKey, type Authenticate, type ApiKeyGuardOptions, type OriginPolicy } from './server/security.js';
 export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from './server/exchange.js';
 export { OAuthResourceGuard, type OAuthResourceOptions } from './server/oauth-resource.js';
+export type { DpopResourceOptions, DpopNonceOptions, DpopNonceSource } from './server/dpop-proof.js';
 export { jwtAccessTokens, type JwtAccessTokenOptions, type JwtAccessTokenVerifier, type JwtClaims, type JwsAlgorithm } from './server/jwt-access-token.js';
 export type { AuthInfo } from '../transport.js';
 export type { ResponseMode } from './server/channel.js';

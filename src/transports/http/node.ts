@@ -98,6 +98,11 @@ class NodeExchange implements HttpRequestView, HttpResponder {
     return new NodeStreamWriter(this.res);
   }
 
+  /** writeHead merges what was set here, so the core's header maps need not know. */
+  setHeader(name: string, value: string): void {
+    if (!this.res.headersSent) this.res.setHeader(name, value);
+  }
+
   onAbort(listener: () => void): void {
     const res = this.res;
     // 'close' without a finished response means the client went away first.

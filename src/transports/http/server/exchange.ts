@@ -35,6 +35,11 @@ export interface HttpResponder {
   stream(status: number, headers: HeaderMap): StreamWriter;
   /** Called once if the client goes away before the response is complete. */
   onAbort?(listener: () => void): void;
+  /**
+   * Adds a header to the response still to come (the `DPoP-Nonce` of an admitted request).
+   * Optional: a responder without it just goes without such extras.
+   */
+  setHeader?(name: string, value: string): void;
 }
 
 export interface StreamWriter {

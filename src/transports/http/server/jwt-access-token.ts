@@ -4,6 +4,8 @@
  * checked with Web Crypto against the issuer's published keys, then the issuer, audience and
  * validity window. Every refusal is `undefined` (the guard answers 401 `invalid_token`); the
  * reason is deliberately not surfaced, since telling a caller which check failed helps forgers.
+ * A DPoP-bound token (`cnf.jkt`) comes out with its `confirmation`, for the guard to demand the
+ * proof.
  */
 import type { AuthInfo } from '../../transport.js';
 import type { HttpRequestView } from './exchange.js';
@@ -28,6 +30,8 @@ export interface JwtClaims {
   client_id?: string;
   /** OIDC's authorized party: the client, for servers that put it here instead of `client_id`. */
   azp?: string;
+  /** RFC 7800 confirmation: `jkt` for a DPoP-bound token (RFC 9449 §6). */
+  cnf?: { jkt?: string; [method: string]: unknown };
   [claim: string]: unknown;
 }
 
@@ -58,7 +62,8 @@ export interface JwtAccessTokenOptions {
   /**
    * Builds the AuthInfo from verified claims. `mapped` is the default mapping (undefined when the
    * token has neither `sub` nor `client_id`). Returning undefined refuses the token; a throw is a
-   * bug and answers 500 through the server's `onerror`.
+   * bug and answers 500 through the server's `onerror`. A bound token's `confirmation` is set on
+   * what it returns whatever it does, so that a mapping cannot turn it into a bearer token.
    */
   toAuthInfo?: (claims: JwtClaims, mapped: AuthInfo | undefined) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /** For the metadata and JWKS requests (a proxy agent, a test double). Default: globalThis.fetch. */
@@ -164,6 +169,16 @@ function scopesOf(claims: JwtClaims): string[] {
   return list.filter((s): s is string => typeof s === 'string' && s !== '');
 }
 
+/** A DPoP key binding's `jkt` (a base64url SHA-256), '' for a token not bound, undefined for a binding that cannot be checked here (RFC 8705 mTLS...). */
+function bindingOf(claims: JwtClaims): string | undefined {
+  const cnf: unknown = claims.cnf;
+  if (cnf === undefined) return '';
+  if (!cnf || typeof cnf !== 'object' || Array.isArray(cnf)) return undefined;
+  const members = Object.keys(cnf);
+  const jkt = (cnf as { jkt?: unknown }).jkt;
+  return members.length === 1 && typeof jkt === 'string' && /^[A-Za-z0-9_-]{43}$/.test(jkt) ? jkt : undefined;
+}
+
 /** The default AuthInfo of verified claims; undefined when nothing names the caller. */
 function mapClaims(claims: JwtClaims, token: string, withAudience: boolean): AuthInfo | undefined {
   const clientId = text(claims.client_id) ?? text(claims.azp);
@@ -244,12 +259,17 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): JwtAccessTokenV
     if (header.crit !== undefined) return undefined;
     if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
     if (!typeAccepted(header.typ, strict) || !claimsValid(claims, audiences)) return undefined;
-    // A sender-constrained token (RFC 9449 DPoP, RFC 8705 mTLS: `cnf`) is only good with proof
-    // of its key, which this server does not check yet; as a bearer token it must be refused.
-    if ((claims as { cnf?: unknown }).cnf !== undefined) return undefined;
+    // A sender-constrained token is only good with proof of its key: the guard checks DPoP
+    // proofs, but nothing here could check another binding (an mTLS certificate...), and such a
+    // token must not pass as a bearer one.
+    const jkt = bindingOf(claims);
+    if (jkt === undefined) return undefined;
     const key = await jwks.key(alg, header.kid);
     if (!key || !(await verifySignature(key, alg, parsed.signingInput, parsed.signature))) return undefined;
     const mapped = mapClaims(claims, token, fixedAudiences === undefined);
-    return toAuthInfo ? toAuthInfo(claims, mapped) : mapped;
+    if (mapped && jkt) mapped.confirmation = { jkt };
+    if (!toAuthInfo) return mapped;
+    const info = await toAuthInfo(claims, mapped);
+    return info && jkt && info.confirmation?.jkt !== jkt ? { ...info, confirmation: { ...info.confirmation, jkt } } : info;
   };
 }

@@ -1,12 +1,14 @@
 /**
  * The HTTP server as an OAuth 2.1 resource server, as the MCP authorization spec asks: Protected
  * Resource Metadata (RFC 9728) at the well-known paths, bearer tokens from the Authorization
- * header only (RFC 6750), audience and expiry checks, and scope challenges (401/403 with a
- * `WWW-Authenticate` that sends the client to the metadata and names every scope it needs).
- * Token validation itself (signature, introspection) is the application's `verifyToken`.
+ * header only (RFC 6750) or DPoP-bound ones with their proofs (RFC 9449), audience and expiry
+ * checks, and scope challenges (401/403 with a `WWW-Authenticate` that sends the client to the
+ * metadata and names every scope it needs). Token validation itself (signature, introspection)
+ * is the application's `verifyToken`; proofs are checked in dpop-proof.ts.
  */
 import type { AuthInfo } from '../../transport.js';
-import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { bindingError, DpopProofVerifier, type DpopProofResult, type DpopResourceOptions } from './dpop-proof.js';
+import type { HeaderMap, HttpRequestView, HttpResponder } from './exchange.js';
 import { sendError } from './responses.js';
 
 export interface OAuthResourceOptions {
@@ -52,13 +54,23 @@ export interface OAuthResourceOptions {
   resourceName?: string;
   /** `resource_documentation`: a URL of documentation for developers. */
   resourceDocumentation?: string;
+  /**
+   * DPoP (RFC 9449, MCP SEP-1932): tokens bound to a key the client proves it holds with a
+   * signed proof on every request. Default on: `Authorization: DPoP` is accepted beside Bearer,
+   * and a token whose AuthInfo has `confirmation.jkt` only as DPoP, with a valid proof of that
+   * key. `false`: Bearer only, bound tokens refused. An object tunes it (`required` refuses
+   * Bearer altogether).
+   */
+  dpop?: boolean | DpopResourceOptions;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 /** About refresh tokens, not about this resource: never advertised, challenged or required. */
 const OFFLINE_ACCESS = 'offline_access';
-/** RFC 6750 §2.1 b64token, after the scheme and its spaces. */
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** RFC 6750 §2.1 b64token (RFC 9449 §7.1 for DPoP), after the scheme and its spaces. */
+const TOKEN = /^(?:bearer|dpop) +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const BEARER_SCHEME = /^bearer(?: |$)/i;
+const DPOP_SCHEME = /^dpop(?: |$)/i;
 /** RFC 6749 §3.3 scope-token. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 /** Epoch seconds beyond this are surely milliseconds (this is the year 5138 in seconds). */
@@ -126,10 +138,15 @@ function grantedOf(info: AuthInfo | undefined): readonly string[] {
 }
 
 interface Challenge {
-  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
   description?: string;
   scopes?: readonly string[];
+  headers?: HeaderMap;
 }
+
+type Proof = Extract<DpopProofResult, { ok: true }>;
+
+const challenge = (scheme: string, params: readonly string[]) => (params.length ? `${scheme} ${params.join(', ')}` : scheme);
 
 /**
  * One server's resource-server side. Built once from the options (which it validates); each
@@ -149,6 +166,8 @@ export class OAuthResourceGuard {
   private readonly metadata = new Map<string, Kind>();
   /** Set when `scopesFor` is: only then is a body worth looking at. */
   readonly perMessage: boolean;
+  /** Unless `dpop: false`. */
+  private readonly dpop: DpopProofVerifier | undefined;
 
   constructor(options: OAuthResourceOptions, endpoint: string, private readonly onError: (error: Error) => void = () => {}) {
     if (!options || typeof options !== 'object') fail('the options must be an object');
@@ -165,6 +184,8 @@ export class OAuthResourceGuard {
     this.required = scopeList(options.requiredScopes, 'requiredScopes');
     this.has = options.hasScope ?? ((granted, needed) => granted.includes(needed));
     this.perMessage = typeof options.scopesFor === 'function';
+    const dpop = options.dpop;
+    this.dpop = dpop === false ? undefined : new DpopProofVerifier(dpop === true || dpop === undefined ? {} : dpop);
     this.paths = { endpoint, sse: endpoint };
     if (options.resource !== undefined) {
       const u = httpUrl(options.resource, 'resource');
@@ -241,20 +262,40 @@ export class OAuthResourceGuard {
     const doc: Record<string, unknown> = { resource, authorization_servers: this.servers };
     if (this.supported) doc.scopes_supported = this.supported;
     doc.bearer_methods_supported = ['header'];
+    if (this.dpop) doc.dpop_signing_alg_values_supported = this.dpop.algorithms;
+    if (this.dpop?.required) doc.dpop_bound_access_tokens_required = true;
     if (this.o.resourceName !== undefined) doc.resource_name = this.o.resourceName;
     if (this.o.resourceDocumentation !== undefined) doc.resource_documentation = this.o.resourceDocumentation;
     res.send(200, { ...CORS, 'content-type': 'application/json' }, JSON.stringify(doc));
   }
 
+  /**
+   * A Bearer challenge, and with DPoP a DPoP one too (RFC 9449 §7.1; only that one when Bearer is
+   * refused). Both carry `scope` and `resource_metadata`, which MCP clients need whichever scheme
+   * they read; the error goes on the scheme the request used.
+   */
   private refuse(req: HttpRequestView, res: HttpResponder, status: number, message: string, c: Challenge = {}): undefined {
     const resource = this.resourceFor(req);
-    const parts: string[] = [];
-    if (c.error) parts.push(`error=${quoted(c.error)}`);
-    if (c.description) parts.push(`error_description=${quoted(c.description)}`);
+    const common: string[] = [];
     const scopes = c.scopes ?? this.required;
-    if (scopes.length > 0) parts.push(`scope=${quoted(scopes.join(' '))}`);
-    if (resource !== undefined) parts.push(`resource_metadata=${quoted(this.metadataUrl(resource))}`);
-    sendError(res, status, message, -32600, { 'www-authenticate': parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer' });
+    if (scopes.length > 0) common.push(`scope=${quoted(scopes.join(' '))}`);
+    if (resource !== undefined) common.push(`resource_metadata=${quoted(this.metadataUrl(resource))}`);
+    const error: string[] = [];
+    if (c.error) error.push(`error=${quoted(c.error)}`);
+    if (c.description) error.push(`error_description=${quoted(c.description)}`);
+    const dpop = this.dpop;
+    const onDpop = dpop !== undefined && (dpop.required || DPOP_SCHEME.test(req.header('authorization') ?? ''));
+    const challenges: string[] = [];
+    if (!dpop?.required) challenges.push(challenge('Bearer', onDpop ? common : [...error, ...common]));
+    if (dpop) challenges.push(challenge('DPoP', [...(onDpop ? error : []), `algs=${quoted(dpop.algs)}`, ...common]));
+    sendError(res, status, message, -32600, { ...c.headers, 'www-authenticate': challenges.join(', ') });
+    return undefined;
+  }
+
+  /** A `verifyToken` or nonce source that threw: the server's fault, not the caller's. */
+  private crashed(res: HttpResponder, err: unknown): undefined {
+    this.onError(err instanceof Error ? err : new Error(String(err)));
+    sendError(res, 500, 'Internal error: the access token could not be verified', -32603);
     return undefined;
   }
 
@@ -272,24 +313,38 @@ export class OAuthResourceGuard {
       });
     }
     const header = req.header('authorization');
+    const dpop = this.dpop;
+    const scheme = header === undefined ? undefined : BEARER_SCHEME.test(header) ? 'Bearer' : dpop && DPOP_SCHEME.test(header) ? 'DPoP' : undefined;
     // No credentials, or another scheme (Basic...): a plain challenge, without an error code (RFC 6750 §3.1).
-    if (header === undefined || !/^bearer(?: |$)/i.test(header)) return this.refuse(req, res, 401, 'Unauthorized: a bearer token is required');
-    const token = BEARER.exec(header)?.[1];
+    if (scheme === undefined) return this.refuse(req, res, 401, `Unauthorized: ${!dpop ? 'a bearer token' : dpop.required ? 'a DPoP-bound access token' : 'an access token (Bearer or DPoP)'} is required`);
+    const token = TOKEN.exec(header!)?.[1];
     if (token === undefined) {
-      return this.refuse(req, res, 400, 'Bad Request: malformed Authorization header (expected "Bearer <token>")', { error: 'invalid_request', description: 'malformed Authorization header' });
+      return this.refuse(req, res, 400, `Bad Request: malformed Authorization header (expected "${scheme} <token>")`, { error: 'invalid_request', description: 'malformed Authorization header' });
+    }
+    if (scheme === 'Bearer' && dpop?.required) {
+      return this.refuse(req, res, 401, 'Unauthorized: this server accepts DPoP-bound access tokens only', { error: 'invalid_token', description: 'DPoP-bound access tokens only' });
     }
     const resource = this.resourceFor(req);
     if (resource === undefined) {
       sendError(res, 400, 'Bad Request: the Host header does not form a valid URL');
       return undefined;
     }
+    let proof: Proof | undefined;
+    if (scheme === 'DPoP') {
+      // Before verifyToken: a forged proof never costs an introspection or a key fetch.
+      const checked = await dpop!.check(req.header('dpop'), req.method, this.requestUrl(req, resource), token).catch((err: unknown) => this.crashed(res, err));
+      if (!checked) return undefined;
+      if (!checked.ok) {
+        const headers = checked.nonce === undefined ? undefined : { 'dpop-nonce': checked.nonce };
+        return this.refuse(req, res, 401, `Unauthorized: ${checked.description}`, { error: checked.error, description: checked.description, headers });
+      }
+      proof = checked;
+    }
     let info: AuthInfo | undefined;
     try {
       info = await this.o.verifyToken(token, req, resource);
     } catch (err) {
-      this.onError(err instanceof Error ? err : new Error(String(err)));
-      sendError(res, 500, 'Internal error: the access token could not be verified', -32603);
-      return undefined;
+      return this.crashed(res, err);
     }
     if (!info) return this.refuse(req, res, 401, 'Unauthorized: the access token is invalid', { error: 'invalid_token', description: 'the access token is invalid' });
     const exp = info.expiresAt;
@@ -302,6 +357,15 @@ export class OAuthResourceGuard {
         description: 'the access token was issued for another resource',
       });
     }
+    // Only DPoP requests and bound tokens go further here: a plain Bearer request pays one read.
+    if (proof || info.confirmation !== undefined) {
+      const unbound = bindingError(info.confirmation, proof, dpop !== undefined);
+      if (unbound) return this.refuse(req, res, 401, `Unauthorized: ${unbound}`, { error: 'invalid_token', description: unbound });
+      if (proof && !dpop!.accept(proof)) {
+        return this.refuse(req, res, 401, 'Unauthorized: the DPoP proof was used before', { error: 'invalid_dpop_proof', description: 'the DPoP proof was used before' });
+      }
+      if (proof?.nonce !== undefined) res.setHeader?.('dpop-nonce', proof.nonce);
+    }
     if (this.required.length > 0) {
       const granted = grantedOf(info);
       if (!this.required.every((s) => this.has(granted, s))) {
@@ -309,6 +373,18 @@ export class OAuthResourceGuard {
       }
     }
     return info;
+  }
+
+  /**
+   * The URL the request was addressed to as the client sees it, for a proof's `htu`: the
+   * resource itself, or for the HTTP+SSE POSTs a path beside it (under the same proxy prefix).
+   */
+  private requestUrl(req: HttpRequestView, resource: string): string {
+    if (req.path === this.paths.endpoint || req.path === this.paths.sse) return resource;
+    const u = new URL(resource);
+    const own = this.paths[this.kindOf(req.path)];
+    const prefix = u.pathname.endsWith(own) ? u.pathname.slice(0, -own.length) : '';
+    return u.origin + prefix + req.path;
   }
 
   /** The endpoint and the HTTP+SSE stream are one server: a token for either is for this server. */

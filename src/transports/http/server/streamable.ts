@@ -129,7 +129,9 @@ export class StreamableHttpHandler {
     }
     if (!this.o.authenticate) return {};
     const authInfo = await this.o.authenticate(req);
-    if (!authInfo) {
+    // A sender-constrained token (jwtAccessTokens fills `confirmation`) is only good with the
+    // proof of its key, which only `oauth` checks: here it would pass as a bearer token.
+    if (!authInfo || authInfo.confirmation !== undefined) {
       sendError(res, 401, 'Unauthorized: a valid API key or bearer token is required', -32600, { 'www-authenticate': 'Bearer' });
       return undefined;
     }

@@ -125,7 +125,11 @@ test('forged tokens: alg none, HS256 (also keyed with the public key), tampering
       'typ id_token+jwt': as.token({}, undefined, { typ: 'id_token+jwt' }),
       'typ dpop+jwt': as.token({}, undefined, { typ: 'dpop+jwt' }),
       'crit header': as.token({}, undefined, { crit: ['exp'] }),
-      'DPoP-bound (cnf.jkt) presented as bearer': as.token({ cnf: { jkt: 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A' } }),
+      'bound to an mTLS certificate (cnf x5t#S256)': as.token({ cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } }),
+      'bound to a DPoP key and a certificate': as.token({ cnf: { jkt: 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A', 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } }),
+      'cnf.jkt not a thumbprint': as.token({ cnf: { jkt: 'short' } }),
+      'cnf.jkt not a string': as.token({ cnf: { jkt: 7 } }),
+      'cnf not an object': as.token({ cnf: 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A' }),
       'kid not a string': as.token({}, undefined, { kid: 7 }),
       'two parts': `${h}.${p}`,
       'five parts (JWE)': `${h}.${p}.${s}.${s}.${s}`,
@@ -348,6 +352,19 @@ test('an unreachable JWKS is reported once per outage; known keys outlive a fail
   assert.equal(await throwing(token, undefined, RESOURCE), undefined);
 });
 
+test('a DPoP-bound token (cnf.jkt) comes out with its confirmation, which toAuthInfo cannot drop', () =>
+  withIssuer(async (as) => {
+    const jkt = 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A';
+    const info = await verifier(as).check(as.token({ cnf: { jkt } }));
+    assert.deepEqual(info?.confirmation, { jkt });
+    assert.equal((await verifier(as).check(as.token()))?.confirmation, undefined);
+    // A mapping of its own that forgets (or rewrites) the binding would make a bearer token of it.
+    const mapped = verifier(as, { toAuthInfo: (claims) => ({ principal: String(claims.sub), confirmation: { jkt: 'other' } }) });
+    assert.deepEqual((await mapped.check(as.token({ cnf: { jkt } })))?.confirmation, { jkt });
+    const forgetful = verifier(as, { toAuthInfo: (claims) => ({ principal: String(claims.sub) }) });
+    assert.deepEqual((await forgetful.check(as.token({ cnf: { jkt } })))?.confirmation, { jkt });
+  }));
+
 test('options are checked when the verifier is built', () => {
   const build = (o: unknown) => () => jwtAccessTokens(o as JwtAccessTokenOptions);
   assert.throws(build(undefined), /options must be an object/);
@@ -373,6 +390,7 @@ test('end to end through serve(): 200 for a good token, 401 invalid_token for a 
       },
     });
     const challenge = `resource_metadata="${s.base}/.well-known/oauth-protected-resource/mcp"`;
+    const dpop = `DPoP algs="ES256 ES384 RS256 PS256 EdDSA", ${challenge}`;
     try {
       const token = as.token({ aud: s.url, scope: 'mcp:read' });
       const { headers } = await open(s.url, undefined, { authorization: `Bearer ${token}` });
@@ -392,11 +410,11 @@ test('end to end through serve(): 200 for a good token, 401 invalid_token for a 
       for (const [why, bad] of Object.entries(bads)) {
         const r = await post(s.url, req('tools/list'), { ...headers, authorization: `Bearer ${bad}` });
         await jsonError(r, 401);
-        assert.equal(r.headers.get('www-authenticate'), `Bearer error="invalid_token", error_description="the access token is invalid", ${challenge}`, why);
+        assert.equal(r.headers.get('www-authenticate'), `Bearer error="invalid_token", error_description="the access token is invalid", ${challenge}, ${dpop}`, why);
       }
       const none = await post(s.url, req('tools/list'), { 'mcp-session-id': headers['mcp-session-id']!, 'mcp-protocol-version': headers['mcp-protocol-version']! });
       await jsonError(none, 401);
-      assert.equal(none.headers.get('www-authenticate'), `Bearer ${challenge}`);
+      assert.equal(none.headers.get('www-authenticate'), `Bearer ${challenge}, ${dpop}`);
       // The writer steps up and calls the tool; the handler sees who called.
       const writer = as.token({ aud: s.url, scope: 'mcp:read mcp:write' });
       const ok = await post(s.url, req('tools/call', { name: 'counter', arguments: {} }), { ...headers, authorization: `Bearer ${writer}` });

@@ -40,6 +40,13 @@ function oauth(extra: Partial<OAuthResourceOptions> = {}): OAuthResourceOptions 
 
 const prmUrl = (s: Started, path = '/mcp') => `${s.base}/.well-known/oauth-protected-resource${path}`;
 
+const ALGS = 'algs="ES256 ES384 RS256 PS256 EdDSA"';
+/**
+ * A refusal's WWW-Authenticate: the Bearer challenge with `error` (when any) and the `common`
+ * parameters, then (DPoP being on by default) the DPoP one with the same scope and metadata.
+ */
+const challenges = (common: string, error = '') => `Bearer ${error ? `${error}, ` : ''}${common}, DPoP ${ALGS}, ${common}`;
+
 async function text(r: Response): Promise<string> {
   const t = ((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
   return t;
@@ -82,6 +89,7 @@ test('Protected Resource Metadata at the path-specific and the root well-known U
       authorization_servers: [AS],
       scopes_supported: ['mcp:read', 'mcp:write'], // never offline_access
       bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'RS256', 'PS256', 'EdDSA'],
       resource_name: 'Test server',
       resource_documentation: 'https://docs.example.com/mcp',
     };
@@ -119,7 +127,7 @@ test('a configured resource is the metadata resource, the challenge target and t
     assert.equal(((await (await fetch(prmUrl(s, '/sse'))).json()) as { resource: string }).resource, 'https://api.example.com/v1/sse');
     const r = await post(s.url, initReq());
     await jsonError(r, 401);
-    assert.equal(r.headers.get('www-authenticate'), 'Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/v1/mcp"');
+    assert.equal(r.headers.get('www-authenticate'), challenges('resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/v1/mcp"'));
     for (const token of ['self', 'selfSlash', 'selfAmong']) {
       const ok = await post(s.url, initReq(), bearer(token));
       assert.equal(ok.status, 200, token);
@@ -141,12 +149,12 @@ test('401 and 400: missing, foreign-scheme, rejected and malformed credentials',
     for (const headers of [{}, { authorization: 'Basic YTpi' }, { 'x-api-key': 'reader' }] as Array<Record<string, string>>) {
       const r = await post(s.url, initReq(), headers);
       const err = await jsonError(r, 401, -32600);
-      assert.match(err.message, /bearer token is required/);
-      assert.equal(r.headers.get('www-authenticate'), `Bearer ${challenge}`);
+      assert.match(err.message, /an access token \(Bearer or DPoP\) is required/);
+      assert.equal(r.headers.get('www-authenticate'), challenges(challenge));
     }
     const bad = await post(s.url, initReq(), bearer('nope'));
     await jsonError(bad, 401);
-    assert.equal(bad.headers.get('www-authenticate'), `Bearer error="invalid_token", error_description="the access token is invalid", ${challenge}`);
+    assert.equal(bad.headers.get('www-authenticate'), challenges(challenge, 'error="invalid_token", error_description="the access token is invalid"'));
     for (const authorization of ['Bearer', 'Bearer ', 'Bearer two words', 'Bearer bad"char']) {
       const r = await post(s.url, initReq(), { authorization });
       await jsonError(r, 400);
@@ -166,7 +174,7 @@ test('401 and 400: missing, foreign-scheme, rejected and malformed credentials',
   try {
     const r = await post(scoped.url, initReq());
     await jsonError(r, 401);
-    assert.equal(r.headers.get('www-authenticate'), `Bearer scope="mcp:read", resource_metadata="${prmUrl(scoped)}"`);
+    assert.equal(r.headers.get('www-authenticate'), challenges(`scope="mcp:read", resource_metadata="${prmUrl(scoped)}"`));
   } finally {
     await scoped.running.close();
   }
@@ -206,7 +214,7 @@ test('requiredScopes: a token without them is 403 insufficient_scope naming them
     for (const token of ['bare', 'reader']) {
       const r = await post(s.url, initReq(), bearer(token));
       assert.match((await jsonError(r, 403)).message, /insufficient scope/);
-      assert.equal(r.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="${prmUrl(s)}"`);
+      assert.equal(r.headers.get('www-authenticate'), challenges(`scope="mcp:read mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'));
     }
     const ok = await post(s.url, initReq(), bearer('writer'));
     assert.equal(ok.status, 200);
@@ -230,7 +238,7 @@ test('scopesFor: one request is refused with every scope it needs; the session s
     assert.equal(await text(echo), 'hi');
     const refused = await post(s.url, call('counter'), headers);
     assert.match((await jsonError(refused, 403)).message, /needs: mcp:read tools:counter mcp:write/);
-    assert.equal(refused.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="mcp:read tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`);
+    assert.equal(refused.headers.get('www-authenticate'), challenges(`scope="mcp:read tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'));
     assert.equal(s.counter.n, 0);
     // Same principal, more scopes: the same session goes on.
     const stepped = await post(s.url, call('counter'), { ...headers, ...bearer('writer') });
@@ -249,7 +257,7 @@ test('scopesFor in a batch: the whole batch is refused, naming the scopes of all
     const batch = [call('echo', { text: 'a' }), req('resources/read', { uri: 'mem://greeting' }), call('counter')];
     const r = await post(s.url, batch, headers);
     await jsonError(r, 403);
-    assert.equal(r.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="mcp:read res:greeting tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`);
+    assert.equal(r.headers.get('www-authenticate'), challenges(`scope="mcp:read res:greeting tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'));
     assert.equal(s.counter.n, 0);
     const ok = await post(s.url, batch, { ...headers, ...bearer('writer') });
     assert.equal(ok.status, 200);
@@ -275,7 +283,7 @@ test('2026-07-28 POSTs: admission, per-request scopes, and ctx.authInfo in the h
   try {
     const none = await modern(s.url, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, {});
     await jsonError(none, 401);
-    assert.equal(none.headers.get('www-authenticate'), `Bearer scope="mcp:read", resource_metadata="${prmUrl(s)}"`);
+    assert.equal(none.headers.get('www-authenticate'), challenges(`scope="mcp:read", resource_metadata="${prmUrl(s)}"`));
     const refused = await modern(s.url, 'tools/call', { name: 'counter', arguments: {} }, bearer('reader'));
     await jsonError(refused, 403);
     assert.match(refused.headers.get('www-authenticate') ?? '', /scope="mcp:read tools:counter mcp:write"/);
@@ -316,7 +324,7 @@ test('legacy HTTP+SSE: /sse is challenged with its own metadata; /messages POSTs
   try {
     const none = await fetch(`${s.base}/sse`, { headers: { accept: 'text/event-stream' } });
     await jsonError(none, 401);
-    assert.equal(none.headers.get('www-authenticate'), `Bearer scope="mcp:read", resource_metadata="${prmUrl(s, '/sse')}"`);
+    assert.equal(none.headers.get('www-authenticate'), challenges(`scope="mcp:read", resource_metadata="${prmUrl(s, '/sse')}"`));
     const r = await fetch(`${s.base}/sse`, { headers: { accept: 'text/event-stream', ...bearer('reader') } });
     assert.equal(r.status, 200);
     const sse = new SseReader(r);
@@ -374,12 +382,17 @@ test('fetch adapter: the metadata and challenges use the request URL’s scheme;
     const doc = await handle(new Request(`${base}/.well-known/oauth-protected-resource/mcp`));
     assert.equal(doc.status, 200);
     assert.equal(doc.headers.get('access-control-allow-origin'), '*');
-    assert.deepEqual(await doc.json(), { resource: `${base}/mcp`, authorization_servers: [AS], bearer_methods_supported: ['header'] });
+    assert.deepEqual(await doc.json(), {
+      resource: `${base}/mcp`,
+      authorization_servers: [AS],
+      bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'RS256', 'PS256', 'EdDSA'],
+    });
     assert.equal((await handle(new Request(`${base}/.well-known/oauth-protected-resource`))).status, 200);
     const body = JSON.stringify(call('echo', { text: 'edge' }));
     const none = await handle(new Request(`${base}/mcp`, { method: 'POST', headers: { ...BOTH, 'mcp-protocol-version': LATEST }, body }));
     assert.equal(none.status, 401);
-    assert.equal(none.headers.get('www-authenticate'), `Bearer scope="mcp:read", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+    assert.equal(none.headers.get('www-authenticate'), challenges(`scope="mcp:read", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`));
     const ok = await handle(new Request(`${base}/mcp`, { method: 'POST', headers: { ...BOTH, 'mcp-protocol-version': LATEST, ...bearer('self') }, body }));
     assert.equal(ok.status, 200);
     assert.equal(await text(ok), 'edge');
