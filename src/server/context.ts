@@ -57,9 +57,10 @@ export interface RequestContext {
   /** Any notification tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
   /**
-   * The task this handler runs as (tasks extension, 2026-07-28), or undefined for an ordinary
-   * request. While it is set, elicit/sample/roots park the task in `input_required`, `signal`
-   * fires on `tasks/cancel`, and progress, log and notify send nothing.
+   * The task this handler runs as (tasks extension, 2026-07-28, or 2025-11-25 core tasks), or
+   * undefined for an ordinary request. While it is set, elicit/sample/roots park the task in
+   * `input_required` and `signal` fires on `tasks/cancel`. In 2026-07-28 progress, log and
+   * notify send nothing; in 2025-11-25 they go out on the session tagged with the task.
    */
   readonly taskId: string | undefined;
   /**
@@ -81,8 +82,8 @@ export class ServerContext extends RequestFacts implements RequestContext {
     this.session = session;
   }
 
-  /** The handshake era has no tasks extension: task tools run as ordinary tools. */
-  get taskId(): undefined {
+  /** Set only in a 2025-11-25 task's context (LegacyTaskContext). */
+  get taskId(): string | undefined {
     return undefined;
   }
 
@@ -119,7 +120,7 @@ export class ServerContext extends RequestFacts implements RequestContext {
       const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
       if (problem) throw new TypeError(`Cannot elicit: ${problem}`);
     }
-    const result = await this.inbound.sendRequest('elicitation/create', params as unknown as JsonObject, options);
+    const result = await this.ask('elicitation/create', params as unknown as JsonObject, options);
     const action = result.action;
     if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
       throw new McpError(ErrorCode.InvalidParams, `Client answered elicitation with an invalid action: ${JSON.stringify(action)}`);
@@ -133,13 +134,31 @@ export class ServerContext extends RequestFacts implements RequestContext {
     if ((params.tools || params.toolChoice) && (!cap.tools || !features.samplingTools(this.protocolVersion))) {
       throw new LocalError('capability', 'Cannot sample with tools: the client did not declare sampling.tools');
     }
-    const result = await this.inbound.sendRequest('sampling/createMessage', params as unknown as JsonObject, options);
+    const result = await this.ask('sampling/createMessage', params as unknown as JsonObject, options);
     return result as unknown as CreateMessageResult;
   }
 
   async roots(options?: RequestOptions): Promise<Root[]> {
     if (!this.clientCapabilities.roots) throw new LocalError('capability', 'Cannot list roots: the client did not declare the "roots" capability');
-    const result = await this.inbound.sendRequest('roots/list', undefined, options);
+    const result = await this.ask('roots/list', undefined, options);
     return (result.roots as Root[] | undefined) ?? [];
+  }
+
+  /** @internal What a 2025-11-25 task's context is built from: this tools/call. */
+  get origin(): { inbound: InboundRequest; envelope: RequestEnvelope } {
+    return { inbound: this.inbound, envelope: this.envelope };
+  }
+
+  /**
+   * @internal A server-to-client request on this request's stream (HTTP: its SSE response).
+   * 2025-11-25 tasks deliver their questions on the stream of a pending `tasks/result`.
+   */
+  sendRelated(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject> {
+    return this.inbound.sendRequest(method, params, options);
+  }
+
+  /** How a question reaches the client; a task's context queues it for `tasks/result` instead. */
+  protected ask(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject> {
+    return this.inbound.sendRequest(method, params, options);
   }
 }

@@ -16,6 +16,7 @@ export type {
 export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from './prompts.js';
 export type { Registered } from './registry.js';
 export { TaskManager, type TaskServerOptions, type ToolTaskOptions } from './tasks/manager.js';
+export { LegacyTasks, type LegacyTask } from './tasks/legacy.js';
 export { InMemoryTaskStore, TaskLimitError, type InMemoryTaskStoreOptions, type TaskRecord, type TaskStore } from './tasks/store.js';
 export { MemoryBus, type MessageBus } from './bus.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

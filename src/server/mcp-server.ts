@@ -79,7 +79,7 @@ export class McpServer {
   private enableTools(): void {
     if (this.server.hasRequestHandler('tools/list')) return;
     this.server.registerCapabilities({ tools: { listChanged: true } });
-    this.server.setRequestHandler('tools/list', (p) => this.tools.list(p));
+    this.server.setRequestHandler('tools/list', (p, ctx) => this.tools.list(p, ctx));
     this.server.setRequestHandler('tools/call', (p, ctx) => this.tools.call(p, ctx));
     this.server.toolInputSchema = (name) => this.tools.registry.get(name)?.wire.inputSchema;
   }

@@ -111,17 +111,20 @@ export class Server {
   }
 
   /**
-   * Turns the tasks extension on (once; later calls return the same manager): `server/discover`
-   * advertises it and `tasks/get|update|cancel` are served (2026-07-28 era only).
+   * Turns tasks on (once; later calls return the same manager): `server/discover` advertises
+   * the extension and `tasks/get|update|cancel` are served in the 2026-07-28 era; handshake
+   * sessions at 2025-11-25 get the `tasks` capability and `tasks/get|result|list|cancel`.
    */
   enableTasks(): TaskManager {
     if (this.tasks) return this.tasks;
     const tasks = (this.tasks = new TaskManager(this, this.taskOptions));
     // Handlers like any other, so request middleware sees them; they answer -32601 in the
-    // handshake era, which has no such extension.
+    // handshake era before 2025-11-25.
     this.setRequestHandler('tasks/get', (p, ctx) => tasks.get(p, ctx));
     this.setRequestHandler('tasks/update', (p, ctx) => tasks.update(p, ctx));
     this.setRequestHandler('tasks/cancel', (p, ctx) => tasks.cancel(p, ctx));
+    this.setRequestHandler('tasks/result', (p, ctx) => tasks.legacyOnly('tasks/result', p, ctx));
+    this.setRequestHandler('tasks/list', (p, ctx) => tasks.legacyOnly('tasks/list', p, ctx));
     return tasks;
   }
 

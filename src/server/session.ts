@@ -9,6 +9,7 @@ import { features } from '../protocol/versions.js';
 import type { Transport } from '../transports/transport.js';
 import { ServerContext } from './context.js';
 import type { Server } from './server.js';
+import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_VERSION } from './tasks/legacy.js';
 
 /**
  * One client connection to a server (a stdio process, an HTTP session, an in-memory pair).
@@ -118,8 +119,14 @@ export class ServerSession implements PeerHandlers {
     const modern = this.server.modern;
     if (modern && (this.statelessOnly || claimsModern(req.method, req.params))) return modern.handle(req, inbound);
     switch (req.method) {
-      case 'initialize':
-        return this.era.initialize(req.params) as unknown as JsonObject;
+      case 'initialize': {
+        const result = this.era.initialize(req.params);
+        // Core tasks exist in 2025-11-25 only: older revisions never see the capability.
+        if (this.server.tasks && result.protocolVersion === LEGACY_TASKS_VERSION) {
+          result.capabilities = { ...result.capabilities, tasks: LEGACY_TASKS_CAPABILITY };
+        }
+        return result as unknown as JsonObject;
+      }
       case 'ping':
         return {};
     }

@@ -8,6 +8,7 @@ import { InputRequiredSignal } from './mrtr.js';
 import { paginate, Registry, type Registered } from './registry.js';
 import type { TaskSupport } from '../protocol/tasks.js';
 import type { TaskManager, ToolTaskOptions } from './tasks/manager.js';
+import { usesLegacyTasks } from './tasks/legacy.js';
 
 /** What a tool handler may return; plain values are turned into a CallToolResult. */
 export type ToolReturn = CallToolResult | string | ContentBlock[] | Record<string, unknown> | unknown[] | void;
@@ -27,8 +28,10 @@ export interface ToolConfig {
   /**
    * Tasks extension (2026-07-28): the tool may (`'optional'`) or must (`'required'`) run as a
    * task for clients that declare `io.modelcontextprotocol/tasks`. Without the extension an
-   * optional tool runs as usual and a required one is refused with -32021; the handshake era
-   * runs both as ordinary tools. The object form picks who creates the task (see
+   * optional tool runs as usual and a required one is refused with -32021. Handshake sessions
+   * at 2025-11-25 see it as `execution.taskSupport` (core tasks: the client augments the call
+   * with `task`; a plain call to a required tool is -32601); older revisions run it as an
+   * ordinary tool. The object form picks who creates the task (see
    * ToolTaskOptions). An `McpError` thrown by a task tool is a protocol error (a failed task,
    * or a JSON-RPC error when run synchronously), not an `isError` result.
    */
@@ -46,6 +49,8 @@ export interface ToolDefinition {
   output: CompiledSchema | undefined;
   /** The `Tool` object sent in tools/list, built once. */
   wire: Tool;
+  /** `wire` with `execution.taskSupport`, for 2025-11-25 sessions (task tools only). */
+  legacyWire: Tool | undefined;
   /** The tasks extension settings, normalized; undefined for an ordinary tool. */
   task: Required<ToolTaskOptions> | undefined;
 }
@@ -68,7 +73,9 @@ export function compileTool(name: string, config: ToolConfig, handler: ToolHandl
   if (config.annotations) wire.annotations = config.annotations;
   if (config.icons) wire.icons = config.icons;
   if (config._meta) wire._meta = config._meta;
-  return { name, config, handler, input, output, wire, task: taskOptions(name, config.task) };
+  const task = taskOptions(name, config.task);
+  const legacyWire = task === undefined ? undefined : { ...wire, execution: { taskSupport: task.support } };
+  return { name, config, handler, input, output, wire, legacyWire, task };
 }
 
 function taskOptions(name: string, task: ToolConfig['task']): Required<ToolTaskOptions> | undefined {
@@ -109,9 +116,10 @@ export class ToolRegistry {
     return def;
   }
 
-  list(params: JsonObject | undefined): JsonObject {
+  list(params: JsonObject | undefined, ctx: RequestContext): JsonObject {
     const { page, nextCursor } = paginate(this.registry.list(), params?.cursor, this.pageSize());
-    const tools = page.map((t) => t.wire);
+    // `execution` is a 2025-11-25 field (absent: forbidden); 2026-07-28 dropped it.
+    const tools = usesLegacyTasks(ctx) ? page.map((t) => t.legacyWire ?? t.wire) : page.map((t) => t.wire);
     return nextCursor === undefined ? { tools } : { tools, nextCursor };
   }
 
@@ -124,6 +132,19 @@ export class ToolRegistry {
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs "name" (a string)');
     const tool = this.registry.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    // The common case, in every era: an ordinary tool called plainly.
+    if (tool.task === undefined && params?.task === undefined) return invoke(tool, params, ctx);
+    if (usesLegacyTasks(ctx)) {
+      // 2025-11-25 core tasks: the client decides by augmenting, within what the tool allows.
+      const legacy = ctx.session.server.tasks?.legacy;
+      const augmented = params?.task !== undefined;
+      if (legacy !== undefined && augmented) {
+        if (tool.task === undefined) throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support task-augmented calls`);
+        return legacy.create(ctx, params?.task, (c) => invoke(tool, params, c));
+      }
+      if (tool.task?.support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
+      return invoke(tool, params, ctx);
+    }
     if (tool.task !== undefined) return this.tasks().callTool(tool.task, ctx, () => invoke(tool, params, ctx));
     return invoke(tool, params, ctx);
   }

@@ -179,6 +179,8 @@ test('e2e stdio: the handshake era ignores the tasks option and runs task tools 
   const sent: Array<{ method?: string; params?: Record<string, any> }> = [];
   const client = await overStdio(t, {
     era: 'handshake',
+    // Before 2025-11-25: that revision has core tasks, where a required tool must be augmented.
+    protocolVersion: '2025-06-18',
     middleware: [{ outgoing: (m, next) => (sent.push(m as never), next(m)) }],
   });
   assert.equal(client.era, 'handshake');

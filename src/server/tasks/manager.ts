@@ -6,6 +6,7 @@ import { missingCapability } from '../../protocol/modern.js';
 import type { RequestContext } from '../context.js';
 import { ModernContext, type TaskBinding } from '../modern-context.js';
 import type { Server } from '../server.js';
+import { LegacyTasks, usesLegacyTasks } from './legacy.js';
 import { TaskRun, type TaskHost } from './run.js';
 import { InMemoryTaskStore, TaskLimitError, type TaskRecord, type TaskStore } from './store.js';
 
@@ -58,6 +59,8 @@ export class TaskManager {
   /** Tasks running in this process, by id. */
   private readonly runs = new Map<string, TaskRun>();
   private readonly host: TaskHost;
+  /** 2025-11-25 core tasks, for handshake sessions at that revision (same caps). */
+  readonly legacy: LegacyTasks;
 
   constructor(private readonly server: Server, options: TaskServerOptions = {}) {
     const ttl = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
@@ -70,6 +73,7 @@ export class TaskManager {
     this.pollIntervalMs = poll;
     this.maxTasks = max;
     this.store = options.store ?? new InMemoryTaskStore();
+    this.legacy = new LegacyTasks({ ttlMs: ttl, pollIntervalMs: poll, maxTasks: max });
     this.host = {
       store: this.store,
       publish: (task) => {
@@ -186,6 +190,7 @@ export class TaskManager {
   // ------------------------------------------------------------------ tasks/* methods
 
   async get(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+    if (usesLegacyTasks(ctx)) return this.legacy.get(params, ctx);
     const record = await this.lookup('tasks/get', params, ctx);
     return { ...record.task } as unknown as JsonObject;
   }
@@ -206,6 +211,7 @@ export class TaskManager {
   }
 
   async cancel(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
+    if (usesLegacyTasks(ctx)) return this.legacy.cancel(params, ctx);
     const record = await this.lookup('tasks/cancel', params, ctx);
     if (TERMINAL_STATUSES.has(record.task.status)) return {};
     const run = this.runs.get(record.task.taskId);
@@ -239,8 +245,15 @@ export class TaskManager {
     return out;
   }
 
+  /** `tasks/result` and `tasks/list`: 2025-11-25 only (2026-07-28 removed them). */
+  legacyOnly(method: 'tasks/result' | 'tasks/list', params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject {
+    if (!usesLegacyTasks(ctx)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    return method === 'tasks/result' ? this.legacy.result(params, ctx) : this.legacy.list(params, ctx);
+  }
+
   /** Stops every task running here (they fail: the work is lost), and waits for their records. */
   async close(): Promise<void> {
+    this.legacy.close();
     await Promise.all([...this.runs.values()].map((r) => r.shutdown()));
   }
 

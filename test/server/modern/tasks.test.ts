@@ -102,7 +102,8 @@ test('the client never chooses: a legacy task param neither promotes a sync tool
 test('handshake era: task tools are ordinary tools and tasks/* do not exist', async () => {
   const { s } = server();
   const w = await Wire.connect(s);
-  await w.request('initialize', { protocolVersion: '2025-11-25', capabilities: { extensions: { [EXT]: {} } }, clientInfo: { name: 'c', version: '1' } });
+  // Before 2025-11-25, which has core tasks of its own (test/server/legacy-tasks.test.ts).
+  await w.request('initialize', { protocolVersion: '2025-06-18', capabilities: { extensions: { [EXT]: {} } }, clientInfo: { name: 'c', version: '1' } });
   w.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const r = await w.request('tools/call', { name: 'must', arguments: {} });
   assert.deepEqual(r.result, { content: [{ type: 'text', text: 'done as a task' }] });
