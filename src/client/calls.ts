@@ -27,8 +27,17 @@ export interface CallOptions extends RequestOptions {
    * 2026-07-28 tasks extension (the `tasks` client option): called with the task when the
    * server turns the call into one, then whenever a poll or a `notifications/tasks` shows its
    * status, status message or update time changed. `timeoutMs` then applies to each poll.
+   * 2025-11-25 core tasks: called with the task as created and as it ended; `timeoutMs` then
+   * bounds the whole wait for `tasks/result`.
    */
   ontask?: (task: DetailedTask) => void;
+  /**
+   * Handshake era at 2025-11-25 (core tasks): run a tools/call whose tool makes tasks
+   * `'optional'` as a task (`true`, or with a TTL), or plainly (`false`), whatever the `tasks`
+   * client option says. `'required'` tools are always run as tasks and others never.
+   * Ignored in 2026-07-28, where the server decides.
+   */
+  task?: boolean | { ttlMs?: number };
 }
 
 type Paginated = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
@@ -86,7 +95,8 @@ export abstract class ServerCalls {
   }
 
   /**
-   * 2026-07-28 tasks extension: the task's state now (`result` once completed, `error` once
+   * 2026-07-28 tasks extension (and 2025-11-25 core tasks, whose `ttl`/`pollInterval` are
+   * also given as `ttlMs`/`pollIntervalMs`): the task's state now (`result` once completed, `error` once
    * failed, `inputRequests` while it waits for input). Unknown or expired ids are -32602.
    */
   getTask(taskId: string, options?: RequestOptions): Promise<DetailedTask> {

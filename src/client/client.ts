@@ -4,7 +4,7 @@ import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap, ServerNotificationMap } from '../protocol/methods.js';
 import { REMOVED_IN_MODERN } from '../protocol/modern.js';
 import { LOGGING_LEVELS, type CallToolResult, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities, type SubscriptionFilter } from '../protocol/types.js';
-import { declaresTasks, TASK_METHODS, TASKS_EXTENSION, type CreateTaskResult, type Task } from '../protocol/tasks.js';
+import { declaresTasks, TASK_METHODS, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
 import { isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
@@ -19,6 +19,7 @@ import { ModernSession, type ConnectOutcome } from './modern.js';
 import { HeaderingTransport, ToolHeaderBook } from './param-headers.js';
 import { SessionRecovery, type SessionState } from './reconnect.js';
 import { TaskDriver } from './tasks.js';
+import { CoreTasks, modernNames } from './core-tasks.js';
 
 export type { SamplingHandler, ElicitationHandler };
 
@@ -74,6 +75,8 @@ export class McpClient extends ServerCalls {
   private readonly listens = new ListenRegistry();
   private readonly toolBook = new ToolHeaderBook();
   private readonly tasks: TaskDriver;
+  /** 2025-11-25 core tasks, for handshake sessions at that revision. */
+  private readonly core: CoreTasks;
   /** Whether tools/call tasks are driven here: the stateless era, with the extension declared. */
   private driving = false;
 
@@ -96,6 +99,12 @@ export class McpClient extends ServerCalls {
       },
       warn: (m) => this.options.onerror?.(new Error(m)),
     }, typeof options.tasks === 'object' ? options.tasks : {});
+    this.core = new CoreTasks({
+      request: (method, params, opts) => this.request(method, params, opts),
+      optIn: () => !!this.options.tasks,
+      cancel: (taskId) => this.tasks.cancel(taskId),
+      warn: (m) => this.options.onerror?.(new Error(m)),
+    });
   }
 
   get clientInfo(): Implementation {
@@ -115,7 +124,11 @@ export class McpClient extends ServerCalls {
     return caps;
   }
 
-  /** What `initialize` declares: the `tasks` option means nothing before 2026-07-28. */
+  /**
+   * What `initialize` declares. No `tasks`: 2025-11-25's client capability offers to run the
+   * server's sampling/elicitation as tasks, which this client does not; calling task tools
+   * needs only the server's capability.
+   */
   private handshakeCapabilities(): ClientCapabilities {
     return this.inputs.capabilities(this.options.capabilities, this.options.elicitationUrl);
   }
@@ -147,6 +160,7 @@ export class McpClient extends ServerCalls {
     this.session = undefined;
     this.driving = false;
     this.toolBook.clear();
+    this.core.reset(undefined, undefined);
     this.recovery = new SessionRecovery((cause) => this.reinitialize(peer, cause), this.options.reinitializeOnExpiry !== false);
     await peer.start();
     this.declared = this.capabilities;
@@ -225,6 +239,7 @@ export class McpClient extends ServerCalls {
           timeoutMs: this.options.requestTimeoutMs,
         });
         outcome = { ...o, era: 'handshake' };
+        this.core.reset(o.protocolVersion, o.serverCapabilities);
       }
       eraCache.set(key, era);
       return outcome;
@@ -295,17 +310,35 @@ export class McpClient extends ServerCalls {
       if (!this.driving || method !== 'tools/call') return sent;
       return sent.then((r) => (r.resultType === 'task' && !(options && handOver.has(options)) ? this.tasks.drive(r as unknown as Task, options as CallOptions) : r));
     }
-    return this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options));
+    return this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options)).then((r) => this.core.observe(method, r));
+  }
+
+  /**
+   * Calls a tool and returns its result. In 2025-11-25 sessions a tool that needs (or, when
+   * asked, allows) a task is called as one and followed to its result; `request('tools/call')`
+   * stays as sent, for callers who augment calls themselves.
+   */
+  override callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
+    if (!this.core.active || this.session) return super.callTool(name, args, options);
+    return this.core.call(args === undefined ? { name } : { name, arguments: args }, options) as Promise<unknown> as Promise<CallToolResult>;
+  }
+
+  /** In 2025-11-25 sessions the task also gets the extension's names (`ttlMs`, `pollIntervalMs`). */
+  override async getTask(taskId: string, options?: RequestOptions): Promise<DetailedTask> {
+    const task = await super.getTask(taskId, options);
+    return this.core.active && !this.session ? modernNames(task as unknown as JsonObject) : task;
   }
 
   /**
    * Starts a tool call and returns what the server answered first: the tool's result, or,
    * when the server runs the call as a task (2026-07-28, `tasks` option on), the
    * CreateTaskResult (`resultType: "task"`), which this client then leaves alone. Follow it
-   * with {@link waitForTask}, or with getTask/updateTask/cancelTask yourself.
+   * with {@link waitForTask}, or with getTask/updateTask/cancelTask yourself. A handshake-era
+   * (2025-11-25) task is followed to its result, as by callTool.
    */
   startToolCall(name: string, args?: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult | CreateTaskResult> {
     const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    if (this.core.active && !this.session) return this.callTool(name, args, options);
     const own: CallOptions = { ...options };
     handOver.add(own);
     return this.request('tools/call', params, own) as Promise<unknown> as Promise<CallToolResult | CreateTaskResult>;
@@ -422,6 +455,7 @@ export class McpClient extends ServerCalls {
     });
     this.declared = declared;
     this.outcome = { ...outcome, era: 'handshake' };
+    this.core.reset(outcome.protocolVersion, outcome.serverCapabilities);
     try {
       this.options.onreinitialize?.({ outcome, cause });
     } catch (err) {
@@ -439,6 +473,7 @@ export class McpClient extends ServerCalls {
   private onNotification(n: JsonRpcNotification): void {
     this.session?.cache?.notify(n.method, n.params);
     if (n.method === 'notifications/tasks') this.tasks.notified(n.params);
+    if (n.method === 'notifications/tools/list_changed') this.core.forget();
     this.listens.streamOf(n)?.deliver(n);
     const set = this.listeners.get(n.method);
     if (!set) return;

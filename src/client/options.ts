@@ -5,6 +5,7 @@ import type { EraOption } from './era.js';
 import type { HandshakeOutcome } from './handshake.js';
 import type { ElicitationHandler, SamplingHandler } from './inputs.js';
 import type { TaskOptions } from './tasks.js';
+import type { CallOptions } from './calls.js';
 
 export interface ClientOptions extends Implementation {
   /** Extra capabilities; sampling/elicitation/roots are declared from the handlers given. */
@@ -45,9 +46,11 @@ export interface ClientOptions extends Implementation {
    * every request, which lets the server answer a tools/call with a task. `callTool` then
    * drives such a task to its end (polls, answers its input requests, cancels it on abort)
    * and returns the final result; `startToolCall` hands the task over instead. Default off:
-   * a client that cannot poll must not be given tasks. Ignored in the handshake era (its
-   * 2025-11-25 tasks are a different, experimental protocol). Declaring the extension
-   * yourself under `capabilities.extensions` counts as `true`.
+   * a client that cannot poll must not be given tasks. Declaring the extension yourself under
+   * `capabilities.extensions` counts as `true`. In the handshake era at 2025-11-25 (core
+   * tasks, SEP-1686) nothing is declared: `callTool` always runs tools whose
+   * `execution.taskSupport` is `'required'` as tasks, and with this option on, `'optional'`
+   * ones too (see {@link CallOptions.task}); the poll settings do not apply there.
    */
   tasks?: boolean | TaskOptions;
   /**

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { CAPS, startTaskServer, TASKS, type TaskServer } from '../fixtures/tasks-server.js';
-import { cleanEnv, CLI, mcpkit, ROOT } from './helpers.js';
+import { cleanEnv, CLI, mcpkit, ROOT, TSX } from './helpers.js';
 
 let server: TaskServer;
 
@@ -76,4 +76,21 @@ test('mcpkit call: Ctrl-C cancels the running task (tasks/cancel) and exits 130'
   const cancels = server.bodies('tasks/cancel').slice(before);
   assert.equal(cancels.length, 1, stderr);
   assert.equal(cancels[0].params.taskId, [...server.tasks.keys()].at(-1));
+});
+
+test('mcpkit call --era handshake at 2025-11-25 drives core tasks (SEP-1686) of an mcpkit server', async () => {
+  const target = `"${process.execPath}" --import ${TSX} "${ROOT}/test/fixtures/tasks-tools.ts"`;
+  const common = ['--era', 'handshake', '--protocol-version', '2025-11-25'];
+  // 'optional': the CLI takes tasks, so the call is augmented and followed with tasks/result.
+  const r = await mcpkit(['call', target, 'compute', 'ms=5', ...common]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'computed in 5 ms\n');
+  assert.match(r.stderr, /^task \S+ working$/m);
+  assert.match(r.stderr, /^task \S+ completed$/m);
+  // 'required': a plain call would be -32601; the tool's own error result comes back instead.
+  const e = await mcpkit(['call', target, 'tool_error', ...common]);
+  assert.equal(e.code, 1);
+  assert.match(e.stderr, /Tool "tool_error" returned an error/);
+  assert.match(e.stderr, /bad input/);
+  assert.doesNotMatch(e.stderr, /-32601/);
 });

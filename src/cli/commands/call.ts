@@ -31,9 +31,12 @@ Calls a tool and prints its result. ARGS is one JSON object ('{"n":5}') or key=v
 Progress is drawn as a bar on a terminal, as lines otherwise; log messages go to stderr.
 A 2026-07-28 server may run the call as a task: its status changes are shown on stderr while
 it is polled, and Ctrl-C cancels it (tasks/cancel). --timeout then applies to each poll.
+A 2025-11-25 server's task tools (execution.taskSupport) are called as tasks too; there
+--timeout covers the whole wait for the result (--timeout 0 for long tasks).
 Exit code 1 when the tool reports an error (isError) or the call fails.
 
-${CLIENT_HELP}${LOG_HELP}  --no-tasks             do not declare the tasks extension (the server must answer at once)
+${CLIENT_HELP}${LOG_HELP}  --no-tasks             no tasks: do not declare the 2026-07-28 extension, and call a 2025-11-25
+                         server's optional task tools plainly (the server must answer at once)
 `,
   async run(conn, [tool, ...rest], values) {
     const args = parseArguments(rest);
