@@ -310,7 +310,9 @@ export class McpClient extends ServerCalls {
       if (!this.driving || method !== 'tools/call') return sent;
       return sent.then((r) => (r.resultType === 'task' && !(options && handOver.has(options)) ? this.tasks.drive(r as unknown as Task, options as CallOptions) : r));
     }
-    return this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options)).then((r) => this.core.observe(method, r));
+    const sent = this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options));
+    // Only tools/list teaches core tasks anything: other requests pay no extra promise.
+    return method === 'tools/list' && this.core.active ? sent.then((r) => this.core.observe(method, r)) : sent;
   }
 
   /**

@@ -23,10 +23,7 @@ before(async () => {
     port: 0,
     oauth: {
       authorizationServers: [as.issuer],
-      verifyToken(token) {
-        const t = as.check(token);
-        return t ? { principal: t.clientId, scopes: t.scope?.split(' ') ?? [], audience: t.resource ?? [] } : undefined;
-      },
+      verifyToken: (token) => as.verifyToken(token),
       requiredScopes: ['mcp:read'],
     },
   });

@@ -30,10 +30,7 @@ before(async () => {
     port: 0,
     oauth: {
       authorizationServers: [as.issuer],
-      verifyToken(token) {
-        const t = as.check(token);
-        return t ? { principal: t.clientId, scopes: t.scope?.split(' ') ?? [], audience: t.resource ?? [] } : undefined;
-      },
+      verifyToken: (token) => as.verifyToken(token),
       scopesSupported: ['mcp:read', 'mcp:admin'],
       requiredScopes: ['mcp:read'],
       scopesFor: (method, name) => (method === 'tools/call' && name === 'admin' ? ['mcp:read', 'mcp:admin'] : undefined),

@@ -5,7 +5,7 @@
  * token is bound to the proof's key is the guard's part: it alone has the token's AuthInfo.
  */
 import type { AuthInfo } from '../../transport.js';
-import { ALGORITHMS, base64urlDecode, verifySignature, type Jwk, type JwsAlgorithm } from './jwks.js';
+import { ALGORITHMS, parseCompactJws, verifySignature, type Jwk, type JwsAlgorithm } from './jwks.js';
 
 /** `oauth.dpop` as an object. */
 export interface DpopResourceOptions {
@@ -82,19 +82,6 @@ export function jwkThumbprint(jwk: Jwk): Promise<string> | undefined {
   const members =
     jwk.kty === 'EC' ? { crv: jwk.crv, kty: 'EC', x: jwk.x, y: jwk.y } : jwk.kty === 'RSA' ? { e: jwk.e, kty: 'RSA', n: jwk.n } : jwk.kty === 'OKP' ? { crv: jwk.crv, kty: 'OKP', x: jwk.x } : undefined;
   return members && sha256(JSON.stringify(members));
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function jsonObject(segment: string): Record<string, unknown> | undefined {
-  const bytes = base64urlDecode(segment);
-  if (!bytes) return undefined;
-  try {
-    const v: unknown = JSON.parse(utf8.decode(bytes));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The public key of a proof header, when it is one that can verify `alg` and holds nothing private. */
@@ -257,12 +244,9 @@ export class DpopProofVerifier {
     if (header.length > MAX_PROOF_CHARS) return invalid('the DPoP proof is too large');
     // Adapters join repeated headers with ", "; a compact JWS has neither character.
     if (header.includes(',') || header.includes(' ')) return invalid('exactly one DPoP header is allowed');
-    const parts = header.split('.');
-    if (parts.length !== 3) return invalid('the DPoP proof is not a compact JWS');
-    const [h, p, s] = parts as [string, string, string];
-    const jose = jsonObject(h);
-    const claims = jsonObject(p);
-    if (!jose || !claims) return invalid('the DPoP proof is not a compact JWS');
+    const jws = parseCompactJws(header);
+    if (!jws) return invalid('the DPoP proof is not a compact JWS');
+    const { header: jose, payload: claims } = jws;
     const typ = typeof jose.typ === 'string' ? jose.typ.toLowerCase() : undefined;
     if (typ !== 'dpop+jwt' && typ !== 'application/dpop+jwt') return invalid('the DPoP proof typ is not dpop+jwt');
     if (typeof jose.alg !== 'string' || !this.allowed.has(jose.alg)) return invalid(`the DPoP proof alg is not one of ${this.algs}`);
@@ -271,8 +255,7 @@ export class DpopProofVerifier {
     if (jose.crit !== undefined) return invalid('the DPoP proof has a crit header');
     const jwk = publicKeyOf(jose.jwk, alg);
     if (!jwk) return invalid('the DPoP proof jwk is not a public key for its alg');
-    const signature = base64urlDecode(s);
-    if (!signature || signature.length === 0) return invalid('the DPoP proof is not a compact JWS');
+    if (jws.signature.length === 0) return invalid('the DPoP proof is not a compact JWS');
 
     // The claims first: they cost nothing, and a stale or misdirected proof never costs a signature check.
     const { jti, htm, htu, iat, ath } = claims;
@@ -284,7 +267,7 @@ export class DpopProofVerifier {
     if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(iat * 1000 - now) > this.maxAgeMs) return invalid('the DPoP proof iat is outside the accepted window');
     if (typeof ath !== 'string') return invalid('the DPoP proof has no ath');
     if (this.replays.has(jti, now)) return invalid('the DPoP proof was used before');
-    if (!(await verifySignature(jwk, alg, `${h}.${p}`, signature))) return invalid('the DPoP proof signature is invalid');
+    if (!(await verifySignature(jwk, alg, jws.signingInput, jws.signature))) return invalid('the DPoP proof signature is invalid');
     if (ath !== (await sha256(accessToken))) return invalid('the DPoP proof ath does not match the access token');
 
     let fresh: string | undefined;

@@ -75,6 +75,42 @@ export function base64urlDecode(s: string): Uint8Array<ArrayBuffer> | undefined 
   return out;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function jsonSegment(segment: string): Record<string, unknown> | undefined {
+  const bytes = base64urlDecode(segment);
+  if (!bytes) return undefined;
+  try {
+    const v: unknown = JSON.parse(utf8.decode(bytes));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A compact JWS with JSON object header and payload (a JWE, with five parts, is not one). */
+export interface CompactJws {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  signingInput: string;
+  signature: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * Parses a compact JWS; undefined for anything that is not one (never throws). The signature may
+ * be empty (`alg: none`): callers refuse that by their own rules, and say why.
+ */
+export function parseCompactJws(token: string): CompactJws | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const [h, p, s] = parts as [string, string, string];
+  const header = jsonSegment(h);
+  const payload = jsonSegment(p);
+  const signature = base64urlDecode(s);
+  if (!header || !payload || !signature) return undefined;
+  return { header, payload, signingInput: `${h}.${p}`, signature };
+}
+
 function isJwk(k: unknown): k is Jwk {
   if (!k || typeof k !== 'object') return false;
   const j = k as Record<string, unknown>;

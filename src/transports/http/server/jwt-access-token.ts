@@ -9,7 +9,7 @@
  */
 import type { AuthInfo } from '../../transport.js';
 import type { HttpRequestView } from './exchange.js';
-import { ALGORITHMS, base64urlDecode, RemoteJwks, verifySignature, type JwsAlgorithm } from './jwks.js';
+import { ALGORITHMS, parseCompactJws, RemoteJwks, verifySignature, type JwsAlgorithm } from './jwks.js';
 import { audienceKey } from './oauth-resource.js';
 
 export type { JwsAlgorithm } from './jwks.js';
@@ -125,30 +125,12 @@ function amount(raw: number | undefined, fallback: number, what: string): number
   return raw;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function jsonObject(segment: string): Record<string, unknown> | undefined {
-  const bytes = base64urlDecode(segment);
-  if (!bytes) return undefined;
-  try {
-    const v: unknown = JSON.parse(utf8.decode(bytes));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A compact JWS with a JSON object payload (a JWE, with five parts, is not one). */
+/** A compact JWS with a JSON object payload, and not too large to be an access token. */
 function parse(token: string): Parsed | undefined {
   if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS) return undefined;
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  const [h, p, s] = parts as [string, string, string];
-  const header = jsonObject(h);
-  const claims = jsonObject(p);
-  const signature = base64urlDecode(s);
-  if (!header || !claims || !signature || signature.length === 0) return undefined;
-  return { header, claims: claims as JwtClaims, signingInput: `${h}.${p}`, signature };
+  const jws = parseCompactJws(token);
+  if (!jws || jws.signature.length === 0) return undefined;
+  return { header: jws.header as JwsHeader, claims: jws.payload as JwtClaims, signingInput: jws.signingInput, signature: jws.signature };
 }
 
 /** RFC 9068 §4: `at+jwt`, with or without the `application/` prefix, case-insensitively. */
