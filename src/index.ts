@@ -29,7 +29,7 @@ export {
   type TaskNotificationParams,
 } from './protocol/tasks.js';
 export * from './client/index.js';
-export type { Transport, FrameInfo, AuthInfo, SendOptions } from './transports/transport.js';
+export type { Transport, FrameInfo, AuthInfo, SendOptions } from './engine/transport.js';
 export { MemoryTransport, createLinkedPair } from './transports/memory/index.js';
 export type { MessageMiddleware, Next } from './engine/middleware.js';
 export type { ProgressInfo, RequestOptions } from './engine/peer.js';

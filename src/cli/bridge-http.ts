@@ -23,7 +23,7 @@ import type { RequestContext } from '../server/context.js';
 import { InputRequiredSignal } from '../server/mrtr.js';
 import { Server } from '../server/server.js';
 import type { LoggingLevel, Root, ServerCapabilities } from '../protocol/types.js';
-import { serve, type ServeOptions } from '../transports/http/node.js';
+import { serve, type ServeOptions } from '../hosting/node.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { version } from './args.js';
 import { rootsRelay } from './bridge-roots.js';

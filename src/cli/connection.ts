@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { McpClient, type ClientOptions } from '../client/client.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import { connectHttp } from '../transports/http/client/connect-http.js';
+import { connectHttp } from '../client/connect-http.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraChoice, type OptionSpecs } from './args.js';

@@ -9,7 +9,7 @@ import { isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
-import type { Transport } from '../transports/transport.js';
+import type { Transport } from '../engine/transport.js';
 import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
 import { performHandshake, type HandshakeOutcome } from './handshake.js';
 import { ServerCalls, type CallOptions } from './calls.js';

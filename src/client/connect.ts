@@ -1,6 +1,6 @@
-import { connectHttp, type ConnectHttpTransportOptions } from '../transports/http/client/connect-http.js';
+import { connectHttp, type ConnectHttpTransportOptions } from './connect-http.js';
 import { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';
-import type { Transport } from '../transports/transport.js';
+import type { Transport } from '../engine/transport.js';
 import { McpClient, type ClientOptions } from './client.js';
 import { eraCache, eraKeyOf, eraOf, ProbeClosedError } from './era.js';
 

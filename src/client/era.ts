@@ -4,7 +4,7 @@ import type { Peer } from '../engine/peer.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import type { ProbeAnswer } from '../transports/http/client/modern-post.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
-import type { Transport } from '../transports/transport.js';
+import type { Transport } from '../engine/transport.js';
 
 /** The two protocol eras: `initialize` + session, or stateless 2026-07-28 requests. */
 export type Era = 'modern' | 'handshake';

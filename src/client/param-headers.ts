@@ -1,7 +1,7 @@
 import type { JsonRpcMessage } from '../jsonrpc/messages.js';
 import { argumentAt, encodeHeaderValue, headerParamsOf, type HeaderParam } from '../protocol/headers.js';
 import type { Tool } from '../protocol/types.js';
-import type { SendOptions, Transport } from '../transports/transport.js';
+import type { SendOptions, Transport } from '../engine/transport.js';
 import { isModernMessage } from '../transports/http/client/modern-post.js';
 
 /**

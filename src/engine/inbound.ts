@@ -1,6 +1,6 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcRequest, RequestId } from '../jsonrpc/messages.js';
-import type { FrameInfo } from '../transports/transport.js';
+import type { FrameInfo } from './transport.js';
 import type { Peer, RequestOptions } from './peer.js';
 
 /**

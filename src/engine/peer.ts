@@ -8,7 +8,7 @@ import type {
   JsonRpcResponse,
   RequestId,
 } from '../jsonrpc/messages.js';
-import type { FrameInfo, Transport } from '../transports/transport.js';
+import type { FrameInfo, Transport } from './transport.js';
 import { compose, type MessageMiddleware, type Next } from './middleware.js';
 import { InboundRequest } from './inbound.js';
 

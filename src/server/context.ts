@@ -15,7 +15,7 @@ import type {
 } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
-import type { AuthInfo } from '../transports/transport.js';
+import type { AuthInfo } from '../engine/transport.js';
 import { RequestFacts } from './request-facts.js';
 import type { ServerSession } from './session.js';
 

@@ -4,7 +4,7 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { LoggingLevel, PromptArgument } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/index.js';
-import type { Transport } from '../transports/transport.js';
+import type { Transport } from '../engine/transport.js';
 import type { RequestContext } from './context.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type PromptUpdate } from './prompts.js';
 import type { Registered } from './registry.js';

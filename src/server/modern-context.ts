@@ -15,7 +15,7 @@ import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { InputOptions, RequestContext } from './context.js';
 import type { InputCollector } from './mrtr.js';
 import { RequestFacts } from './request-facts.js';
-import type { TaskRun } from './tasks/run.js';
+import type { TaskRun } from '../extensions/tasks/run.js';
 
 /**
  * How a tools/call handler is tied to a task (tasks extension): `run` once the task exists;

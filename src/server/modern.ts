@@ -8,7 +8,7 @@ import { MODERN_VERSIONS } from '../protocol/versions.js';
 import { ModernContext } from './modern-context.js';
 import { openRound, RequestStateSealer } from './mrtr.js';
 import type { Server } from './server.js';
-import { tasksExtensionRequired } from './tasks/manager.js';
+import { tasksExtensionRequired } from '../extensions/tasks/manager.js';
 
 export interface CacheHint {
   ttlMs: number;

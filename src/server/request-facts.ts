@@ -2,7 +2,7 @@ import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import type { RequestEnvelope } from '../protocol/handshake.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
-import type { AuthInfo } from '../transports/transport.js';
+import type { AuthInfo } from '../engine/transport.js';
 
 /**
  * What both eras' contexts know about a request, read from the engine's request and the era's

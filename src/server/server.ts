@@ -6,12 +6,12 @@ import type { PeerOptions } from '../engine/peer.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
-import type { Transport } from '../transports/transport.js';
+import type { Transport } from '../engine/transport.js';
 import type { RequestContext } from './context.js';
-import { ServerBus, type MessageBus } from './bus.js';
+import { ServerBus, type MessageBus } from '../state/bus.js';
 import { ModernEra, type ModernOptions } from './modern.js';
 import { ServerSession } from './session.js';
-import { TaskManager, type TaskServerOptions } from './tasks/manager.js';
+import { TaskManager, type TaskServerOptions } from '../extensions/tasks/manager.js';
 
 export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
 export type NotificationHandler = (params: JsonObject | undefined, session: ServerSession) => void | Promise<void>;

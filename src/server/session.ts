@@ -6,10 +6,10 @@ import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.
 import { claimsModern } from '../protocol/modern.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
-import type { Transport } from '../transports/transport.js';
+import type { Transport } from '../engine/transport.js';
 import { ServerContext } from './context.js';
 import type { Server } from './server.js';
-import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_VERSION } from './tasks/legacy.js';
+import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_VERSION } from '../extensions/tasks/legacy.js';
 
 /**
  * One client connection to a server (a stdio process, an HTTP session, an in-memory pair).

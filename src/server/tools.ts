@@ -7,8 +7,8 @@ import type { RequestContext } from './context.js';
 import { InputRequiredSignal } from './mrtr.js';
 import { paginate, Registry, type Registered } from './registry.js';
 import type { TaskSupport } from '../protocol/tasks.js';
-import type { TaskManager, ToolTaskOptions } from './tasks/manager.js';
-import { usesLegacyTasks } from './tasks/legacy.js';
+import type { TaskManager, ToolTaskOptions } from '../extensions/tasks/manager.js';
+import { usesLegacyTasks } from '../extensions/tasks/legacy.js';
 
 /** What a tool handler may return; plain values are turned into a CallToolResult. */
 export type ToolReturn = CallToolResult | string | ContentBlock[] | Record<string, unknown> | unknown[] | void;

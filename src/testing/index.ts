@@ -6,7 +6,7 @@ import type { McpServer } from '../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../server/server.js';
 import type { ServerSession } from '../server/session.js';
 import { createLinkedPair } from '../transports/memory/index.js';
-import type { FrameInfo } from '../transports/transport.js';
+import type { FrameInfo } from '../engine/transport.js';
 
 export interface WireEntry {
   direction: 'client→server' | 'server→client';

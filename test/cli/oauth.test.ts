@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve, type RunningServer } from '../../src/transports/http/node.js';
+import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
 import { CLI, cleanEnv, mcpkit, ROOT, withBrowser } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { McpClient, type ClientOptions, type DetailedTask } from '../../src/client/index.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { serve } from '../../src/transports/http/node.js';
+import { serve } from '../../src/hosting/node.js';
 import { StdioClientTransport } from '../../src/transports/stdio/index.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
 

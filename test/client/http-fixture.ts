@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { McpClient, type ClientOptions } from '../../src/client/client.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/transports/http/client/index.js';
-import { serve, type RunningServer, type ServeOptions } from '../../src/transports/http/node.js';
+import { serve, type RunningServer, type ServeOptions } from '../../src/hosting/node.js';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const text = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ElicitParams } from '../../src/protocol/types.js';
-import type { ServeOptions } from '../../src/transports/http/node.js';
+import type { ServeOptions } from '../../src/hosting/node.js';
 import { openClient, startOurServer, text, until, type OurServer } from './http-fixture.js';
 
 /** Whether the server has a connected standalone GET stream for this session (peeks inside). */

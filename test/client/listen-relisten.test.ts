@@ -11,7 +11,7 @@ import type { SubscriptionFilter } from '../../src/protocol/types.js';
 import { McpServer } from '../../src/server/index.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { serve, type RunningServer } from '../../src/transports/http/node.js';
+import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { sleep, until } from './http-fixture.js';
 
 interface Setup {

@@ -14,7 +14,7 @@ import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import type { ElicitParams, ElicitResult } from '../../src/protocol/types.js';
 import { WireRecorder } from '../../src/testing/index.js';
-import { serve, type RunningServer } from '../../src/transports/http/node.js';
+import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { buildBothErasServer } from './both-eras-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -4,7 +4,7 @@ import { HttpStatusError, SessionExpiredError } from '../../transports/http/clie
 import { SseClientTransport } from '../../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../../transports/http/client/streamable.js';
 import { StdioServerTransport } from '../../transports/stdio/server.js';
-import type { Transport } from '../../transports/transport.js';
+import type { Transport } from '../../engine/transport.js';
 import { OAuthClientAuth } from '../../client/auth/oauth.js';
 import { envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
 import { cliOAuth, OAUTH_HELP } from '../oauth.js';

@@ -2,9 +2,9 @@
 // server, over Streamable HTTP + HTTP+SSE on one port, or over stdio.
 import type { McpServer } from '../../server/mcp-server.js';
 import type { Server } from '../../server/server.js';
-import { apiKeyGuard, isLoopbackHost } from '../../transports/http/server/security.js';
-import { serve, type ServeOptions } from '../../transports/http/node.js';
-import { serveStdio } from '../../transports/stdio/serve.js';
+import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
+import { serve, type ServeOptions } from '../../hosting/node.js';
+import { serveStdio } from '../../hosting/stdio.js';
 import { flag, int, parse, str, strs, UsageError, type OptionSpecs } from '../args.js';
 import { createDemoServer } from '../demo/server.js';
 import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';

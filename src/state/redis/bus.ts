@@ -1,4 +1,4 @@
-import type { MessageBus } from '../../server/bus.js';
+import type { MessageBus } from '../bus.js';
 import { checkPrefix, toCommand, type RedisClientLike, type RedisCommand } from './client.js';
 
 /** An ioredis client in subscriber mode: `subscribe(channel)`, then 'message' events. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import type { EventStore } from '../../transports/http/server/event-store.js';
+import type { EventStore } from '../event-store.js';
 import { asError, checkPrefix, defaultOnError, replyText, toCommand, ttlArg, type RedisClientLike, type RedisCommand } from './client.js';
 
 export interface RedisEventStoreOptions {

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from '../../transports/http/server/session-store.js';
+import type { SessionRecord, SessionStore } from '../session-store.js';
 import { checkPrefix, replyText, toCommand, ttlArg, type RedisClientLike, type RedisCommand } from './client.js';
 
 export interface RedisSessionStoreOptions {

@@ -1,4 +1,4 @@
-import type { TaskRecord, TaskStore } from '../../server/tasks/store.js';
+import type { TaskRecord, TaskStore } from '../task-store.js';
 import { checkPrefix, replyText, toCommand, type RedisClientLike, type RedisCommand } from './client.js';
 
 export interface RedisTaskStoreOptions {

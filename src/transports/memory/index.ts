@@ -1,6 +1,6 @@
 import { encodeMessage } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import type { FrameInfo, Transport } from '../transport.js';
+import type { FrameInfo, Transport } from '../../engine/transport.js';
 
 export interface MemoryTransportOptions {
   /** Facts attached to every frame this side receives (e.g. a fake authenticated principal). */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { encodeMessage } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import type { Transport } from '../transport.js';
+import type { Transport } from '../../engine/transport.js';
 import { DEFAULT_MAX_LINE_LENGTH, LineReader } from './line-reader.js';
 import { EARLY_LINES, LineWriter } from './line-writer.js';
 import { defaultEnvironment, describeSpawnError, StderrTail } from './process.js';

@@ -6,4 +6,4 @@ export {
   type StdioClientTransportOptions,
 } from './client.js';
 export { LineReader, DEFAULT_MAX_LINE_LENGTH, type LineReaderOptions } from './line-reader.js';
-export { serveStdio, type ServeStdioOptions } from './serve.js';
+export { serveStdio, type ServeStdioOptions } from '../../hosting/stdio.js';

@@ -1,7 +1,7 @@
 import { encodeMessage, errorResponse } from '../../jsonrpc/codec.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import type { Transport } from '../transport.js';
+import type { Transport } from '../../engine/transport.js';
 import { DEFAULT_MAX_LINE_LENGTH, LineReader } from './line-reader.js';
 import { LineWriter } from './line-writer.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { OAuthFlowError } from '../../../src/client/auth/errors.js';
-import { connectHttp } from '../../../src/transports/http/client/connect-http.js';
+import { connectHttp } from '../../../src/client/connect-http.js';
 import { text } from '../http-fixture.js';
 import { authorizations, browser, causedBy, REDIRECT_URI, setup } from './fixture.js';
 

@@ -8,7 +8,7 @@ import { connect, McpClient } from '../../../src/client/index.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
 import { McpServer, type McpServerOptions } from '../../../src/server/index.js';
 import { apiKeyGuard, connectHttp, HttpStatusError, StreamableHttpClientTransport } from '../../../src/transports/http/index.js';
-import { serve, type RunningServer } from '../../../src/transports/http/node.js';
+import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { startStreamableServer } from '../../fixtures/http/official-servers.js';
 import { text, until, V } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // Shared helpers for the 2026-07-28 era server tests (not a test file itself): raw JSON-RPC
 // frames over the in-memory pair, so that every assertion is about the exact wire shape.
 import assert from 'node:assert/strict';
-import type { FrameInfo, Transport } from '../../../src/transports/transport.js';
+import type { FrameInfo, Transport } from '../../../src/engine/transport.js';
 import { createLinkedPair, type MemoryTransport } from '../../../src/transports/memory/index.js';
 
 export const V = '2026-07-28';

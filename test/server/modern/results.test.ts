@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { McpServer, Server } from '../../../src/server/index.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 import type { JsonRpcMessage, RequestId } from '../../../src/jsonrpc/messages.js';
-import type { Transport } from '../../../src/transports/transport.js';
+import type { Transport } from '../../../src/engine/transport.js';
 import { assertError, flush, M, meta, Wire } from './helpers.js';
 
 const INFO = { name: 'results', version: '1.0.0' };

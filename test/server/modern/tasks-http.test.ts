@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/index.js';
 import { apiKeyGuard } from '../../../src/transports/http/index.js';
-import { serve, type RunningServer } from '../../../src/transports/http/node.js';
+import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { M, V } from './helpers.js';
 import { EXT, sleep, UUID } from './tasks-helpers.js';
 

@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SessionRecord } from '../../../src/transports/http/server/session-store.js';
+import type { SessionRecord } from '../../../src/state/session-store.js';
 import { RedisSessionStore, type RedisCommand } from '../../../src/state/redis/index.js';
 import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/messages.js';
-import type { SendOptions, Transport } from '../../transport.js';
+import type { SendOptions, Transport } from '../../../engine/transport.js';
 import { readSseStream } from '../sse.js';
 import { bodyText, buildHeaders, discard, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
 

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_LIMITS } from '../../jsonrpc/codec.js';
+import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
+import type { Server } from '../../server/server.js';
+import type { FrameInfo, Transport } from '../../engine/transport.js';
+import { SSE_HEADERS } from './channel.js';
+import type { HttpRequestView, HttpResponder, StreamWriter } from './exchange.js';
+import { accepts, isJsonContentType, readJsonBody, REFUSED, sendError } from './responses.js';
+import type { AuthInfo } from '../../engine/transport.js';
+
+export interface LegacySseOptions {
+  /** Path of the event stream. Default '/sse'. */
+  ssePath?: string;
+  /** Path clients POST to. Default '/messages'. */
+  messagesPath?: string;
+  keepAliveMs?: number;
+  maxBodyBytes?: number;
+}
+
+/** Looks at a POSTed body before it is accepted; false once it has answered with a refusal. */
+export type Screen = (body: unknown, authInfo: AuthInfo | undefined, req: HttpRequestView, res: HttpResponder) => boolean;
+
+/** One HTTP+SSE connection: everything the server sends goes down its single stream. */
+class SseConnectionTransport implements Transport {
+  onmessage?: (frame: unknown, info?: FrameInfo) => void;
+  onclose?: (reason?: Error) => void;
+  onerror?: (error: Error) => void;
+  private closed = false;
+  constructor(private readonly writer: StreamWriter) {}
+  async start(): Promise<void> {}
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.closed || this.writer.closed) return;
+    this.writer.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.end();
+    this.onclose?.();
+  }
+}
+
+interface Connection {
+  transport: SseConnectionTransport;
+  principal: string | undefined;
+}
+
+/**
+ * The deprecated HTTP+SSE transport (2024-11-05): `GET /sse` opens the stream and announces the
+ * POST URL in an `endpoint` event; each `POST /messages?sessionId=…` answers 202 and the reply
+ * travels on the stream. Kept for clients that predate Streamable HTTP.
+ */
+export class LegacySseHandler {
+  readonly ssePath: string;
+  readonly messagesPath: string;
+  private readonly connections = new Map<string, Connection>();
+
+  constructor(private readonly server: Server, private readonly o: LegacySseOptions = {}) {
+    this.ssePath = o.ssePath ?? '/sse';
+    this.messagesPath = o.messagesPath ?? '/messages';
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  matches(path: string): boolean {
+    return path === this.ssePath || path === this.messagesPath;
+  }
+
+  async handle(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo, screen?: Screen): Promise<void> {
+    if (req.path === this.ssePath) {
+      if (req.method !== 'GET') return sendError(res, 405, 'Method Not Allowed: use GET to open the event stream', -32600, { allow: 'GET' });
+      return this.open(req, res, authInfo);
+    }
+    if (req.method !== 'POST') return sendError(res, 405, 'Method Not Allowed: use POST to send messages', -32600, { allow: 'POST' });
+    return this.post(req, res, authInfo, screen);
+  }
+
+  private async open(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    const accept = req.header('accept');
+    if (accept !== undefined && !accepts(accept, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: the event stream needs Accept: text/event-stream');
+    const id = randomUUID();
+    const writer = res.stream(200, SSE_HEADERS);
+    const transport = new SseConnectionTransport(writer);
+    this.connections.set(id, { transport, principal: authInfo?.principal });
+    const session = await this.server.connect(transport);
+    const keepAliveMs = this.o.keepAliveMs ?? 15_000;
+    const timer = keepAliveMs > 0 ? setInterval(() => writer.write(': keepalive\n\n'), keepAliveMs) : undefined;
+    timer?.unref?.();
+    const cleanup = () => {
+      if (timer) clearInterval(timer);
+      this.connections.delete(id);
+      void session.close();
+    };
+    writer.onClose(cleanup);
+    session.onClose(cleanup);
+    writer.write(`event: endpoint\ndata: ${this.messagesPath}?sessionId=${id}\n\n`);
+  }
+
+  private async post(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo, screen?: Screen): Promise<void> {
+    const id = new URLSearchParams(req.query).get('sessionId');
+    if (!id) return sendError(res, 400, 'Bad Request: the sessionId query parameter is required');
+    const conn = this.connections.get(id);
+    if (!conn || conn.principal !== authInfo?.principal) return sendError(res, 404, 'Not Found: unknown or closed SSE session');
+    if (!isJsonContentType(req.header('content-type'))) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
+    if (parsed === REFUSED) return;
+    if (screen && !screen(parsed, authInfo, req, res)) return;
+    res.send(202, { 'content-type': 'text/plain' }, 'Accepted');
+    conn.transport.onmessage?.(parsed, { authInfo, remoteAddress: req.remoteAddress });
+  }
+
+  close(): void {
+    for (const c of this.connections.values()) void c.transport.close();
+    this.connections.clear();
+  }
+}

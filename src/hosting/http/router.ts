@@ -1,0 +1,51 @@
+import type { McpServer } from '../../server/mcp-server.js';
+import { lowLevelServer, type Server } from '../../server/server.js';
+import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { LegacySseHandler, type LegacySseOptions, type Screen } from './legacy-sse.js';
+import { sendError } from './responses.js';
+import { StreamableHttpHandler, type StreamableHttpOptions } from './streamable.js';
+
+export interface HttpServerOptions extends StreamableHttpOptions {
+  /** Also serve the deprecated HTTP+SSE transport (`/sse` + `/messages`). Default true. */
+  legacySse?: boolean | LegacySseOptions;
+}
+
+/** Routes one HTTP request to Streamable HTTP or legacy HTTP+SSE, on the same port. */
+export class McpHttpHandler {
+  readonly streamable: StreamableHttpHandler;
+  readonly legacy: LegacySseHandler | undefined;
+  private closed = false;
+  /** Per-request OAuth scopes of HTTP+SSE POSTs (only with `oauth.scopesFor`). */
+  private readonly screen: Screen | undefined;
+
+  constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
+    const low = lowLevelServer(server);
+    this.streamable = new StreamableHttpHandler(low, options);
+    const legacy = options.legacySse ?? true;
+    if (legacy) this.legacy = new LegacySseHandler(low, { keepAliveMs: options.keepAliveMs, maxBodyBytes: options.maxBodyBytes, ...(legacy === true ? {} : legacy) });
+    const oauth = this.streamable.oauth;
+    if (oauth?.perMessage) this.screen = (body, authInfo, req, res) => oauth.checkMessages(Array.isArray(body) ? body : [body], authInfo, req, res);
+    if (this.legacy) oauth?.addLegacy(this.legacy.ssePath, this.legacy.messagesPath);
+  }
+
+  async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    // After close() a late request (a kept-alive connection, a fetch runtime) must not open a
+    // session nobody will ever close.
+    if (this.closed) return sendError(res, 503, 'Service Unavailable: the server is shutting down', -32603);
+    if (req.path === this.streamable.endpoint) return this.streamable.handle(req, res);
+    if (this.legacy?.matches(req.path)) {
+      const admitted = await this.streamable.admit(req, res);
+      if (admitted) await this.legacy.handle(req, res, admitted.authInfo, this.screen);
+      return;
+    }
+    const oauth = this.streamable.oauth;
+    if (oauth?.isMetadataPath(req.path)) return oauth.serveMetadata(req, res);
+    sendError(res, 404, `Not Found: no MCP endpoint at ${req.path}`);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.legacy?.close();
+    await this.streamable.close();
+  }
+}

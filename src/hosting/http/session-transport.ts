@@ -1,0 +1,108 @@
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
+import type { FrameInfo, SendOptions, Transport } from '../../engine/transport.js';
+import type { ResponseChannel } from './channel.js';
+
+const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * The transport under one HTTP session's engine. Inbound frames are pushed in by the HTTP core;
+ * outbound messages are routed to the stream of the request they belong to, or to the standalone
+ * GET stream when they belong to none.
+ */
+export class HttpSessionTransport implements Transport {
+  onmessage?: (frame: unknown, info?: FrameInfo) => void;
+  onclose?: (reason?: Error) => void;
+  onerror?: (error: Error) => void;
+  // Channel by the id of each request it answers. One binding (every stateless request, most
+  // stateful moments) lives in two fields; a Map is made when a second id is bound alongside.
+  private soleId: RequestId | undefined;
+  private sole: ResponseChannel | undefined;
+  private byRequest: Map<RequestId, ResponseChannel> | undefined;
+  /** The standalone GET stream, when open. */
+  standalone: ResponseChannel | undefined;
+  /** What to do with a message that has no open stream (e.g. log it for a later resume). */
+  orphan?: (message: JsonRpcMessage) => void;
+  private closed = false;
+
+  start(): Promise<void> {
+    return DONE;
+  }
+
+  /** Registers the channel that will carry the responses to `ids`. */
+  bind(ids: readonly RequestId[], channel: ResponseChannel): void {
+    for (const id of ids) {
+      if (this.byRequest) this.byRequest.set(id, channel);
+      else if (this.sole === undefined || this.soleId === id) {
+        this.soleId = id;
+        this.sole = channel;
+      } else {
+        this.byRequest = new Map([[this.soleId!, this.sole], [id, channel]]);
+        this.soleId = this.sole = undefined;
+      }
+    }
+  }
+
+  unbind(channel: ResponseChannel): void {
+    // By the channel's own ids: a busy session has other requests' entries in the map.
+    for (const id of channel.ids) {
+      if (this.byRequest) {
+        if (this.byRequest.get(id) === channel) this.byRequest.delete(id);
+      } else if (this.sole === channel && this.soleId === id) this.soleId = this.sole = undefined;
+    }
+    if (this.standalone === channel) this.standalone = undefined;
+  }
+
+  channelFor(id: RequestId): ResponseChannel | undefined {
+    if (this.byRequest) return this.byRequest.get(id);
+    return this.sole !== undefined && this.soleId === id ? this.sole : undefined;
+  }
+
+  get openChannels(): ResponseChannel[] {
+    const all = new Set(this.byRequest ? this.byRequest.values() : this.sole ? [this.sole] : []);
+    if (this.standalone) all.add(this.standalone);
+    return [...all];
+  }
+
+  receive(frame: unknown, info?: FrameInfo): void {
+    if (!this.closed) this.onmessage?.(frame, info);
+  }
+
+  /**
+   * Not async: a response that completes a JSON body is written before this returns, without the
+   * promise hops an async function would add to every response.
+   */
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.closed) return DONE;
+    if (Array.isArray(message)) return this.sendAll(message, options);
+    const id = 'method' in message ? options?.relatedRequestId : (message as { id?: RequestId | null }).id ?? undefined;
+    const channel = id === undefined ? undefined : this.channelFor(id);
+    if (channel && !channel.done) {
+      const taken = channel.deliver(message);
+      if (taken === true) return DONE;
+      if (taken !== false) return taken.then((ok) => (ok ? undefined : this.elsewhere(message)));
+    }
+    return this.elsewhere(message);
+  }
+
+  private async sendAll(messages: JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    for (const m of messages) await this.send(m, options);
+  }
+
+  /** A message its request's channel did not take. */
+  private async elsewhere(message: JsonRpcMessage): Promise<void> {
+    // Never send a response on the standalone stream; everything else may go there.
+    if ('method' in message && this.standalone && !this.standalone.done && (await this.standalone.deliver(message))) return;
+    this.orphan?.(message);
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return DONE;
+    this.closed = true;
+    // Usually nothing is left open here (a finished request unbinds its channel): no copies then.
+    if ((this.byRequest && this.byRequest.size > 0) || this.sole || this.standalone) for (const c of this.openChannels) c.close();
+    this.byRequest?.clear();
+    this.soleId = this.sole = undefined;
+    this.onclose?.();
+    return DONE;
+  }
+}

@@ -1,0 +1,402 @@
+import { decodeFrame, DEFAULT_LIMITS, handOff, type Decoded } from '../../jsonrpc/codec.js';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
+import type { McpServer } from '../../server/mcp-server.js';
+import { lowLevelServer, type Server } from '../../server/server.js';
+import { DEFAULT_HTTP_VERSION, features, MODERN_VERSIONS, negotiateVersion } from '../../protocol/versions.js';
+import type { AuthInfo, FrameInfo } from '../../engine/transport.js';
+import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
+import { InMemoryEventStore, type EventStore } from '../../state/event-store.js';
+import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http.js';
+import { OAuthResourceGuard, type OAuthResourceOptions } from './oauth-resource.js';
+import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
+import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
+import type { SessionStore } from '../../state/session-store.js';
+import { defaultCheckMs, RESTORE, SessionTable, type LiveSession } from './session-table.js';
+import { HttpSessionTransport } from './session-transport.js';
+
+export interface StreamableHttpOptions extends OriginPolicy {
+  /** Path of the MCP endpoint. Default '/mcp'. */
+  endpoint?: string;
+  /** Sessions with `Mcp-Session-Id` (default true). False: stateless, every POST stands alone. */
+  stateful?: boolean;
+  /**
+   * 'auto' (default): JSON unless something must be sent before the result, then SSE.
+   * 'json': always JSON. 'sse': always SSE (when the client accepts it).
+   */
+  responseMode?: ResponseMode;
+  /** Idle time after which a session is closed and freed. Default 60 minutes. */
+  sessionIdleMs?: number;
+  /** Event log for resumability. Default: bounded in-memory store. `false` disables resumption. */
+  eventStore?: EventStore | false;
+  /** Interval of `: keepalive` comments on open streams. Default 15 s; 0 disables. */
+  keepAliveMs?: number;
+  /** `retry:` advice sent with the priming event. Default 1000 ms. */
+  retryMs?: number;
+  /** Largest accepted POST body in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Decides who is calling; undefined → 401. */
+  authenticate?: Authenticate;
+  /**
+   * Be an OAuth 2.1 resource server, as the MCP authorization spec asks: Protected Resource
+   * Metadata at the well-known paths, bearer tokens checked on every request, scope challenges.
+   * Replaces `authenticate` (setting both is an error).
+   */
+  oauth?: OAuthResourceOptions;
+  /**
+   * Shares handshake-era sessions between instances (see SessionStore). Without it, sessions live
+   * in this process only.
+   */
+  sessionStore?: SessionStore;
+  /**
+   * With a `sessionStore`: the least time between two checks of a session held here against the
+   * store (`touch`, or `get`). A check pushes the record's expiry back, and finds a session deleted
+   * on another instance (this one then answers 404); between checks requests cost no round trip.
+   * Default: a tenth of `sessionIdleMs`, at most 10 s. 0 checks on every request.
+   */
+  sessionCheckMs?: number;
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+const DONE: Promise<void> = Promise.resolve();
+
+function isInitialize(m: JsonRpcMessage): boolean {
+  return 'method' in m && m.method === 'initialize';
+}
+
+const SUPPORTED_HEADER_VERSIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+
+/**
+ * The Streamable HTTP server core (handshake era): POST, GET and DELETE on one endpoint,
+ * independent of node:http or fetch. Adapters hand it a request view and a responder.
+ */
+export class StreamableHttpHandler {
+  readonly server: Server;
+  readonly endpoint: string;
+  private readonly o: StreamableHttpOptions;
+  private readonly eventStore: EventStore | undefined;
+  private readonly table: SessionTable;
+  /** The table's sessions, under the name tests (and debuggers) look for. */
+  private readonly sessions: Map<string, LiveSession>;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Made once: every event stream's channel reports a failing event store here. */
+  private readonly reportError: (error: Error) => void;
+  /** The OAuth resource server, when `oauth` is set. */
+  readonly oauth: OAuthResourceGuard | undefined;
+  /** Only with `oauth.scopesFor`: POST bodies are screened for per-request scopes. */
+  private readonly scopeGate: OAuthResourceGuard | undefined;
+  /** Whether admission awaits anything (`authenticate` or `oauth`). */
+  private readonly guarded: boolean;
+
+  constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
+    this.server = lowLevelServer(server);
+    this.o = options;
+    this.endpoint = options.endpoint ?? '/mcp';
+    this.eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
+    const idle = options.sessionIdleMs ?? 60 * 60_000;
+    const checkMs = options.sessionCheckMs ?? defaultCheckMs(idle);
+    if (!(checkMs >= 0)) throw new RangeError(`sessionCheckMs must be 0 or more, got ${String(options.sessionCheckMs)}`);
+    this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs });
+    this.sessions = this.table.sessions;
+    this.reportError = (e) => this.server.onerror(e);
+    if (options.oauth !== undefined && options.authenticate !== undefined) {
+      throw new TypeError('oauth and authenticate cannot be combined: oauth authenticates bearer tokens itself (use its verifyToken)');
+    }
+    this.oauth = options.oauth === undefined ? undefined : new OAuthResourceGuard(options.oauth, this.endpoint, this.reportError);
+    this.scopeGate = this.oauth?.perMessage ? this.oauth : undefined;
+    this.guarded = options.authenticate !== undefined || this.oauth !== undefined;
+    if (options.stateful !== false) {
+      this.sweeper = setInterval(() => this.table.sweep(), Math.max(10, Math.min(idle / 2, 60_000)));
+      this.sweeper.unref?.();
+    }
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Admission checks shared with the legacy SSE transport: Origin/Host, then auth. */
+  async admit(req: HttpRequestView, res: HttpResponder): Promise<{ authInfo?: AuthInfo } | undefined> {
+    const refusal = checkOriginAndHost(req, this.o);
+    if (refusal) {
+      sendError(res, 403, refusal);
+      return undefined;
+    }
+    if (this.oauth) {
+      const info = await this.oauth.admit(req, res);
+      return info ? { authInfo: info } : undefined;
+    }
+    if (!this.o.authenticate) return {};
+    const authInfo = await this.o.authenticate(req);
+    // A sender-constrained token (jwtAccessTokens fills `confirmation`) is only good with the
+    // proof of its key, which only `oauth` checks: here it would pass as a bearer token.
+    if (!authInfo || authInfo.confirmation !== undefined) {
+      sendError(res, 401, 'Unauthorized: a valid API key or bearer token is required', -32600, { 'www-authenticate': 'Bearer' });
+      return undefined;
+    }
+    return { authInfo };
+  }
+
+  handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
+    if (this.guarded) return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
+    const refusal = checkOriginAndHost(req, this.o);
+    if (refusal) {
+      sendError(res, 403, refusal);
+      return DONE;
+    }
+    return this.route(req, res, undefined);
+  }
+
+  private route(req: HttpRequestView, res: HttpResponder, authInfo: AuthInfo | undefined): Promise<void> {
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res, authInfo);
+      case 'GET':
+        return this.get(req, res, authInfo);
+      case 'DELETE':
+        return this.delete(req, res, authInfo);
+      default:
+        sendError(res, 405, `Method Not Allowed: ${req.method}`, -32600, { allow: this.allow() });
+        return DONE;
+    }
+  }
+
+  private allow(): string {
+    return this.o.stateful === false ? 'POST' : 'GET, POST, DELETE';
+  }
+
+  private async post(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (!isJsonContentType(req.header('content-type'))) {
+      return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    const accept = req.header('accept');
+    const bits = negotiate(accept);
+    const json = (bits & ACCEPT_JSON) !== 0;
+    // An absent Accept header allows JSON only: a stream needs a client that asked for one.
+    const sse = accept !== undefined && (bits & ACCEPT_SSE) !== 0;
+    if (!json && !sse) return sendError(res, 406, 'Not Acceptable: Accept must allow application/json or text/event-stream');
+    // Stream only to clients that name text/event-stream (or take nothing else): `*/*` is what
+    // curl and fetch send by default, and such callers expect a plain JSON body.
+    const mode: ResponseMode = !json ? 'sse' : (bits & NAMES_SSE) === 0 ? 'json' : (this.o.responseMode ?? 'auto');
+    const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
+    if (parsed === REFUSED) return;
+    const decoded = decodeFrame(parsed);
+    if (decoded.messages.length === 0) {
+      return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
+    }
+    const messages = decoded.messages;
+    if (this.scopeGate !== undefined && !this.scopeGate.checkMessages(messages, authInfo, req, res)) return;
+    if (this.server.modern && isModernPost(req.header('mcp-protocol-version'), messages[0], SUPPORTED_HEADER_VERSIONS)) {
+      return this.postModern(req, res, decoded.batch ? undefined : messages[0], parsed, decoded, mode, authInfo);
+    }
+    const isInit = messages.length === 1 ? isInitialize(messages[0]) : messages.some(isInitialize);
+    if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
+    if (!isInit && this.badVersion(req, res)) return;
+    const headerVersion = req.header('mcp-protocol-version');
+    const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress };
+    let live: LiveSession | undefined;
+    if (this.o.stateful !== false && !isInit) {
+      // In memory, the usual case: no await (a promise and a hop less per request).
+      const found = this.table.lookupNow(req, res, authInfo);
+      live = found === RESTORE ? await this.table.lookup(req, res, authInfo) : found;
+      if (!live) return;
+    }
+    const ids: RequestId[] = [];
+    for (const m of messages) if ('method' in m && 'id' in m) ids.push((m as { id: RequestId }).id);
+    // Checked here, not left to the engine: its refusal has no request id, so no POST channel
+    // would carry it and the client would wait forever.
+    const sessionVersion = live?.session.protocolVersion ?? headerVersion ?? DEFAULT_HTTP_VERSION;
+    if (decoded.batch && !features.batching(sessionVersion)) {
+      return sendError(res, 400, `Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26 (this is ${sessionVersion})`);
+    }
+    // A second request with an in-flight id would steal the first one's channel (the first POST
+    // would then never be answered).
+    const bound = live?.transport;
+    const busy = bound ? ids.find((id) => bound.channelFor(id)) : undefined;
+    if (busy !== undefined) return sendError(res, 400, `Invalid request: id ${JSON.stringify(busy)} is already in use by a request in progress`);
+    if (this.o.stateful === false) live = this.transient(isInit ? undefined : sessionVersion);
+    else if (isInit) live = await this.table.open(authInfo);
+    if (!live) return;
+    if (ids.length === 0) {
+      handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
+      live.transport.receive(parsed, info);
+      res.send(202, {});
+      if (this.o.stateful === false) void live.session.close();
+      return;
+    }
+    // For initialize, the version the handshake will settle on (the priming decision needs it).
+    const version = isInit ? negotiateVersion((messages[0] as { params?: { protocolVersion?: unknown } }).params?.protocolVersion, this.server.versions) : sessionVersion;
+    const stateful = this.o.stateful !== false;
+    const target = live;
+    const channel = new ResponseChannel(res, {
+      streamPrefix: target.streamPrefix,
+      streamNo: ++target.streams,
+      ids,
+      batch: decoded.batch,
+      mode,
+      headers: target.headers,
+      jsonHeaders: target.jsonHeaders,
+      sseHeaders: target.headers === NO_HEADERS ? SSE_HEADERS : undefined,
+      eventStore: stateful ? this.eventStore : undefined,
+      onError: this.reportError,
+      priming: version >= '2025-11-25',
+      retryMs: this.o.retryMs ?? 1000,
+      keepAliveMs: this.o.keepAliveMs ?? 15_000,
+      onDone: (c) => {
+        target.transport.unbind(c);
+        if (!stateful) void target.session.close();
+        else if (isInit && !target.session.initialized) this.table.drop(target);
+        else if (isInit) this.table.remember(target);
+      },
+    });
+    target.transport.bind(ids, channel);
+    // The engine would decode the body again: let it take this decode (same value, same limits).
+    handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
+    target.transport.receive(parsed, info);
+  }
+
+  /**
+   * The 2026-07-28 era: one request per POST, no session (a `Mcp-Session-Id` is ignored, never
+   * minted), routing headers checked against the body, errors mapped to HTTP statuses, and a
+   * closed response stream cancels the request.
+   */
+  private async postModern(
+    req: HttpRequestView,
+    res: HttpResponder,
+    message: JsonRpcMessage | undefined,
+    parsed: unknown,
+    decoded: Decoded,
+    mode: ResponseMode,
+    authInfo?: AuthInfo,
+  ): Promise<void> {
+    if (!message) return sendError(res, 400, 'Invalid request: protocol version 2026-07-28 has no JSON-RPC batches');
+    const id = 'id' in message ? (message.id as RequestId) : undefined;
+    const refused = checkModernHeaders(req, message, (name) => this.server.toolInputSchema?.(name));
+    if (refused) {
+      return res.send(modernStatusFor(refused.code), { 'content-type': 'application/json' },
+        JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: refused.toJSON() }));
+    }
+    // The only client notification of this era is cancellation, which HTTP expresses by closing
+    // the stream: accept and drop.
+    if (id === undefined || !('method' in message)) return res.send(202, {});
+    const live = this.transient(undefined);
+    live.session.statelessOnly = true;
+    const channel = new ResponseChannel(res, {
+      streamPrefix: 'modern',
+      ids: [id],
+      batch: false,
+      mode,
+      headers: NO_HEADERS,
+      jsonHeaders: JSON_HEADERS,
+      sseHeaders: SSE_HEADERS,
+      priming: false,
+      retryMs: 0,
+      keepAliveMs: this.o.keepAliveMs ?? 15_000,
+      statusFor: (m) => ('error' in m ? modernStatusFor(m.error.code) : 200),
+      onDisconnect: () => live.session.peer.inflight.get(id)?.cancel('the client closed the response stream'),
+      onDone: (c) => {
+        live.transport.unbind(c);
+        void live.session.close();
+      },
+    });
+    live.transport.bind([id], channel);
+    handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
+    live.transport.receive(parsed, { authInfo, remoteAddress: req.remoteAddress });
+  }
+
+  /** GET and DELETE do not exist in the 2026-07-28 era. */
+  private modernOnly(req: HttpRequestView, res: HttpResponder): boolean {
+    const v = req.header('mcp-protocol-version');
+    if (!this.server.modern || v === undefined || !(MODERN_VERSIONS as readonly string[]).includes(v)) return false;
+    sendError(res, 405, `Method Not Allowed: protocol version ${v} serves POST only`, -32600, { allow: 'POST' });
+    return true;
+  }
+
+  /** An unsupported MCP-Protocol-Version header is a 400 on every request after initialize. */
+  private badVersion(req: HttpRequestView, res: HttpResponder): boolean {
+    const v = req.header('mcp-protocol-version');
+    if (v === undefined || SUPPORTED_HEADER_VERSIONS.has(v)) return false;
+    sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${v}" (supported: ${[...SUPPORTED_HEADER_VERSIONS].join(', ')})`);
+    return true;
+  }
+
+  private async get(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (this.modernOnly(req, res)) return;
+    if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no GET stream', -32600, { allow: 'POST' });
+    if (this.badVersion(req, res)) return;
+    if (!accepts(req.header('accept'), 'text/event-stream') || req.header('accept') === undefined) {
+      return sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
+    }
+    const live = await this.table.lookup(req, res, authInfo);
+    if (!live) return;
+    const lastEventId = req.header('last-event-id');
+    const headers = { ...SSE_HEADERS, 'mcp-session-id': live.id };
+    const store = this.eventStore;
+    if (lastEventId !== undefined && store) {
+      const missed: Array<[string, JsonRpcMessage]> = [];
+      const streamId = await store.replayEventsAfter(lastEventId, (id, m) => missed.push([id, m]));
+      // Event ids are per session: another session's stream is as good as unknown.
+      // 400, not 404: a 404 tells the client its whole session is gone, which this is not.
+      if (!streamId || !streamId.startsWith(`${live.id}/`)) return sendError(res, 400, 'Bad Request: unknown or expired Last-Event-ID; open a new GET stream without it');
+      const writer = res.stream(200, headers);
+      for (const [id, m] of missed) writer.write(sseEvent(id, m));
+      // Whatever was stored while the first replay ran (an async store) comes with a second one.
+      const after = missed.length > 0 ? missed[missed.length - 1][0] : lastEventId;
+      const replay = (send: (id: string, m: JsonRpcMessage) => void) => store.replayEventsAfter(after, send);
+      const channel = live.transport.openChannels.find((c) => c.streamId === streamId);
+      if (channel) return channel.resume(writer, replay);
+      // That stream has finished: everything it will ever have is stored.
+      await replay((id, m) => writer.write(sseEvent(id, m)));
+      return writer.end();
+    }
+    if (live.transport.standalone?.connected) return sendError(res, 409, 'Conflict: this session already has an open GET stream');
+    live.transport.standalone?.close();
+    const channel = new ResponseChannel(res, {
+      streamPrefix: live.streamPrefix,
+      streamNo: ++live.streams,
+      ids: [],
+      batch: false,
+      mode: 'sse',
+      headers: { 'mcp-session-id': live.id },
+      eventStore: this.eventStore,
+      onError: this.reportError,
+      priming: (live.session.protocolVersion ?? '') >= '2025-11-25',
+      retryMs: this.o.retryMs ?? 1000,
+      keepAliveMs: this.o.keepAliveMs ?? 15_000,
+      onDone: (c) => live.transport.unbind(c),
+    });
+    live.transport.standalone = channel;
+  }
+
+  private async delete(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
+    if (this.modernOnly(req, res)) return;
+    if (this.o.stateful === false) return sendError(res, 405, 'Method Not Allowed: this server is stateless and has no sessions', -32600, { allow: 'POST' });
+    if (this.badVersion(req, res)) return;
+    const live = await this.table.lookup(req, res, authInfo);
+    if (!live) return;
+    this.table.drop(live);
+    // An explicit end is for every instance: forget it in the shared store too.
+    await this.o.sessionStore?.delete(live.id);
+    res.send(200, {});
+  }
+
+  /**
+   * Stateless: a throwaway connection whose handshake is taken as done at the header's version.
+   * Synchronous: the transport's start does nothing, so the session needs no wait to be ready.
+   */
+  private transient(version: string | undefined): LiveSession {
+    const transport = new HttpSessionTransport();
+    const session = this.server.attach(transport);
+    void session.start();
+    if (version !== undefined) session.era.assume({ era: 'handshake', protocolVersion: version, clientCapabilities: {} });
+    return { id: '', transport, session, principal: undefined, lastSeen: 0, streams: 0, streamPrefix: '/', headers: NO_HEADERS, jsonHeaders: JSON_HEADERS, checkAt: Infinity };
+  }
+
+  /** Closes every session and stops timers. */
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.table.close();
+  }
+}

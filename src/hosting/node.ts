@@ -1,0 +1,237 @@
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '../server/mcp-server.js';
+import type { Server } from '../server/server.js';
+import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './http/exchange.js';
+import { McpHttpHandler, type HttpServerOptions } from './http/router.js';
+import { isLoopbackHost } from './http/security.js';
+
+/**
+ * One node:http exchange as the core's request view and responder at once: a single object per
+ * request with methods on its prototype, instead of two objects and their closures.
+ */
+class NodeExchange implements HttpRequestView, HttpResponder {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly remoteAddress: string | undefined;
+  private consumed = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.method = req.method ?? 'GET';
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.query = q < 0 ? '' : url.slice(q + 1);
+    this.remoteAddress = req.socket.remoteAddress;
+  }
+
+  /** A getter, not a field: only OAuth's derived resource URL asks, so other requests pay nothing. */
+  get urlOrigin(): string {
+    return `${(this.req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${this.req.headers.host ?? 'localhost'}`;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  readBody(limit: number): Promise<string | undefined> {
+    if (this.consumed) return Promise.reject(new Error('body already read'));
+    this.consumed = true;
+    const req = this.req;
+    // A framework body parser (express.json()...) may have read the stream already: waiting
+    // for it would hang forever, so take what the parser left on `req.body`.
+    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    if (parsed !== undefined || req.readableEnded) {
+      const text = parsed === undefined ? '' : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
+      return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text);
+    }
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+      req.resume(); // discard without buffering
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      // Most bodies arrive in one chunk: no array and no concatenation for those.
+      let first: Buffer | undefined;
+      let more: Buffer[] | undefined;
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          first = more = undefined;
+          req.removeAllListeners('data');
+          req.resume();
+          resolve(undefined);
+          return;
+        }
+        if (first === undefined) first = c;
+        else (more ??= [first]).push(c);
+      });
+      req.on('end', () => {
+        if (size > limit) return resolve(undefined);
+        resolve(more ? Buffer.concat(more).toString('utf8') : first ? first.toString('utf8') : '');
+      });
+      req.on('error', reject);
+    });
+  }
+
+  send(status: number, headers: HeaderMap, body?: string): void {
+    const res = this.res;
+    if (res.headersSent) return;
+    if (body === undefined) {
+      res.writeHead(status, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  }
+
+  stream(status: number, headers: HeaderMap): StreamWriter {
+    this.res.writeHead(status, headers);
+    this.res.socket?.setNoDelay(true);
+    return new NodeStreamWriter(this.res);
+  }
+
+  /** writeHead merges what was set here, so the core's header maps need not know. */
+  setHeader(name: string, value: string): void {
+    if (!this.res.headersSent) this.res.setHeader(name, value);
+  }
+
+  onAbort(listener: () => void): void {
+    const res = this.res;
+    // 'close' without a finished response means the client went away first.
+    res.once('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
+}
+
+/**
+ * An SSE response on a ServerResponse. What is written in the tick that opens the stream is held
+ * back until the next tick, so the headers and the first events leave in one write (one syscall,
+ * one TCP segment) rather than headers first; a stream that also ends in that tick (a POST
+ * answered with a single event) goes out in one `res.end(body)`, chunked like bare node:http's
+ * SSE answer. (Holding the head too, to send a Content-Length instead, measured no faster.) The
+ * headers are never held longer than that tick: a client may be waiting for them before the
+ * first event (a standalone GET stream).
+ */
+class NodeStreamWriter implements StreamWriter {
+  private held: string | undefined = '';
+
+  constructor(private readonly res: ServerResponse) {
+    process.nextTick(() => this.flush());
+  }
+
+  private flush(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    const res = this.res;
+    if (res.destroyed || res.writableEnded) return;
+    if (held === '') res.flushHeaders();
+    else res.write(held);
+  }
+
+  write(chunk: string): boolean {
+    if (this.closed) return false;
+    if (this.held !== undefined) {
+      this.held += chunk;
+      return true;
+    }
+    return this.res.write(chunk);
+  }
+
+  end(): void {
+    const res = this.res;
+    if (res.writableEnded) return;
+    const held = this.held;
+    this.held = undefined;
+    if (held && !res.destroyed) res.end(held);
+    else res.end();
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  onClose(listener: () => void): void {
+    this.res.once('close', listener);
+  }
+}
+
+export type NodeRequestListener = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  handler: McpHttpHandler;
+  close(): Promise<void>;
+};
+
+/**
+ * A node:http request listener serving MCP (Streamable HTTP, plus HTTP+SSE unless disabled).
+ * It writes straight to ServerResponse: no Request/Response objects on the hot path.
+ */
+export function toNodeHandler(server: McpServer | Server, options: HttpServerOptions = {}): NodeRequestListener {
+  const handler = new McpHttpHandler(server, options);
+  const listener = ((req: IncomingMessage, res: ServerResponse) => {
+    const exchange = new NodeExchange(req, res);
+    handler.handle(exchange, exchange).catch((err: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+      }
+      handler.streamable.server.onerror(err instanceof Error ? err : new Error(String(err)));
+    });
+  }) as NodeRequestListener;
+  listener.handler = handler;
+  listener.close = () => handler.close();
+  return listener;
+}
+
+export interface ServeOptions extends HttpServerOptions {
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  httpServer: NodeHttpServer;
+  handler: McpHttpHandler;
+  close(): Promise<void>;
+}
+
+/** Listens on `host:port` and serves MCP at `/mcp` (and `/sse` + `/messages`). */
+export async function serve(server: McpServer | Server, options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const loopback = isLoopbackHost(host);
+  // Bound to loopback: only loopback Host headers, which defeats DNS rebinding.
+  const allowedHosts = options.allowedHosts ?? (loopback ? ['localhost', '127.0.0.1', '[::1]'] : undefined);
+  const listener = toNodeHandler(server, { ...options, allowedHosts });
+  const httpServer = createServer(listener);
+  // Long-lived SSE streams must not be cut by Node's default 5-minute request timeout.
+  httpServer.requestTimeout = 0;
+  httpServer.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 3000, host, () => resolve());
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}${listener.handler.streamable.endpoint}`,
+    port,
+    httpServer,
+    handler: listener.handler,
+    async close() {
+      await listener.close();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,222 @@
+// Streamable HTTP sessions over real HTTP: ids, 400/404, DELETE, idle expiry, stateless mode.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InMemoryEventStore } from '../../../src/state/event-store.js';
+import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start, until } from './helpers.js';
+
+test('stateful: initialize returns a random visible-ASCII Mcp-Session-Id', async () => {
+  const s = await start();
+  try {
+    const ids = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const r = await post(s.url, initReq());
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type') ?? '', /application\/json/);
+      const body = (await r.json()) as { result: { protocolVersion: string; serverInfo: { name: string } } };
+      assert.equal(body.result.protocolVersion, LATEST);
+      assert.equal(body.result.serverInfo.name, 'http-e2e');
+      const sid = r.headers.get('mcp-session-id')!;
+      assert.match(sid, /^[\x21-\x7e]{16,}$/);
+      ids.add(sid);
+    }
+    assert.equal(ids.size, 3, 'every session gets its own id');
+    assert.equal(s.running.handler.streamable.sessionCount, 3);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: a request without a session id is 400, an unknown one 404', async () => {
+  const s = await start();
+  try {
+    const { headers } = await open(s.url);
+    const missing = await post(s.url, call('echo', { text: 'x' }), { 'mcp-protocol-version': LATEST });
+    assert.match((await jsonError(missing, 400)).message, /Mcp-Session-Id/);
+    const unknown = await post(s.url, call('echo', { text: 'x' }), { ...headers, 'mcp-session-id': 'no-such-session' });
+    assert.match((await jsonError(unknown, 404)).message, /session/i);
+    // The real one works, and the response echoes the session id.
+    const ok = await post(s.url, call('echo', { text: 'x' }), headers);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('mcp-session-id'), headers['mcp-session-id']);
+    assert.deepEqual(((await ok.json()) as { result: unknown }).result, { content: [{ type: 'text', text: 'x' }] });
+    // GET and DELETE need it too.
+    const get = await fetch(s.url, { headers: { accept: 'text/event-stream' } });
+    await jsonError(get, 400);
+    const del = await fetch(s.url, { method: 'DELETE' });
+    await jsonError(del, 400);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: DELETE ends the session, later requests are 404', async () => {
+  const s = await start();
+  try {
+    const { headers } = await open(s.url);
+    assert.equal(s.mcp.sessions.size, 1);
+    const del = await fetch(s.url, { method: 'DELETE', headers });
+    assert.equal(del.status, 200);
+    await del.text();
+    await until(() => s.mcp.sessions.size === 0, 1000, 'the session to be freed');
+    assert.equal(s.running.handler.streamable.sessionCount, 0);
+    await jsonError(await post(s.url, call('echo', { text: 'x' }), headers), 404);
+    await jsonError(await fetch(s.url, { method: 'DELETE', headers }), 404);
+    await jsonError(await fetch(s.url, { headers: { ...headers, accept: 'text/event-stream' } }), 404);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: idle sessions expire and are freed', async () => {
+  // 400 ms: long enough that a loaded CI machine still sees the sessions before they idle out.
+  const s = await start({ sessionIdleMs: 400 });
+  try {
+    // Only initialize (one round trip): a slow machine could let the idle time pass before a second one.
+    const [a, b] = await Promise.all([post(s.url, initReq()), post(s.url, initReq())]);
+    const sids = [a.headers.get('mcp-session-id')!, b.headers.get('mcp-session-id')!];
+    await Promise.all([a.text(), b.text()]);
+    assert.equal(new Set(sids).size, 2);
+    assert.ok(s.mcp.sessions.size >= 1, 'the sessions exist until they idle out');
+    await until(() => s.mcp.sessions.size === 0, 4000, 'idle sessions to expire');
+    assert.equal(s.running.handler.streamable.sessionCount, 0);
+    for (const sid of sids) await jsonError(await post(s.url, req('ping'), { 'mcp-session-id': sid }), 404);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: activity keeps a session alive past the idle time', async () => {
+  const s = await start({ sessionIdleMs: 300 });
+  try {
+    const { headers } = await open(s.url);
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 80));
+      const r = await post(s.url, req('ping'), headers);
+      assert.equal(r.status, 200, `ping ${i}`);
+      await r.text();
+    }
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: a request sent before notifications/initialized is still answered', async () => {
+  const s = await start();
+  try {
+    const r = await post(s.url, initReq());
+    const sid = r.headers.get('mcp-session-id')!;
+    await r.text();
+    // tools/call before notifications/initialized is served (the spec only SHOULDs the wait).
+    const c = await post(s.url, call('echo', { text: 'early' }), { 'mcp-session-id': sid, 'mcp-protocol-version': LATEST });
+    assert.equal(c.status, 200);
+    const body = (await c.json()) as { result?: unknown; error?: unknown };
+    assert.ok(body.result || body.error);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateless: no session id, GET/DELETE 405 with Allow: POST', async () => {
+  const s = await start({ stateful: false });
+  try {
+    const init = await post(s.url, initReq());
+    assert.equal(init.status, 200);
+    assert.equal(init.headers.get('mcp-session-id'), null);
+    assert.equal(((await init.json()) as { result: { protocolVersion: string } }).result.protocolVersion, LATEST);
+    const get = await fetch(s.url, { headers: { accept: 'text/event-stream' } });
+    await jsonError(get, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+    const del = await fetch(s.url, { method: 'DELETE' });
+    await jsonError(del, 405);
+    assert.equal(del.headers.get('allow'), 'POST');
+    const put = await fetch(s.url, { method: 'PUT', headers: BOTH, body: '{}' });
+    await jsonError(put, 405);
+    assert.equal(put.headers.get('allow'), 'POST');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateless: many POSTs are served by the one McpServer, and nothing leaks', async () => {
+  const s = await start({ stateful: false });
+  try {
+    const headers = { 'mcp-protocol-version': LATEST };
+    const texts: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await post(s.url, call('counter'), headers);
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('mcp-session-id'), null);
+      texts.push(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text);
+    }
+    // A new server per request would restart the count at 1.
+    assert.deepEqual(texts, ['1', '2', '3', '4', '5']);
+    // Concurrent requests, a notification and a session id that is simply ignored.
+    const many = await Promise.all(Array.from({ length: 10 }, () => post(s.url, call('counter'), { ...headers, 'mcp-session-id': 'ignored' })));
+    for (const r of many) assert.equal(r.status, 200, await r.clone().text());
+    await Promise.all(many.map((r) => r.text()));
+    const n = await post(s.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    assert.equal(n.status, 202);
+    assert.equal(s.counter.n, 15);
+    await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+    assert.equal(s.running.handler.streamable.sessionCount, 0);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateless: SSE responses and progress work without a session', async () => {
+  const s = await start({ stateful: false });
+  try {
+    const r = await post(s.url, call('progress', { steps: 2, delayMs: 1 }, { progressToken: 'p' }), { 'mcp-protocol-version': LATEST });
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type') ?? '', /text\/event-stream/);
+    const text = await r.text();
+    // No event store without sessions: no ids, no priming event.
+    assert.doesNotMatch(text, /^id:/m);
+    const messages = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    assert.deepEqual(messages.map((m) => m.method ?? 'result'), ['notifications/progress', 'notifications/progress', 'result']);
+    await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: a session is not idle while one of its requests is still running', async () => {
+  const s = await start({ sessionIdleMs: 100 });
+  try {
+    const { headers } = await open(s.url);
+    // JSON response (no progress token): nothing is streamed while the tool works.
+    const r = await post(s.url, call('slow', { ms: 400 }), headers);
+    assert.equal(r.status, 200);
+    assert.equal(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'slept 400');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: an ended session forgets its streams in the event store', async () => {
+  const eventStore = new InMemoryEventStore();
+  const s = await start({ eventStore });
+  try {
+    const { headers } = await open(s.url);
+    const r = await post(s.url, call('progress', { steps: 2, delayMs: 1 }, { progressToken: 1 }), headers);
+    await r.text();
+    assert.ok(eventStore.size > 0);
+    await (await fetch(s.url, { method: 'DELETE', headers })).text();
+    await until(() => eventStore.size === 0, 1000, 'the event log to be dropped');
+  } finally {
+    await s.running.close();
+  }
+});
+
+test('stateful: a failed initialize leaves no session behind', async () => {
+  const s = await start();
+  try {
+    const r = await post(s.url, req('initialize', { capabilities: {} }));
+    assert.equal(r.status, 200);
+    assert.equal(((await r.json()) as { error: { code: number } }).error.code, -32602);
+    await until(() => s.mcp.sessions.size === 0 && s.running.handler.streamable.sessionCount === 0, 1000, 'the failed session to be dropped');
+  } finally {
+    await s.running.close();
+  }
+});
