@@ -8,7 +8,7 @@
 // `mcpkit conformance server listening on <url>` once it accepts connections.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { ErrorCode, McpError, McpServer, type ContentBlock, type RequestContext } from '../src/index.js';
+import { ErrorCode, McpError, McpServer, tasks, type ContentBlock, type RequestContext } from '../src/index.js';
 import { serve } from '../src/transports/http/index.js';
 
 // A 1×1 red PNG and a 44-byte WAV header (zero samples).
@@ -32,7 +32,7 @@ function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function createConformanceServer(): McpServer {
-  const server = new McpServer({ name: 'mcpkit-conformance-server', version: '0.1.0' });
+  const server = new McpServer({ name: 'mcpkit-conformance-server', version: '0.1.0', extensions: [tasks()] });
 
   // ------------------------------------------------------------------ tools: content types
 

@@ -115,7 +115,7 @@ export async function createProxyServer(command: string, args: string[], env: Re
     server.setRequestHandler(method, async (params, ctx) => {
       const a: Active = { ctx, abort: new AbortController(), relaying: [] };
       active.push(a);
-      noteRoots(ctx.session);
+      noteRoots(ctx.session as ServerSession | undefined);
       try {
         const result = await client.request(method, forwardable(params), {
           signal: AbortSignal.any([ctx.signal, a.abort.signal]),

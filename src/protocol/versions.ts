@@ -5,6 +5,9 @@ export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
 export type ProtocolVersion = HandshakeVersion | (typeof MODERN_VERSIONS)[number];
 
+/** The two eras: `handshake` (initialize, a session) and `modern` (2026-07-28, per-request envelope). */
+export type Era = 'handshake' | 'modern';
+
 export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = '2025-11-25';
 /** What a legacy HTTP server assumes when the MCP-Protocol-Version header is absent. */
 export const DEFAULT_HTTP_VERSION: HandshakeVersion = '2025-03-26';
@@ -34,4 +37,6 @@ export const features = {
   completionsCapability: (v: string) => v >= '2025-03-26',
   progressMessage: (v: string) => v >= '2025-03-26',
   modern: (v: string) => v >= '2026-07-28',
+  /** Experimental core tasks (SEP-1686): 2025-11-25 only; 2026-07-28 made them an extension. */
+  coreTasks: (v: string) => v === '2025-11-25',
 } as const;

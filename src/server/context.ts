@@ -13,11 +13,41 @@ import type {
   LoggingLevel,
   Root,
 } from '../protocol/types.js';
-import { features } from '../protocol/versions.js';
+import { features, type Era } from '../protocol/versions.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { AuthInfo } from '../engine/transport.js';
 import { RequestFacts } from './request-facts.js';
-import type { ServerSession } from './session.js';
+
+/**
+ * One client connection of the handshake era, as handlers and extensions see it (`ServerSession`
+ * is the implementation). An interface, so that what a request sees does not depend on the
+ * connection machinery.
+ */
+export interface Session {
+  readonly protocolVersion: string | undefined;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  /** `initialize` was answered. */
+  readonly initialized: boolean;
+  /** The client sent `notifications/initialized`: the server may send it notifications. */
+  readonly ready: boolean;
+  /** Resource URIs this client subscribed to. */
+  readonly subscriptions: Set<string>;
+  /** Free for application use (per-connection state). */
+  readonly data: Map<string, unknown>;
+  /** Minimum level for `notifications/message`, set by `logging/setLevel`. */
+  readonly logLevel: LoggingLevel | undefined;
+  /** Whether a message at `level` passes this connection's `logging/setLevel` filter. */
+  wantsLog(level: LoggingLevel): boolean;
+  /** `logging/setLevel` for this connection. */
+  setLevel(params: JsonObject | undefined): JsonObject;
+  notify(method: string, params?: JsonObject): Promise<void>;
+  /** A server-to-client request not tied to any client request. */
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject>;
+  ping(options?: RequestOptions): Promise<JsonObject>;
+  onClose(listener: (reason?: Error) => void): void;
+  close(): Promise<void>;
+}
 
 /** Options of ctx.elicit / ctx.sample / ctx.roots. */
 export interface InputOptions extends RequestOptions {
@@ -32,6 +62,8 @@ export interface InputOptions extends RequestOptions {
 export interface RequestContext {
   readonly requestId: RequestId;
   readonly method: string;
+  /** `handshake` (a session made by `initialize`) or `modern` (2026-07-28: everything in the request). */
+  readonly era: Era;
   /** Fires when the client cancels or the connection goes away. */
   readonly signal: AbortSignal;
   /** The request's `_meta` (progress token, trace context, vendor keys). */
@@ -43,7 +75,7 @@ export interface RequestContext {
   /** The caller's network address, when the transport knows it (HTTP). */
   readonly remoteAddress: string | undefined;
   /** The connection (handshake era); undefined for stateless requests. */
-  readonly session: ServerSession | undefined;
+  readonly session: Session | undefined;
   /** Reports progress if the client asked for it; non-increasing values are dropped. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** `notifications/message`, filtered by the client's log level. */
@@ -57,8 +89,8 @@ export interface RequestContext {
   /** Any notification tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
   /**
-   * The task this handler runs as (tasks extension, 2026-07-28, or 2025-11-25 core tasks), or
-   * undefined for an ordinary request. While it is set, elicit/sample/roots park the task in
+   * The task this handler runs as (set by the tasks extensions: 2026-07-28, or 2025-11-25 core
+   * tasks), or undefined for an ordinary request. While it is set, elicit/sample/roots park the task in
    * `input_required` and `signal` fires on `tasks/cancel`. In 2026-07-28 progress, log and
    * notify send nothing; in 2025-11-25 they go out on the session tagged with the task.
    */
@@ -75,14 +107,14 @@ export interface RequestContext {
 
 /** The handshake-era context: server-to-client needs become real requests on the connection. */
 export class ServerContext extends RequestFacts implements RequestContext {
-  readonly session: ServerSession;
+  readonly session: Session;
 
-  constructor(session: ServerSession, inbound: InboundRequest, envelope: RequestEnvelope) {
+  constructor(session: Session, inbound: InboundRequest, envelope: RequestEnvelope) {
     super(inbound, envelope);
     this.session = session;
   }
 
-  /** Set only in a 2025-11-25 task's context (LegacyTaskContext). */
+  /** Set only in the context of a handler running as a task (an extension's subclass). */
   get taskId(): string | undefined {
     return undefined;
   }

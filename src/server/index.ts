@@ -15,8 +15,10 @@ export type {
 } from './resources.js';
 export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from './prompts.js';
 export type { Registered } from './registry.js';
-export { TaskManager, type TaskServerOptions, type ToolTaskOptions } from '../extensions/tasks/manager.js';
-export { LegacyTasks, type LegacyTask } from '../extensions/tasks/legacy.js';
+export type { ServerExtension, ExtensionApi, ExtensionHooks, ExtensionMethodHandler, ToolHook, ContextBinding, ListenRequest } from './extension.js';
+export type { Session } from './context.js';
+export { tasks, modernTasks, coreTasks, type TaskServerOptions, type ToolTaskOptions } from '../extensions/tasks/extension.js';
+export type { LegacyTask } from '../extensions/tasks/legacy.js';
 export { InMemoryTaskStore, TaskLimitError, type InMemoryTaskStoreOptions, type TaskRecord, type TaskStore } from '../state/task-store.js';
 export { MemoryBus, type MessageBus } from '../state/bus.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

@@ -6,6 +6,7 @@ import type { LoggingLevel, PromptArgument } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/index.js';
 import type { Transport } from '../engine/transport.js';
 import type { RequestContext } from './context.js';
+import { flattenExtensions, type ServerExtension } from './extension.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type PromptUpdate } from './prompts.js';
 import type { Registered } from './registry.js';
 import {
@@ -57,9 +58,19 @@ export class McpServer {
     this.server.registerCapabilities({ logging: {} });
     const size = () => this.pageSize;
     const warn = (m: string) => this.server.onerror(new Error(m));
-    this.tools = new ToolRegistry(() => this.listChanged('tools'), warn, size, () => this.server.enableTasks());
+    this.tools = new ToolRegistry(() => this.listChanged('tools'), warn, size, () => this.server.extensionHooks());
     this.resources = new ResourceRegistry(() => this.listChanged('resources'), size);
     this.prompts = new PromptRegistry(() => this.listChanged('prompts'), size);
+  }
+
+  /**
+   * Installs an extension (or several, as `tasks()` returns). Install before registering tools:
+   * an extension takes part in the tools registered after it.
+   */
+  install(extension: ServerExtension | readonly ServerExtension[]): this {
+    if (this.tools.registry.size > 0) throw new TypeError('Install extensions before registering tools (or pass them as McpServer options: extensions)');
+    for (const e of flattenExtensions([extension])) this.server.install(e);
+    return this;
   }
 
   // ------------------------------------------------------------------ tools

@@ -13,18 +13,9 @@ import {
 } from '../protocol/types.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { InputOptions, RequestContext } from './context.js';
+import type { ContextBinding } from './extension.js';
 import type { InputCollector } from './mrtr.js';
 import { RequestFacts } from './request-facts.js';
-import type { TaskRun } from '../extensions/tasks/run.js';
-
-/**
- * How a tools/call handler is tied to a task (tasks extension): `run` once the task exists;
- * `start` when the handler itself may create it (`ctx.startTask()`).
- */
-export interface TaskBinding {
-  run: TaskRun | undefined;
-  start: (() => Promise<void>) | undefined;
-}
 
 /**
  * The stateless-era context: no session; logs only when the request asked for them; and
@@ -34,11 +25,11 @@ export class ModernContext extends RequestFacts implements RequestContext {
   readonly session = undefined;
   protected declare readonly envelope: ModernEnvelope;
   /**
-   * @internal Set by the task manager for task tools. Once a task runs, the request has been
-   * answered: input goes to the task, the signal is the task's, and nothing more may be sent
-   * on the request (SEP-2663: no progress or log notifications for tasks).
+   * @internal Set by an extension that takes the work over (a task, SEP-2663). Once detached,
+   * the request has been answered: input goes to the binding, the signal is its own, and
+   * nothing more may be sent on the request (no progress or log notifications for tasks).
    */
-  task: TaskBinding | undefined = undefined;
+  binding: ContextBinding | undefined = undefined;
 
   constructor(
     inbound: InboundRequest,
@@ -51,32 +42,31 @@ export class ModernContext extends RequestFacts implements RequestContext {
   }
 
   override get signal(): AbortSignal {
-    const run = this.task?.run;
-    return run === undefined ? this.inbound.signal : run.signal;
+    return this.binding?.signal ?? this.inbound.signal;
   }
 
   get taskId(): string | undefined {
-    return this.task?.run?.taskId;
+    return this.binding?.taskId;
   }
 
   startTask(): Promise<void> {
-    const t = this.task;
+    const b = this.binding;
     // Nothing to start (not a task tool, no extension, or already a task): carry on as is.
-    return t === undefined || t.run !== undefined || t.start === undefined ? Promise.resolve() : t.start();
+    return b === undefined || b.detached || b.start === undefined ? Promise.resolve() : b.start();
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
-    if (this.task?.run !== undefined) return Promise.resolve();
+    if (this.binding?.detached) return Promise.resolve();
     return this.inbound.progress(progress, total, message);
   }
 
   override notify(method: string, params?: JsonObject): Promise<void> {
-    if (this.task?.run !== undefined) return Promise.resolve();
+    if (this.binding?.detached) return Promise.resolve();
     return this.inbound.notify(method, params);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    if (this.task?.run !== undefined) return Promise.resolve();
+    if (this.binding?.detached) return Promise.resolve();
     const min = this.envelope.logLevel;
     // No logLevel in the request: the server must not send notifications/message at all.
     if (!this.logging || min === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min)) return Promise.resolve();
@@ -84,8 +74,8 @@ export class ModernContext extends RequestFacts implements RequestContext {
   }
 
   private input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown, key?: string): Promise<unknown> {
-    const run = this.task?.run;
-    if (run !== undefined) return run.need(method, params, key);
+    const b = this.binding;
+    if (b !== undefined && b.detached) return b.input(method, params, key);
     if (!this.collector) {
       return Promise.reject(new LocalError('capability', `Cannot ask the client for input in "${this.method}": only tools/call, resources/read and prompts/get may`));
     }

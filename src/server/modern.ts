@@ -2,13 +2,24 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN, type ModernEnvelope } from '../protocol/modern.js';
-import { declaresTasks, TASK_NOTIFICATION, TASKS_EXTENSION, type DetailedTask } from '../protocol/tasks.js';
-import type { CacheScope, SubscriptionFilter } from '../protocol/types.js';
+import type { ServerIdentity } from '../protocol/handshake.js';
+import type { CacheScope, Implementation, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
 import { MODERN_VERSIONS } from '../protocol/versions.js';
+import type { RequestContext } from './context.js';
+import type { ListenRequest } from './extension.js';
 import { ModernContext } from './modern-context.js';
 import { openRound, RequestStateSealer } from './mrtr.js';
-import type { Server } from './server.js';
-import { tasksExtensionRequired } from '../extensions/tasks/manager.js';
+
+/** What the 2026-07-28 era needs of its server (the Server is one; an interface keeps the two apart). */
+export interface ModernHost {
+  readonly info: Implementation;
+  readonly capabilities: ServerCapabilities;
+  onerror(error: Error): void;
+  identity(): ServerIdentity;
+  dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
+  discoverExtensions(): Record<string, JsonObject> | undefined;
+  listenExtensions(want: SubscriptionFilter, request: ListenRequest): Promise<Partial<SubscriptionFilter>>;
+}
 
 export interface CacheHint {
   ttlMs: number;
@@ -58,7 +69,7 @@ export class ModernEra {
   /** Cache hints by method: the options are fixed once the server is built. */
   private readonly hints = new Map<string, CacheHint>();
 
-  constructor(private readonly server: Server, private readonly o: ModernOptions = {}) {
+  constructor(private readonly server: ModernHost, private readonly o: ModernOptions = {}) {
     this.versions = o.versions ?? MODERN_VERSIONS;
     this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs });
     this.baseMeta = { [META.serverInfo]: server.info };
@@ -101,7 +112,8 @@ export class ModernEra {
     const id = this.server.identity();
     let capabilities = id.capabilities;
     // Only here, not in the shared capabilities: the handshake era has no extensions.
-    if (this.server.tasks) capabilities = { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+    const ext = this.server.discoverExtensions();
+    if (ext !== undefined) capabilities = { ...capabilities, extensions: { ...capabilities.extensions, ...ext } };
     const r: JsonObject = { supportedVersions: [...this.versions], capabilities };
     if (id.instructions !== undefined) r.instructions = id.instructions;
     return r;
@@ -154,12 +166,8 @@ export class ModernEra {
     if (Array.isArray(want.resourceSubscriptions) && caps.resources?.subscribe) {
       filter.resourceSubscriptions = want.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
     }
-    const tasks = this.server.tasks;
-    if (want.taskIds !== undefined && tasks) {
-      if (!declaresTasks(env.clientCapabilities)) throw tasksExtensionRequired('notifications/tasks');
-      // Only the caller's own tasks: someone else's id is acknowledged no more than an unknown one.
-      if (Array.isArray(want.taskIds)) filter.taskIds = await tasks.visible(want.taskIds, inbound.info?.authInfo?.principal);
-    }
+    // Extensions acknowledge their own parts (tasks: taskIds).
+    Object.assign(filter, await this.server.listenExtensions(want, { clientCapabilities: env.clientCapabilities, principal: inbound.info?.authInfo?.principal }));
     const id = inbound.id;
     const tag = { [META.subscriptionId]: id };
     let end!: () => void;
@@ -202,13 +210,13 @@ export class ModernEra {
     }
   }
 
-  /** Delivers a task's new state (`notifications/tasks`) to the listen streams that follow it. */
-  publishTask(task: DetailedTask): void {
+  /** Delivers an extension's notification to the listen streams whose filter `match`es (tasks: `notifications/tasks`). */
+  publishWhere(method: string, params: JsonObject, match: (filter: SubscriptionFilter) => boolean): void {
     if (this.listens.size === 0) return;
     for (const l of this.listens) {
-      if (!l.filter.taskIds?.includes(task.taskId)) continue;
-      const params = { ...task, _meta: { [META.subscriptionId]: l.id } } as unknown as JsonObject;
-      l.inbound.notify(TASK_NOTIFICATION, params).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+      if (!match(l.filter)) continue;
+      const tagged = { ...params, _meta: { ...(params._meta as JsonObject | undefined), [META.subscriptionId]: l.id } };
+      l.inbound.notify(method, tagged).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
     }
   }
 

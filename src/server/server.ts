@@ -4,14 +4,15 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { PeerOptions } from '../engine/peer.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
-import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types.js';
+import type { Implementation, LoggingLevel, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
 import type { Transport } from '../engine/transport.js';
-import type { RequestContext } from './context.js';
+import type { Era } from '../protocol/versions.js';
 import { ServerBus, type MessageBus } from '../state/bus.js';
+import type { RequestContext } from './context.js';
+import { flattenExtensions, type ExtensionApi, type ExtensionHooks, type ListenRequest, type ServerExtension } from './extension.js';
 import { ModernEra, type ModernOptions } from './modern.js';
 import { ServerSession } from './session.js';
-import { TaskManager, type TaskServerOptions } from '../extensions/tasks/manager.js';
 
 export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
 export type NotificationHandler = (params: JsonObject | undefined, session: ServerSession) => void | Promise<void>;
@@ -37,15 +38,14 @@ export interface ServerOptions extends Implementation {
   /** The stateless 2026-07-28 era, served beside the handshake era. `false` turns it off. */
   modern?: ModernOptions | false;
   /**
-   * The tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28 only). Registering a tool
-   * with `task` turns it on with these settings (defaults when absent); setting it turns it on
-   * at once.
+   * Features installed through the extension seam, e.g. `tasks()` (both task flavours). A
+   * factory may return several extensions; they are installed in order.
    */
-  tasks?: TaskServerOptions;
+  extensions?: ReadonlyArray<ServerExtension | readonly ServerExtension[]>;
   /**
    * Shared with the other instances of a deployment (`RedisBus` from mcpkit/redis): resource
-   * updates, list changes, log messages and task events raised here reach their clients too,
-   * and tasks/update and tasks/cancel reach the instance running the task. See docs/scaling.md.
+   * updates, list changes and log messages raised here reach their clients too, and extensions
+   * relay their own events (tasks: status, answers, cancels). See docs/scaling.md.
    */
   bus?: MessageBus;
 }
@@ -64,14 +64,14 @@ export class Server {
   readonly onerror: (error: Error) => void;
   readonly sessions = new Set<ServerSession>();
   private readonly handlers = new Map<string, MethodHandler>();
+  private readonly eraHandlers = new Map<string, Map<Era, MethodHandler>>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly requestMiddleware: RequestMiddleware[] = [];
   readonly messageMiddleware: MessageMiddleware[] = [];
   /** The 2026-07-28 era (undefined when turned off). */
   readonly modern: ModernEra | undefined;
-  /** The tasks extension, once turned on (`enableTasks`). */
-  tasks: TaskManager | undefined;
-  private readonly taskOptions: TaskServerOptions | undefined;
+  /** Installed extensions' hooks, by extension name, in installation order. */
+  private readonly hooks = new Map<string, ExtensionHooks>();
   /** This instance's end of the deployment's message bus, when there is one. */
   readonly bus: ServerBus | undefined;
   /**
@@ -85,7 +85,10 @@ export class Server {
   readonly peerOptions: PeerOptions;
 
   constructor(options: ServerOptions) {
-    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, tasks, bus, ...info } = options;
+    const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, extensions, bus, ...info } = options;
+    if ('tasks' in info) {
+      throw new TypeError('ServerOptions.tasks moved to the extension seam: pass extensions: [tasks({ ... })] (tasks from mcpkit/server)');
+    }
     this.info = info;
     this.capabilities = { ...capabilities };
     this.instructions = instructions;
@@ -97,35 +100,84 @@ export class Server {
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
     this.bus = bus === undefined ? undefined : new ServerBus(bus, {
       notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
-      task: (task) => this.modern?.publishTask(task),
-      update: (taskId, responses) => this.tasks?.relayedUpdate(taskId, responses),
-      cancel: (taskId) => this.tasks?.relayedCancel(taskId),
+      // An extension this instance lacks has nothing to do with its events.
+      ext: (name, data) => this.hooks.get(name)?.relayed?.(data),
     }, this.onerror);
     // A handler like any other, so request middleware sees it too.
     this.setRequestHandler('logging/setLevel', (params, ctx) => {
       if (!ctx.session) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel');
       return ctx.session.setLevel(params);
     });
-    this.taskOptions = tasks;
-    if (tasks !== undefined) this.enableTasks();
+    for (const ext of flattenExtensions(extensions)) this.install(ext);
   }
 
   /**
-   * Turns tasks on (once; later calls return the same manager): `server/discover` advertises
-   * the extension and `tasks/get|update|cancel` are served in the 2026-07-28 era; handshake
-   * sessions at 2025-11-25 get the `tasks` capability and `tasks/get|result|list|cancel`.
+   * Installs an extension (once per name: installing the same name again is an error). Its
+   * methods are handlers like any other, so request middleware sees them.
    */
-  enableTasks(): TaskManager {
-    if (this.tasks) return this.tasks;
-    const tasks = (this.tasks = new TaskManager(this, this.taskOptions));
-    // Handlers like any other, so request middleware sees them; they answer -32601 in the
-    // handshake era before 2025-11-25.
-    this.setRequestHandler('tasks/get', (p, ctx) => tasks.get(p, ctx));
-    this.setRequestHandler('tasks/update', (p, ctx) => tasks.update(p, ctx));
-    this.setRequestHandler('tasks/cancel', (p, ctx) => tasks.cancel(p, ctx));
-    this.setRequestHandler('tasks/result', (p, ctx) => tasks.legacyOnly('tasks/result', p, ctx));
-    this.setRequestHandler('tasks/list', (p, ctx) => tasks.legacyOnly('tasks/list', p, ctx));
-    return tasks;
+  install(extension: ServerExtension): ExtensionHooks {
+    if (this.hooks.has(extension.name)) throw new TypeError(`The extension "${extension.name}" is installed already`);
+    const name = extension.name;
+    const api: ExtensionApi = {
+      info: this.info,
+      capabilities: () => this.capabilities,
+      setRequestHandler: (method, handler, o) => (o?.era === undefined ? this.setRequestHandler(method, handler) : this.setEraHandler(method, o.era, handler)),
+      onerror: (e) => this.onerror(e),
+      relay: (data) => this.bus?.send({ k: 'ext', x: name, d: data }),
+      publish: (method, params, match) => this.modern?.publishWhere(method, params, match),
+    };
+    const hooks = extension.setup(api) ?? {};
+    this.hooks.set(name, hooks);
+    return hooks;
+  }
+
+  /** Installed extensions' hooks, in installation order. */
+  extensionHooks(): IterableIterator<ExtensionHooks> {
+    return this.hooks.values();
+  }
+
+  /** The capabilities of a handshake-era `initialize` result, with what extensions add at `protocolVersion`. */
+  initializeCapabilities(base: ServerCapabilities, protocolVersion: string): ServerCapabilities {
+    let caps = base;
+    for (const h of this.hooks.values()) {
+      const more = h.initialize?.(protocolVersion);
+      if (more !== undefined) caps = { ...caps, ...more };
+    }
+    return caps;
+  }
+
+  /** `capabilities.extensions` entries for `server/discover` (2026-07-28), from the installed extensions. */
+  discoverExtensions(): Record<string, JsonObject> | undefined {
+    let out: Record<string, JsonObject> | undefined;
+    for (const [name, h] of this.hooks) {
+      const settings = h.discover?.();
+      if (settings !== undefined) (out ??= {})[name] = settings;
+    }
+    return out;
+  }
+
+  /** What extensions acknowledge of a `subscriptions/listen` filter. */
+  async listenExtensions(want: SubscriptionFilter, request: ListenRequest): Promise<Partial<SubscriptionFilter>> {
+    let out: Partial<SubscriptionFilter> = {};
+    for (const h of this.hooks.values()) {
+      const part = h.listen === undefined ? undefined : await h.listen(want, request);
+      if (part !== undefined) out = { ...out, ...part };
+    }
+    return out;
+  }
+
+  /**
+   * A handler for one era only; a method served in both eras by different extensions answers
+   * each era with its own, and -32601 in an era nobody serves. Zero cost for other methods.
+   */
+  private setEraHandler(method: string, era: Era, handler: MethodHandler): void {
+    const byEra = (this.eraHandlers.get(method) ?? new Map<Era, MethodHandler>()).set(era, handler);
+    this.eraHandlers.set(method, byEra);
+    this.handlers.set(method, (params, ctx) => {
+      const h = byEra.get(ctx.era);
+      if (h === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return h(params, ctx);
+    });
   }
 
   identity(): ServerIdentity {
@@ -142,6 +194,7 @@ export class Server {
   }
 
   setRequestHandler(method: string, handler: MethodHandler): void {
+    this.eraHandlers.delete(method);
     this.handlers.set(method, handler);
   }
   removeRequestHandler(method: string): void {
@@ -224,8 +277,8 @@ export class Server {
   }
 
   async close(): Promise<void> {
-    // Running tasks stop first, so their final state still reaches listen streams.
-    await this.tasks?.close();
+    // Extensions stop first (running tasks), so their final state still reaches listen streams.
+    for (const h of this.hooks.values()) await h.close?.();
     // Listen streams end with a final result, which must leave before the transports close.
     await this.modern?.endAll();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));

@@ -7,15 +7,14 @@ import { claimsModern } from '../protocol/modern.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
 import type { Transport } from '../engine/transport.js';
-import { ServerContext } from './context.js';
+import { ServerContext, type Session } from './context.js';
 import type { Server } from './server.js';
-import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_VERSION } from '../extensions/tasks/legacy.js';
 
 /**
  * One client connection to a server (a stdio process, an HTTP session, an in-memory pair).
  * Holds what the handshake negotiated and per-connection state (log level, subscriptions).
  */
-export class ServerSession implements PeerHandlers {
+export class ServerSession implements PeerHandlers, Session {
   readonly server: Server;
   readonly peer: Peer;
   readonly era: HandshakeServerEra;
@@ -74,6 +73,9 @@ export class ServerSession implements PeerHandlers {
   get initialized(): boolean {
     return this.era.state !== 'new';
   }
+  get ready(): boolean {
+    return this.era.state === 'ready';
+  }
   get protocolVersion(): string | undefined {
     return this.era.envelope?.protocolVersion;
   }
@@ -121,10 +123,8 @@ export class ServerSession implements PeerHandlers {
     switch (req.method) {
       case 'initialize': {
         const result = this.era.initialize(req.params);
-        // Core tasks exist in 2025-11-25 only: older revisions never see the capability.
-        if (this.server.tasks && result.protocolVersion === LEGACY_TASKS_VERSION) {
-          result.capabilities = { ...result.capabilities, tasks: LEGACY_TASKS_CAPABILITY };
-        }
+        // Extensions may declare more at the negotiated revision (2025-11-25 core tasks).
+        result.capabilities = this.server.initializeCapabilities(result.capabilities, result.protocolVersion);
         return result as unknown as JsonObject;
       }
       case 'ping':

@@ -4,11 +4,9 @@ import type { CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations } from '
 import { features } from '../protocol/versions.js';
 import { compileSchema, type CompiledSchema, type SchemaInput, type ValidationResult } from '../schema/index.js';
 import type { RequestContext } from './context.js';
+import type { ExtensionHooks, ToolHook } from './extension.js';
 import { InputRequiredSignal } from './mrtr.js';
 import { paginate, Registry, type Registered } from './registry.js';
-import type { TaskSupport } from '../protocol/tasks.js';
-import type { TaskManager, ToolTaskOptions } from '../extensions/tasks/manager.js';
-import { usesLegacyTasks } from '../extensions/tasks/legacy.js';
 
 /** What a tool handler may return; plain values are turned into a CallToolResult. */
 export type ToolReturn = CallToolResult | string | ContentBlock[] | Record<string, unknown> | unknown[] | void;
@@ -25,18 +23,12 @@ export interface ToolConfig {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
-  /**
-   * Tasks extension (2026-07-28): the tool may (`'optional'`) or must (`'required'`) run as a
-   * task for clients that declare `io.modelcontextprotocol/tasks`. Without the extension an
-   * optional tool runs as usual and a required one is refused with -32021. Handshake sessions
-   * at 2025-11-25 see it as `execution.taskSupport` (core tasks: the client augments the call
-   * with `task`; a plain call to a required tool is -32601); older revisions run it as an
-   * ordinary tool. The object form picks who creates the task (see
-   * ToolTaskOptions). An `McpError` thrown by a task tool is a protocol error (a failed task,
-   * or a JSON-RPC error when run synchronously), not an `isError` result.
-   */
-  task?: TaskSupport | ToolTaskOptions;
+  // Installed extensions add their own keys to this interface (declaration merging): the tasks
+  // extensions add `task`. A key no installed extension reads is refused at registration.
 }
+
+/** The keys the core reads; any other key of a ToolConfig belongs to an extension. */
+const CORE_KEYS: ReadonlySet<string> = new Set(['title', 'description', 'input', 'output', 'annotations', 'icons', '_meta']);
 
 /** What `update` on a tool's handle accepts: any config field, and a new handler. */
 export type ToolUpdate = Partial<ToolConfig> & { handler?: ToolHandler<never> };
@@ -49,10 +41,12 @@ export interface ToolDefinition {
   output: CompiledSchema | undefined;
   /** The `Tool` object sent in tools/list, built once. */
   wire: Tool;
-  /** `wire` with `execution.taskSupport`, for 2025-11-25 sessions (task tools only). */
-  legacyWire: Tool | undefined;
-  /** The tasks extension settings, normalized; undefined for an ordinary tool. */
-  task: Required<ToolTaskOptions> | undefined;
+  /** Installed extensions' parts in this tool (empty for most tools). */
+  hooks: ToolHook[];
+  /** The hooks' `call`s composed around the tool; undefined: the tool is called directly. */
+  call: ((params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject) | undefined;
+  /** Some hook wants the handler's McpErrors as protocol errors. */
+  protocolErrors: boolean;
 }
 
 /** Errors a tool may raise that the spec defines as JSON-RPC errors, not `isError` results. */
@@ -60,7 +54,13 @@ const PROTOCOL_SIGNALS: ReadonlySet<number> = new Set([ErrorCode.UrlElicitationR
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-export function compileTool(name: string, config: ToolConfig, handler: ToolHandler<never>, warn: (m: string) => void): ToolDefinition {
+export function compileTool(
+  name: string,
+  config: ToolConfig,
+  handler: ToolHandler<never>,
+  warn: (m: string) => void,
+  extensions: Iterable<ExtensionHooks> = [],
+): ToolDefinition {
   if (!TOOL_NAME.test(name)) {
     warn(`Tool name "${name}" should be 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25); some clients reject it`);
   }
@@ -73,18 +73,30 @@ export function compileTool(name: string, config: ToolConfig, handler: ToolHandl
   if (config.annotations) wire.annotations = config.annotations;
   if (config.icons) wire.icons = config.icons;
   if (config._meta) wire._meta = config._meta;
-  const task = taskOptions(name, config.task);
-  const legacyWire = task === undefined ? undefined : { ...wire, execution: { taskSupport: task.support } };
-  return { name, config, handler, input, output, wire, legacyWire, task };
-}
-
-function taskOptions(name: string, task: ToolConfig['task']): Required<ToolTaskOptions> | undefined {
-  if (task === undefined) return undefined;
-  const o: ToolTaskOptions = typeof task === 'string' ? { support: task } : task;
-  if (o.support !== 'optional' && o.support !== 'required') throw new TypeError(`Tool "${name}": task support must be 'optional' or 'required'`);
-  const start = o.start ?? 'request';
-  if (start !== 'request' && start !== 'handler') throw new TypeError(`Tool "${name}": task start must be 'request' or 'handler'`);
-  return { support: o.support, start };
+  const hooks: ToolHook[] = [];
+  const read = new Set<string>(CORE_KEYS);
+  for (const ext of extensions) {
+    for (const k of ext.toolOptions ?? []) read.add(k);
+    const h = ext.tool?.(name, config as Readonly<Record<string, unknown>>);
+    if (h !== undefined) hooks.push(h);
+  }
+  for (const k of Object.keys(config)) {
+    // A misspelt or uninstalled option silently ignored is a trap: say so at registration.
+    if (!read.has(k) && (config as Record<string, unknown>)[k] !== undefined) {
+      throw new TypeError(`Tool "${name}": unknown option "${k}": no installed extension reads it (install the extension that adds it: new McpServer({ ..., extensions: [...] }))`);
+    }
+  }
+  const def: ToolDefinition = { name, config, handler, input, output, wire, hooks, call: undefined, protocolErrors: hooks.some((h) => h.protocolErrors) };
+  // Composed once: the first extension installed is the outermost.
+  let call: ToolDefinition['call'];
+  for (let i = hooks.length - 1; i >= 0; i--) {
+    const hook = hooks[i].call;
+    if (hook === undefined) continue;
+    const inner = call ?? ((p: JsonObject | undefined, c: RequestContext) => invoke(def, p, c));
+    call = (p, c) => hook(p, c, (c2) => inner(p, c2));
+  }
+  def.call = call;
+  return def;
 }
 
 /** Owns tools/list and tools/call for an McpServer. */
@@ -92,13 +104,13 @@ export class ToolRegistry {
   readonly registry: Registry<ToolDefinition, ToolUpdate>;
 
   /**
-   * @param tasks the server's task manager, made on first use: only task tools need one
+   * @param extensions the installed extensions' hooks, read at each registration
    */
   constructor(
     onChange: () => void,
     private readonly warn: (m: string) => void,
     private readonly pageSize: () => number,
-    private readonly tasks: () => TaskManager,
+    private readonly extensions: () => Iterable<ExtensionHooks>,
   ) {
     this.registry = new Registry<ToolDefinition, ToolUpdate>('Tool', onChange, (def, { handler, ...changes }) =>
       this.compile(def.name, { ...def.config, ...changes }, handler ?? def.handler),
@@ -110,16 +122,12 @@ export class ToolRegistry {
   }
 
   private compile(name: string, config: ToolConfig, handler: ToolHandler<never>): ToolDefinition {
-    const def = compileTool(name, config, handler, this.warn);
-    // A task tool turns the extension on (server/discover advertises it, tasks/* answer).
-    if (def.task !== undefined) this.tasks();
-    return def;
+    return compileTool(name, config, handler, this.warn, this.extensions());
   }
 
   list(params: JsonObject | undefined, ctx: RequestContext): JsonObject {
     const { page, nextCursor } = paginate(this.registry.list(), params?.cursor, this.pageSize());
-    // `execution` is a 2025-11-25 field (absent: forbidden); 2026-07-28 dropped it.
-    const tools = usesLegacyTasks(ctx) ? page.map((t) => t.legacyWire ?? t.wire) : page.map((t) => t.wire);
+    const tools = page.map((t) => listed(t, ctx));
     return nextCursor === undefined ? { tools } : { tools, nextCursor };
   }
 
@@ -132,22 +140,16 @@ export class ToolRegistry {
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs "name" (a string)');
     const tool = this.registry.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    // The common case, in every era: an ordinary tool called plainly.
-    if (tool.task === undefined && params?.task === undefined) return invoke(tool, params, ctx);
-    if (usesLegacyTasks(ctx)) {
-      // 2025-11-25 core tasks: the client decides by augmenting, within what the tool allows.
-      const legacy = ctx.session.server.tasks?.legacy;
-      const augmented = params?.task !== undefined;
-      if (legacy !== undefined && augmented) {
-        if (tool.task === undefined) throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support task-augmented calls`);
-        return legacy.create(ctx, params?.task, (c) => invoke(tool, params, c));
-      }
-      if (tool.task?.support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
-      return invoke(tool, params, ctx);
-    }
-    if (tool.task !== undefined) return this.tasks().callTool(tool.task, ctx, () => invoke(tool, params, ctx));
-    return invoke(tool, params, ctx);
+    // The common case: no extension takes part in this tool.
+    return tool.call === undefined ? invoke(tool, params, ctx) : tool.call(params, ctx);
   }
+}
+
+/** The tool as tools/list shows it to this request (extensions may add fields per era). */
+function listed(tool: ToolDefinition, ctx: RequestContext): Tool {
+  let wire = tool.wire;
+  for (const h of tool.hooks) if (h.list !== undefined) wire = h.list(wire, ctx);
+  return wire;
 }
 
 /** Checks the arguments, runs the handler and turns what it returns into a CallToolResult. */
@@ -181,11 +183,11 @@ function run(tool: ToolDefinition, checked: ValidationResult, ctx: RequestContex
 
 /** A handler's failure as an `isError` result, unless it is a protocol signal. */
 function failed(err: unknown, tool: ToolDefinition, ctx: RequestContext): JsonObject {
-  // Protocol signals are not tool failures: they must reach the client as such. A task tool's
-  // McpError is one too: a task fails only on a JSON-RPC error (SEP-2663), and the same tool
-  // run synchronously must answer the same way.
+  // Protocol signals are not tool failures: they must reach the client as such. An extension
+  // may ask for every McpError (a task fails only on a JSON-RPC error, SEP-2663, and the same
+  // tool run synchronously must answer the same way).
   if (err instanceof InputRequiredSignal) throw err;
-  if (err instanceof McpError && (PROTOCOL_SIGNALS.has(err.code) || tool.task !== undefined)) throw err;
+  if (err instanceof McpError && (PROTOCOL_SIGNALS.has(err.code) || tool.protocolErrors)) throw err;
   if (ctx.signal.aborted) throw err;
   return errorResult(err instanceof Error ? err.message || err.name : String(err));
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { DetailedTask } from '../protocol/tasks.js';
 
 /**
  * A publish/subscribe channel shared by every instance of one deployment (`RedisBus` in
@@ -23,18 +22,13 @@ export interface MessageBus {
 export type BusEvent =
   /** A server notification for the sessions and listen streams that want it. */
   | { k: 'notify'; m: string; p?: JsonObject }
-  /** A task's new state, for listen streams following it. */
-  | { k: 'task'; t: DetailedTask }
-  /** A client's answers to a task running on the instance that has it. */
-  | { k: 'update'; id: string; r: Record<string, unknown> }
-  /** A client cancelled a task running on the instance that has it. */
-  | { k: 'cancel'; id: string };
+  /** What a server extension on one instance relays to itself on the others (tasks: a task's new state, answers, cancels). */
+  | { k: 'ext'; x: string; d: JsonObject };
 
 export interface BusHandlers {
   notify(method: string, params: JsonObject | undefined): void;
-  task(task: DetailedTask): void;
-  update(taskId: string, responses: Record<string, unknown>): void;
-  cancel(taskId: string): void;
+  /** For the extension named `name`. */
+  ext(name: string, data: JsonObject): void;
 }
 
 /**
@@ -90,9 +84,7 @@ export class ServerBus {
     if (!msg || typeof msg !== 'object' || msg.o === this.origin) return;
     try {
       if (msg.k === 'notify' && typeof msg.m === 'string' && (msg.p === undefined || isObject(msg.p))) this.handlers.notify(msg.m, msg.p as JsonObject | undefined);
-      else if (msg.k === 'task' && isObject(msg.t) && typeof msg.t.taskId === 'string') this.handlers.task(msg.t as unknown as DetailedTask);
-      else if (msg.k === 'update' && typeof msg.id === 'string' && isObject(msg.r)) this.handlers.update(msg.id, msg.r);
-      else if (msg.k === 'cancel' && typeof msg.id === 'string') this.handlers.cancel(msg.id);
+      else if (msg.k === 'ext' && typeof msg.x === 'string' && isObject(msg.d)) this.handlers.ext(msg.x, msg.d as JsonObject);
       else this.onerror(new Error(`message bus: ignored an unknown or malformed ${JSON.stringify(String(msg.k))} message`));
     } catch (e) {
       this.onerror(e instanceof Error ? e : new Error(String(e)));

@@ -8,13 +8,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { tasks } from '../../src/extensions/tasks/extension.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 let http: RunningServer;
 const asked: Array<{ method: string; related: unknown }> = [];
 
 before(async () => {
-  const mcp = new McpServer({ name: 'tasks-interop', version: '1.0.0', tasks: { pollIntervalMs: 20 } });
+  const mcp = new McpServer({ name: 'tasks-interop', version: '1.0.0', extensions: [tasks({ pollIntervalMs: 20 })] });
   mcp.tool('add', { task: 'optional', input: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }, async (args) => {
     await new Promise((r) => setTimeout(r, 30));
     return `${Number(args.a) + Number(args.b)}`;

@@ -7,6 +7,7 @@ import { McpServer, type MessageBus, type TaskStore } from '../../src/server/ind
 import { connect } from '../../src/client/index.js';
 import { serve, type RunningServer } from '../../src/transports/http/index.js';
 import { M, V } from './modern/helpers.js';
+import { tasks } from '../../src/extensions/tasks/extension.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -24,7 +25,7 @@ export interface Instance {
 export async function instance(bus: MessageBus, store: TaskStore): Promise<Instance> {
   const errors: Error[] = [];
   const aborted: string[] = [];
-  const mcp = new McpServer({ name: 'fleet', version: '1.0.0', bus, onerror: (e) => errors.push(e), tasks: { store, pollIntervalMs: 50 } });
+  const mcp = new McpServer({ name: 'fleet', version: '1.0.0', bus, onerror: (e) => errors.push(e), extensions: [tasks({ store, pollIntervalMs: 50 })] });
   mcp.resource('report', 'file:///report.txt', () => 'the report');
   mcp.tool('confirm', { input: { what: z.string() }, task: 'required' }, async ({ what }, ctx) => {
     const r = await ctx.elicit({ message: `Delete ${what}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });

@@ -48,7 +48,7 @@ test('a malformed bus message is reported and ignored', async () => {
   try {
     await bus.publish('not json');
     await bus.publish(JSON.stringify({ o: 'someone', k: 'notify', m: 42 }));
-    await bus.publish(JSON.stringify({ o: 'someone', k: 'cancel', id: 'no-such-task' })); // unknown here: nothing to do
+    await bus.publish(JSON.stringify({ o: 'someone', k: 'ext', x: 'io.modelcontextprotocol/tasks', d: { cancel: 'no-such-task' } })); // unknown here: nothing to do
     await sleep(20);
     assert.deepEqual(a.errors.map((e) => e.message), [
       'message bus: ignored a message that is not JSON',

@@ -7,11 +7,12 @@ import { ErrorCode } from '../../src/jsonrpc/errors.js';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { rejectsWithCode } from './helpers.js';
+import { tasks } from '../../src/extensions/tasks/extension.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
 function build(options: { maxTasks?: number; ttlMs?: number } = {}): { mcp: McpServer; release: () => void } {
-  const mcp = new McpServer({ name: 'legacy-tasks', version: '1.0.0', tasks: options });
+  const mcp = new McpServer({ name: 'legacy-tasks', version: '1.0.0', extensions: [tasks(options)] });
   let release!: () => void;
   let gate = new Promise<void>((r) => (release = r));
   mcp.tool('plain', () => 'plain');
@@ -160,7 +161,7 @@ test('the running-task cap refuses new tasks', async () => {
 });
 
 test('a question of a task waits for tasks/result and travels on it, tagged with the task', async () => {
-  const mcp = new McpServer({ name: 'ask', version: '1.0.0' });
+  const mcp = new McpServer({ name: 'ask', version: '1.0.0', extensions: [tasks()] });
   mcp.tool('ask', { task: 'required' }, async (_args, ctx) => {
     const a = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     return `hello ${String(a.content?.name)}`;

@@ -1,6 +1,7 @@
 // The demo server `mcpkit serve` runs with no MODULE: one of everything a newcomer wants to see
 // on the wire. Plain JSON Schemas (no schema library needed), deterministic answers.
 import { McpServer } from '../../server/mcp-server.js';
+import { tasks } from '../../extensions/tasks/extension.js';
 import type { RequestContext } from '../../server/context.js';
 import type { ContentBlock } from '../../protocol/types.js';
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
@@ -44,6 +45,7 @@ export function createDemoServer(): McpServer {
     title: 'mcpkit demo server',
     version: version(),
     instructions: DEMO_INSTRUCTIONS,
+    extensions: [tasks()],
   });
 
   server.tool('echo', {

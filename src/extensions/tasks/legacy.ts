@@ -4,11 +4,8 @@ import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { RequestOptions } from '../../engine/peer.js';
 import type { LoggingLevel, ServerTasksCapability } from '../../protocol/types.js';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../protocol/tasks.js';
-import { ServerContext, type RequestContext } from '../../server/context.js';
-import type { ServerSession } from '../../server/session.js';
-
-/** The only handshake revision with (experimental) core tasks; 2026-07-28 made them an extension. */
-export const LEGACY_TASKS_VERSION = '2025-11-25';
+import { features } from '../../protocol/versions.js';
+import { ServerContext, type RequestContext, type Session } from '../../server/context.js';
 
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
@@ -28,7 +25,8 @@ export interface LegacyTask {
 
 /** Whether a request is served with 2025-11-25 core tasks (a handshake session at that revision). */
 export function usesLegacyTasks(ctx: RequestContext): ctx is ServerContext {
-  return ctx instanceof ServerContext && ctx.protocolVersion === LEGACY_TASKS_VERSION;
+  // Only a ServerContext is of the handshake era.
+  return ctx.era === 'handshake' && features.coreTasks(ctx.protocolVersion);
 }
 
 export interface LegacyLimits {
@@ -74,8 +72,8 @@ class Run {
   constructor(
     readonly taskId: string,
     /** The principal, or (unauthenticated) the session: nobody else may see the task. */
-    readonly owner: string | ServerSession,
-    readonly session: ServerSession,
+    readonly owner: string | Session,
+    readonly session: Session,
     readonly ttl: number | null,
     readonly pollInterval: number,
   ) {
@@ -111,7 +109,7 @@ class Run {
       for (const r of this.ended.splice(0)) r();
     }
     // Optional per spec (clients keep polling); a closed connection just misses it.
-    if (this.session.era.state === 'ready') {
+    if (this.session.ready) {
       this.session.notify('notifications/tasks/status', this.wire() as unknown as JsonObject).catch(() => undefined);
     }
   }
@@ -126,7 +124,7 @@ class Run {
 export class LegacyTasks {
   private readonly runs = new Map<string, Run>();
   private running = 0;
-  private readonly watched = new WeakSet<ServerSession>();
+  private readonly watched = new WeakSet<Session>();
 
   constructor(private readonly limits: LegacyLimits) {}
 
@@ -299,7 +297,7 @@ export class LegacyTasks {
   }
 
   /** Tasks bound to a session (no principal) are unreachable once it closes: they stop and go. */
-  private forgetOnClose(session: ServerSession): void {
+  private forgetOnClose(session: Session): void {
     if (this.watched.has(session)) return;
     this.watched.add(session);
     session.onClose(() => {
@@ -317,7 +315,7 @@ export class LegacyTasks {
   }
 }
 
-function ownerOf(ctx: ServerContext): string | ServerSession {
+function ownerOf(ctx: ServerContext): string | Session {
   return ctx.authInfo?.principal ?? ctx.session;
 }
 

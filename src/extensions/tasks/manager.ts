@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
-import { declaresTasks, TASKS_EXTENSION, TERMINAL_STATUSES, type DetailedTask, type TaskSupport } from '../../protocol/tasks.js';
+import { declaresTasks, TASK_NOTIFICATION, TASKS_EXTENSION, TERMINAL_STATUSES, type DetailedTask, type TaskSupport } from '../../protocol/tasks.js';
 import { missingCapability } from '../../protocol/modern.js';
 import type { RequestContext } from '../../server/context.js';
-import { ModernContext, type TaskBinding } from '../../server/modern-context.js';
-import type { Server } from '../../server/server.js';
-import { LegacyTasks, usesLegacyTasks } from './legacy.js';
+import type { ContextBinding, ExtensionApi } from '../../server/extension.js';
+import type { ModernContext } from '../../server/modern-context.js';
 import { TaskRun, type TaskHost } from './run.js';
 import { InMemoryTaskStore, TaskLimitError, type TaskRecord, type TaskStore } from '../../state/task-store.js';
 
@@ -47,6 +46,50 @@ export function tasksExtensionRequired(what: string): McpError {
 const NOT_FOUND = 'Invalid params: no task with this taskId (it is unknown, expired, or not yours)';
 
 /**
+ * How a tools/call handler is tied to a task: `run` once the task exists; `start` when the
+ * handler itself may create it (`ctx.startTask()`). Attached to the request's context.
+ */
+class TaskBinding implements ContextBinding {
+  run: TaskRun | undefined = undefined;
+  start: (() => Promise<void>) | undefined = undefined;
+  get signal(): AbortSignal | undefined {
+    return this.run?.signal;
+  }
+  get taskId(): string | undefined {
+    return this.run?.taskId;
+  }
+  get detached(): boolean {
+    return this.run !== undefined;
+  }
+  input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown, key: string | undefined): Promise<unknown> {
+    return this.run!.need(method, params, key);
+  }
+}
+
+/** The tasks settings of a tool (`task` in its config), normalized; undefined for an ordinary tool. */
+export function toolTaskOptions(name: string, task: unknown): Required<ToolTaskOptions> | undefined {
+  if (task === undefined) return undefined;
+  const o = (typeof task === 'string' ? { support: task } : task) as ToolTaskOptions;
+  if (o === null || typeof o !== 'object' || (o.support !== 'optional' && o.support !== 'required')) {
+    throw new TypeError(`Tool "${name}": task support must be 'optional' or 'required'`);
+  }
+  const start = o.start ?? 'request';
+  if (start !== 'request' && start !== 'handler') throw new TypeError(`Tool "${name}": task start must be 'request' or 'handler'`);
+  return { support: o.support, start };
+}
+
+/** Checks the shared settings of both task flavours. */
+export function taskLimits(options: TaskServerOptions = {}): { ttlMs: number | null; pollIntervalMs: number; maxTasks: number } {
+  const ttl = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
+  if (ttl !== null && !(Number.isInteger(ttl) && ttl > 0)) throw new TypeError('tasks.ttlMs must be a positive integer (ms) or null');
+  const poll = options.pollIntervalMs ?? 1000;
+  if (!(Number.isInteger(poll) && poll > 0)) throw new TypeError('tasks.pollIntervalMs must be a positive integer (ms)');
+  const max = options.maxTasks ?? 1000;
+  if (!(Number.isInteger(max) && max > 0)) throw new TypeError('tasks.maxTasks must be a positive integer');
+  return { ttlMs: ttl, pollIntervalMs: poll, maxTasks: max };
+}
+
+/**
  * The server side of the tasks extension: decides per tools/call whether a task is made, runs
  * task handlers in the background, and serves `tasks/get`, `tasks/update` and `tasks/cancel`.
  * Tasks are bound to the caller's principal and identified by random UUIDs.
@@ -59,30 +102,36 @@ export class TaskManager {
   /** Tasks running in this process, by id. */
   private readonly runs = new Map<string, TaskRun>();
   private readonly host: TaskHost;
-  /** 2025-11-25 core tasks, for handshake sessions at that revision (same caps). */
-  readonly legacy: LegacyTasks;
 
-  constructor(private readonly server: Server, options: TaskServerOptions = {}) {
-    const ttl = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
-    if (ttl !== null && !(Number.isInteger(ttl) && ttl > 0)) throw new TypeError('tasks.ttlMs must be a positive integer (ms) or null');
-    const poll = options.pollIntervalMs ?? 1000;
-    if (!(Number.isInteger(poll) && poll > 0)) throw new TypeError('tasks.pollIntervalMs must be a positive integer (ms)');
-    const max = options.maxTasks ?? 1000;
-    if (!(Number.isInteger(max) && max > 0)) throw new TypeError('tasks.maxTasks must be a positive integer');
-    this.ttlMs = ttl;
-    this.pollIntervalMs = poll;
-    this.maxTasks = max;
+  constructor(private readonly api: ExtensionApi, options: TaskServerOptions = {}) {
+    const limits = taskLimits(options);
+    this.ttlMs = limits.ttlMs;
+    this.pollIntervalMs = limits.pollIntervalMs;
+    this.maxTasks = limits.maxTasks;
     this.store = options.store ?? new InMemoryTaskStore();
-    this.legacy = new LegacyTasks({ ttlMs: ttl, pollIntervalMs: poll, maxTasks: max });
     this.host = {
       store: this.store,
       publish: (task) => {
-        this.server.modern?.publishTask(task);
-        this.server.bus?.send({ k: 'task', t: task });
+        this.publish(task);
+        this.api.relay({ task: task as unknown as JsonObject });
       },
       finished: (run) => this.runs.delete(run.taskId),
-      onerror: (e) => this.server.onerror(e),
+      onerror: (e) => this.api.onerror(e),
     };
+  }
+
+  /** A task's new state (`notifications/tasks`) to the listen streams following it. */
+  publish(task: DetailedTask): void {
+    this.api.publish(TASK_NOTIFICATION, task as unknown as JsonObject, (f) => f.taskIds?.includes(task.taskId) ?? false);
+  }
+
+  /** What this extension on another instance relayed: a task's state, answers or a cancel for a task running here. */
+  relayed(data: JsonObject): void {
+    const { task, update, r, cancel } = data as { task?: unknown; update?: unknown; r?: unknown; cancel?: unknown };
+    if (isObject(task) && typeof task.taskId === 'string') this.publish(task as unknown as DetailedTask);
+    else if (typeof update === 'string' && isObject(r)) this.relayedUpdate(update, r);
+    else if (typeof cancel === 'string') this.relayedCancel(cancel);
+    else this.api.onerror(new Error('message bus: ignored a malformed tasks message'));
   }
 
   /** Tasks running in this process now. */
@@ -97,7 +146,7 @@ export class TaskManager {
    * task tool is an ordinary tool).
    */
   callTool(task: ToolTaskOptions, ctx: RequestContext, execute: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> | JsonObject {
-    if (!(ctx instanceof ModernContext)) return execute();
+    if (ctx.era !== 'modern') return execute();
     if (!declaresTasks(ctx.clientCapabilities)) {
       if (task.support === 'required') throw tasksExtensionRequired('this tool runs only as a task');
       return execute();
@@ -106,10 +155,12 @@ export class TaskManager {
   }
 
   /** The default: the task exists before the handler runs, and the request answers with it. */
-  private async startedFirst(task: ToolTaskOptions, ctx: ModernContext, execute: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
+  private async startedFirst(task: ToolTaskOptions, ctx: RequestContext, execute: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
     const run = await this.open(task, ctx);
     if (run === undefined) return execute();
-    ctx.task = { run, start: undefined };
+    const binding = new TaskBinding();
+    binding.run = run;
+    (ctx as ModernContext).binding = binding;
     const created = run.created();
     run.start(execute);
     return created;
@@ -120,9 +171,9 @@ export class TaskManager {
    * rounds are MRTR rounds); from then on the request's answer is the task, and what the
    * handler returns or throws goes to the task.
    */
-  private startedByHandler(task: ToolTaskOptions, ctx: ModernContext, execute: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
+  private startedByHandler(task: ToolTaskOptions, ctx: RequestContext, execute: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
-      const binding: TaskBinding = { run: undefined, start: undefined };
+      const binding = new TaskBinding();
       let starting: Promise<void> | undefined;
       /** Set once the request was answered without a task. */
       let answered = false;
@@ -136,13 +187,13 @@ export class TaskManager {
             run
               .cancel()
               .then(() => this.store.delete(run.taskId))
-              .catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+              .catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
             return;
           }
           binding.run = run;
           resolve(run.created());
         }));
-      ctx.task = binding;
+      (ctx as ModernContext).binding = binding;
       const settle = (fn: () => void) => {
         answered = true;
         fn();
@@ -181,7 +232,7 @@ export class TaskManager {
         void run.cancel();
       }
       const e = err instanceof Error ? err : new Error(String(err));
-      if (!(err instanceof TaskLimitError)) this.server.onerror(e);
+      if (!(err instanceof TaskLimitError)) this.api.onerror(e);
       if (task.support === 'optional') return undefined;
       throw new McpError(ErrorCode.InternalError, `Cannot start a task: ${e.message}`);
     }
@@ -190,7 +241,6 @@ export class TaskManager {
   // ------------------------------------------------------------------ tasks/* methods
 
   async get(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
-    if (usesLegacyTasks(ctx)) return this.legacy.get(params, ctx);
     const record = await this.lookup('tasks/get', params, ctx);
     return { ...record.task } as unknown as JsonObject;
   }
@@ -206,12 +256,11 @@ export class TaskManager {
     if (run !== undefined) await run.answer(responses as Record<string, unknown>);
     // Running in another process: the bus (if any) takes the answers there; they are checked
     // there, and a malformed one is reported to that server's onerror.
-    else this.server.bus?.send({ k: 'update', id: record.task.taskId, r: responses as Record<string, unknown> });
+    else this.api.relay({ update: record.task.taskId, r: responses as JsonObject });
     return {};
   }
 
   async cancel(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
-    if (usesLegacyTasks(ctx)) return this.legacy.cancel(params, ctx);
     const record = await this.lookup('tasks/cancel', params, ctx);
     if (TERMINAL_STATUSES.has(record.task.status)) return {};
     const run = this.runs.get(record.task.taskId);
@@ -219,19 +268,19 @@ export class TaskManager {
     else {
       await this.cancelRecord(record);
       // The record says cancelled from now on; the bus (if any) stops the work where it runs.
-      this.server.bus?.send({ k: 'cancel', id: record.task.taskId });
+      this.api.relay({ cancel: record.task.taskId });
     }
     return {};
   }
 
   /** Answers for a task of this process, sent through the bus by the instance the client asked. */
   relayedUpdate(taskId: string, responses: Record<string, unknown>): void {
-    this.runs.get(taskId)?.answer(responses).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+    this.runs.get(taskId)?.answer(responses).catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** A cancel for a task of this process, sent through the bus by the instance the client asked. */
   relayedCancel(taskId: string): void {
-    this.runs.get(taskId)?.cancel().catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
+    this.runs.get(taskId)?.cancel().catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** The ids among `ids` that this principal may follow (for a listen stream's `taskIds`). */
@@ -245,21 +294,14 @@ export class TaskManager {
     return out;
   }
 
-  /** `tasks/result` and `tasks/list`: 2025-11-25 only (2026-07-28 removed them). */
-  legacyOnly(method: 'tasks/result' | 'tasks/list', params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject {
-    if (!usesLegacyTasks(ctx)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-    return method === 'tasks/result' ? this.legacy.result(params, ctx) : this.legacy.list(params, ctx);
-  }
-
   /** Stops every task running here (they fail: the work is lost), and waits for their records. */
   async close(): Promise<void> {
-    this.legacy.close();
     await Promise.all([...this.runs.values()].map((r) => r.shutdown()));
   }
 
   /** Tasks run in the 2026-07-28 era only, for requests that declare the extension. */
   private admit(method: string, ctx: RequestContext): void {
-    if (!(ctx instanceof ModernContext)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (ctx.era !== 'modern') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     if (!declaresTasks(ctx.clientCapabilities)) throw tasksExtensionRequired(method);
   }
 
@@ -278,6 +320,10 @@ export class TaskManager {
     const { inputRequests: _dropped, ...rest } = record.task;
     const task: DetailedTask = { ...rest, status: 'cancelled', statusMessage: 'Cancelled by the client', lastUpdatedAt: new Date().toISOString() };
     await this.store.put({ ...record, task });
-    this.server.modern?.publishTask(task);
+    this.publish(task);
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

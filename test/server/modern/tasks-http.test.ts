@@ -9,11 +9,12 @@ import { apiKeyGuard } from '../../../src/transports/http/index.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { M, V } from './helpers.js';
 import { EXT, sleep, UUID } from './tasks-helpers.js';
+import { tasks } from '../../../src/extensions/tasks/extension.js';
 
 const CAPS = { extensions: { [EXT]: {} }, elicitation: {} };
 
 async function start(withAuth = false): Promise<{ running: RunningServer; url: string; close: () => Promise<void> }> {
-  const mcp = new McpServer({ name: 'tasks-http', version: '1.0.0', onerror: () => {}, tasks: { pollIntervalMs: 50 } });
+  const mcp = new McpServer({ name: 'tasks-http', version: '1.0.0', onerror: () => {}, extensions: [tasks({ pollIntervalMs: 50 })] });
   mcp.tool('compute', { input: { ms: z.number().int() }, task: 'optional' }, async ({ ms }, ctx) => {
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, ms);

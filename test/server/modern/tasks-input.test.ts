@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/index.js';
 import { assertError, M, meta, Wire, type Frame } from './helpers.js';
 import { assertCreated, EXT, settled, sleep, TASKS, until } from './tasks-helpers.js';
+import { tasks } from '../../../src/extensions/tasks/extension.js';
 
 const INFO = { name: 'tasks-input', version: '1.0.0' };
 const FORM = { type: 'object' as const, properties: { name: { type: 'string' as const } } };
 const ACCEPT = (name: string) => ({ action: 'accept', content: { name } });
 
 function server() {
-  const s = new McpServer({ ...INFO, onerror: () => {}, tasks: { pollIntervalMs: 100 } });
+  const s = new McpServer({ ...INFO, onerror: () => {}, extensions: [tasks({ pollIntervalMs: 100 })] });
   s.tool('ask', { task: 'optional' }, async (_a, ctx) => {
     const r = await ctx.elicit({ message: 'Your name?', requestedSchema: FORM });
     return `Hello, ${String(r.content?.name)} (${ctx.taskId === undefined ? 'sync' : 'task'})`;

@@ -7,11 +7,13 @@ import { ErrorCode, McpError } from '../../../src/jsonrpc/errors.js';
 import { InMemoryTaskStore, McpServer, type McpServerOptions, type TaskStore } from '../../../src/server/index.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
 import { assertCreated, EXT, gate, settled, sleep, TASKS, until } from './tasks-helpers.js';
+import { tasks, type TaskServerOptions } from '../../../src/extensions/tasks/extension.js';
 
 const INFO = { name: 'tasks', version: '1.0.0' };
 
-function server(options: Partial<McpServerOptions> = {}) {
-  const s = new McpServer({ ...INFO, onerror: () => {}, tasks: { pollIntervalMs: 250 }, ...options });
+function server(options: Partial<McpServerOptions> & { tasks?: TaskServerOptions } = {}) {
+  const { tasks: taskOptions, ...rest } = options;
+  const s = new McpServer({ ...INFO, onerror: () => {}, ...rest, extensions: [tasks(taskOptions ?? { pollIntervalMs: 250 })] });
   const release = gate();
   const seen: { aborted?: boolean; afterCancel?: string } = {};
   s.tool('sync', { input: { name: z.string() } }, ({ name }) => `Hello, ${name}!`);
@@ -212,19 +214,24 @@ test('ttlMs: readable for its whole TTL, gone after it (-32602); a task still ru
 });
 
 test('server options are checked: ttlMs and pollIntervalMs are positive integers (ttlMs may be null)', () => {
-  assert.throws(() => new McpServer({ ...INFO, tasks: { ttlMs: 1.5 } }), /ttlMs/);
-  assert.throws(() => new McpServer({ ...INFO, tasks: { pollIntervalMs: 0 } }), /pollIntervalMs/);
-  assert.throws(() => new McpServer({ ...INFO }).tool('x', { task: 'sometimes' as never }, () => 'x'), /task support/);
-  const s = new McpServer({ ...INFO, tasks: { ttlMs: null } });
-  assert.equal(s.server.tasks?.ttlMs, null);
+  assert.throws(() => new McpServer({ ...INFO, extensions: [tasks({ ttlMs: 1.5 })] }), /ttlMs/);
+  assert.throws(() => new McpServer({ ...INFO, extensions: [tasks({ pollIntervalMs: 0 })] }), /pollIntervalMs/);
+  assert.throws(() => new McpServer({ ...INFO, extensions: [tasks()] }).tool('x', { task: 'sometimes' as never }, () => 'x'), /task support/);
+  assert.doesNotThrow(() => new McpServer({ ...INFO, extensions: [tasks({ ttlMs: null })] }));
+});
+
+test('a task tool without the tasks extension is refused at registration, naming the option; the old tasks option says where it went', () => {
+  assert.throws(() => new McpServer({ ...INFO }).tool('x', { task: 'optional' }, () => 'x'), /Tool "x": unknown option "task": no installed extension reads it/);
+  assert.throws(() => new McpServer({ ...INFO, tasks: {} } as never), /extensions: \[tasks\(\{ \.\.\. \}\)\]/);
+  assert.throws(() => new McpServer({ ...INFO, extensions: [tasks(), tasks()] }), /installed already/);
 });
 
 test('server.close() stops running tasks: they fail, and their handlers see the abort', async () => {
   const sink = errorSink();
-  const { s, seen } = server({ onerror: sink.onerror });
+  const store = new InMemoryTaskStore();
+  const { s, seen } = server({ onerror: sink.onerror, tasks: { store, pollIntervalMs: 250 } });
   const w = await Wire.connect(s);
   const id = (await w.result('tools/call', { name: 'wait', arguments: {} }, TASKS)).taskId;
-  const store = s.server.tasks!.store;
   await s.close();
   assert.equal(seen.aborted, true);
   const rec = await store.get(id);

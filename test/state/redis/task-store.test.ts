@@ -9,6 +9,7 @@ import { serve, type RunningServer } from '../../../src/transports/http/index.js
 import { RedisTaskStore } from '../../../src/state/redis/index.js';
 import { M, V } from '../../server/modern/helpers.js';
 import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { tasks } from '../../../src/extensions/tasks/extension.js';
 
 after(cleanup);
 
@@ -74,7 +75,7 @@ test('RedisTaskStore: expiry comes from Redis; foreign or malformed values are n
 let release: () => void = () => {};
 
 async function instance(store: RedisTaskStore): Promise<{ running: RunningServer; url: string }> {
-  const mcp = new McpServer({ name: 'scaled-tasks', version: '1.0.0', onerror: () => {}, tasks: { store, pollIntervalMs: 50 } });
+  const mcp = new McpServer({ name: 'scaled-tasks', version: '1.0.0', onerror: () => {}, extensions: [tasks({ store, pollIntervalMs: 50 })] });
   mcp.tool('long', { input: { label: z.string() }, task: 'required' }, async ({ label }) => {
     await new Promise<void>((resolve) => (release = resolve));
     return `done: ${label}`;

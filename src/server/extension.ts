@@ -1,0 +1,106 @@
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities, SubscriptionFilter, Tool } from '../protocol/types.js';
+import type { Era } from '../protocol/versions.js';
+import type { RequestContext } from './context.js';
+
+/**
+ * The seam through which a feature joins a server without the core knowing it by name: it adds
+ * methods, capabilities, per-request context and tool behaviour. Tasks (both flavours) are built
+ * on it; see CONTRIBUTING.md for how to add one.
+ *
+ * An extension is installed once per server (`new McpServer({ extensions: [...] })` or
+ * `server.install(ext)`); `setup` registers its methods and returns the hooks it wants.
+ */
+export interface ServerExtension {
+  /** A stable name: the 2026-07-28 capability key for protocol extensions (`io.modelcontextprotocol/tasks`). */
+  readonly name: string;
+  setup(api: ExtensionApi): ExtensionHooks | void;
+}
+
+/** A method handler as the server core runs it. */
+export type ExtensionMethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
+
+/** What an extension may use of the server: narrow on purpose, so features stay out of each other's way. */
+export interface ExtensionApi {
+  readonly info: Implementation;
+  /** The server's declared capabilities (read them when a request arrives: they may still grow). */
+  capabilities(): ServerCapabilities;
+  /**
+   * Serves `method`. With `era`, only in that era: a method two extensions share across eras
+   * (`tasks/get`) is answered by the one of the request's era, and -32601 where neither is.
+   */
+  setRequestHandler(method: string, handler: ExtensionMethodHandler, options?: { era?: Era }): void;
+  /** Problems with no request to report them on. */
+  onerror(error: Error): void;
+  /** Sends `data` to this extension on every other instance of the deployment (nothing without a bus). */
+  relay(data: JsonObject): void;
+  /** Delivers a notification to the 2026-07-28 listen streams whose filter `match`es (tagged with their id). */
+  publish(method: string, params: JsonObject, match: (filter: SubscriptionFilter) => boolean): void;
+}
+
+export interface ExtensionHooks {
+  /** Settings under `capabilities.extensions[name]` in `server/discover`; undefined: not advertised. */
+  discover?(): JsonObject | undefined;
+  /** Capabilities added to a handshake-era `initialize` result at `protocolVersion`. */
+  initialize?(protocolVersion: string): ServerCapabilities | undefined;
+  /**
+   * Acknowledges this extension's part of a `subscriptions/listen` filter (what it can deliver
+   * to this caller); the rest of the filter is the core's.
+   */
+  listen?(want: SubscriptionFilter, request: ListenRequest): Promise<Partial<SubscriptionFilter> | undefined> | Partial<SubscriptionFilter> | undefined;
+  /** Tool config keys this extension reads (a key nobody reads is refused at registration). */
+  readonly toolOptions?: readonly string[];
+  /** Called for every tool registered (and re-registered on update); undefined: no part in it. */
+  tool?(name: string, config: Readonly<Record<string, unknown>>): ToolHook | undefined;
+  /** What this extension on another instance `relay`ed. */
+  relayed?(data: JsonObject): void;
+  /** Server shutdown: runs before listen streams end and transports close. */
+  close?(): Promise<void> | void;
+}
+
+/** Who opened a listen stream. */
+export interface ListenRequest {
+  readonly clientCapabilities: ClientCapabilities;
+  readonly principal: string | undefined;
+}
+
+/** An extension's part in one tool. */
+export interface ToolHook {
+  /** The tool as `tools/list` shows it to this request; return `wire` itself when unchanged. */
+  list?(wire: Tool, ctx: RequestContext): Tool;
+  /** Wraps `tools/call`; `next(ctx)` validates the arguments and runs the handler with that context. */
+  call?(params: JsonObject | undefined, ctx: RequestContext, next: (ctx: RequestContext) => Promise<JsonObject> | JsonObject): Promise<JsonObject> | JsonObject;
+  /** An `McpError` thrown by the handler is a protocol error, never an `isError` result. */
+  readonly protocolErrors?: boolean;
+}
+
+/**
+ * What an extension attaches to one 2026-07-28 request's context once it takes the work over
+ * (a task): the request has been answered, so reports go nowhere and questions go to `input`.
+ */
+export interface ContextBinding {
+  /** Replaces the request's signal while set. */
+  readonly signal: AbortSignal | undefined;
+  /** `ctx.taskId`. */
+  readonly taskId: string | undefined;
+  /** True once the request has been answered: progress, log and notify send nothing. */
+  readonly detached: boolean;
+  /** Where elicit/sample/roots go once detached. */
+  input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown, key: string | undefined): Promise<unknown>;
+  /** `ctx.startTask()`; undefined when this request cannot become one. */
+  readonly start: (() => Promise<void>) | undefined;
+}
+
+/** Flattens and checks what `extensions` options hold (a factory may return several). */
+export function flattenExtensions(list: ReadonlyArray<ServerExtension | readonly ServerExtension[]> | undefined): ServerExtension[] {
+  const out: ServerExtension[] = [];
+  for (const e of list ?? []) {
+    for (const x of Array.isArray(e) ? (e as readonly ServerExtension[]) : [e as ServerExtension]) {
+      if (!x || typeof x.name !== 'string' || typeof x.setup !== 'function') {
+        throw new TypeError('extensions: each entry must be a ServerExtension ({ name, setup(api) }), e.g. tasks()');
+      }
+      out.push(x);
+    }
+  }
+  return out;
+}
