@@ -7,6 +7,7 @@ export interface Allowed {
   cycles: string[][];
   upward: { from: string; to: string }[];
   long: string[];
+  exportStar?: string[];
 }
 export const ALLOWED: Allowed;
 
@@ -19,6 +20,7 @@ export interface Report {
   cycles: { files: string[]; example: string[]; allowed: boolean }[];
   upward: { from: string; to: string; fromLayer: string; toLayer: string; allowed: boolean }[];
   long: { file: string; lines: number; allowed: boolean }[];
+  exportStar: { file: string; allowed: boolean }[];
   unknownFolders: string[];
   unresolved: string[];
 }

@@ -2,7 +2,8 @@
 // `npm run structure`:
 //   - no import cycle of more than two files (type-only imports and `import()` types count);
 //   - no folder imports a folder above it in the layer order (docs/architecture.md, CONTRIBUTING.md);
-//   - no file over MAX_LINES lines.
+//   - no file over MAX_LINES lines;
+//   - no `export * from` (a module names what it re-exports).
 // Imports are read with TypeScript's own pre-processor (no regex over comments and strings).
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
@@ -60,6 +61,8 @@ export const ALLOWED = {
     { from: 'src/transports/stdio/index.ts', to: 'hosting' },
   ],
   long: [],
+  // Entry points and barrels that re-export everything; the public surface work names the exports.
+  exportStar: ['src/index.ts', 'src/jsonrpc/index.ts', 'src/protocol/types.ts'],
 };
 
 /** Every .ts file under dir (declaration files excluded), as paths relative to root with '/'. */
@@ -182,6 +185,7 @@ export function analyze(root, { srcDir = 'src', allowed = ALLOWED, maxLines = MA
   const edges = new Map();
   const lines = new Map();
   const unresolved = [];
+  const exportStar = [];
   let edgeCount = 0;
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
@@ -195,6 +199,7 @@ export function analyze(root, { srcDir = 'src', allowed = ALLOWED, maxLines = MA
       else if (ref.fileName.startsWith('.')) unresolved.push(`${file} -> ${ref.fileName}`);
     }
     targets.delete(file);
+    if (/^\s*export\s*\*\s*from\b/m.test(text)) exportStar.push({ file, allowed: (allowed.exportStar ?? []).includes(file) });
     edges.set(file, targets);
     edgeCount += targets.size;
   }
@@ -223,7 +228,19 @@ export function analyze(root, { srcDir = 'src', allowed = ALLOWED, maxLines = MA
 
   const long = files.filter((f) => lines.get(f) > maxLines).map((file) => ({ file, lines: lines.get(file), allowed: allowed.long.includes(file) }));
 
-  return { files, folders: [...folders].sort((x, y) => rank(x) - rank(y)), edgeCount, folderEdges, pairs, cycles, upward, long, unknownFolders, unresolved };
+  return {
+    files,
+    folders: [...folders].sort((x, y) => rank(x) - rank(y)),
+    edgeCount,
+    folderEdges,
+    pairs,
+    cycles,
+    upward,
+    long,
+    exportStar,
+    unknownFolders,
+    unresolved,
+  };
 }
 
 /** Allow-list entries that no longer match anything: done, and ready to be deleted from ALLOWED. */
@@ -235,6 +252,7 @@ export function staleEntries(report, allowed = ALLOWED) {
     if (!hit) out.push(`upward ${e.from} -> ${e.to}`);
   }
   for (const f of allowed.long) if (!report.long.some((l) => l.file === f)) out.push(`long ${f}`);
+  for (const f of allowed.exportStar ?? []) if (!report.exportStar.some((e) => e.file === f)) out.push(`export * ${f}`);
   return out;
 }
 
@@ -246,14 +264,14 @@ export function violations(report) {
       out.push(`import cycle of ${c.files.length} files: ${c.example.join(' -> ')} -> ${c.example[0]}\n  (all in the cycle: ${c.files.join(', ')})`);
   for (const u of report.upward) if (!u.allowed) out.push(`${u.fromLayer} imports ${u.toLayer}, a layer above it: ${u.from} -> ${u.to}`);
   for (const l of report.long) if (!l.allowed) out.push(`${l.file} has ${l.lines} lines (limit ${MAX_LINES})`);
+  for (const e of report.exportStar) if (!e.allowed) out.push(`${e.file} uses export * (name the re-exported bindings)`);
   for (const f of report.unknownFolders) out.push(`src/${f} is not in the layer order (scripts/structure.mjs LAYERS): place it`);
   for (const u of report.unresolved) out.push(`unresolved relative import: ${u}`);
   return out;
 }
 
 function print(report) {
-  const allowedCount =
-    report.cycles.filter((c) => c.allowed).length + report.upward.filter((u) => u.allowed).length + report.long.filter((l) => l.allowed).length;
+  const allowedCount = [report.cycles, report.upward, report.long, report.exportStar].reduce((n, list) => n + list.filter((v) => v.allowed).length, 0);
   console.log(`src/: ${report.files.length} files in ${report.folders.length} folders, ${report.edgeCount} import edges`);
   console.log('folders, bottom to top, and the folders each imports:');
   for (const f of report.folders) {
@@ -268,6 +286,8 @@ function print(report) {
   for (const u of report.upward) console.log(`  ${u.allowed ? '[allowed] ' : ''}${u.from} -> ${u.to}`);
   console.log(`files over ${MAX_LINES} lines: ${report.long.length}`);
   for (const l of report.long) console.log(`  ${l.allowed ? '[allowed] ' : ''}${l.file}: ${l.lines}`);
+  console.log(`export *: ${report.exportStar.length}`);
+  for (const e of report.exportStar) console.log(`  ${e.allowed ? '[allowed] ' : ''}${e.file}`);
   const stale = staleEntries(report);
   if (stale.length) console.log(`allow-list entries that match nothing any more (delete them): ${stale.join('; ')}`);
   const bad = violations(report);
