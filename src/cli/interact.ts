@@ -97,7 +97,7 @@ export function elicitationHandler(status: StatusLine): ElicitationHandler {
       const content: Record<string, unknown> = {};
       for (const [name, f] of Object.entries(schema.properties ?? {})) {
         const opts = choices(f);
-        if (opts) opts.forEach((o, i) => process.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
+        if (opts) opts.forEach((o, i) => void process.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
         const hint = [f.description, f.format].filter(Boolean).join(', ');
         const dflt = f.default !== undefined ? s.dim(` [${String(f.default)}]`) : '';
         const label = `  ${s.bold(f.title ?? name)}${required.has(name) ? s.red('*') : ''}${hint ? s.dim(` (${hint})`) : ''}${dflt}: `;

@@ -11,7 +11,7 @@ import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import type { Transport } from '../engine/transport.js';
 import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
-import { performHandshake, type HandshakeOutcome } from './handshake.js';
+import { performHandshake } from './handshake.js';
 import { ServerCalls, type CallOptions } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
 import { keepListening, ListenRegistry, ListenStream, missedWhileAway, type ListenNotification, type ListenOptions, type Subscription } from './listen.js';

@@ -157,7 +157,7 @@ export class ListenRegistry {
     outgoing: (m: JsonRpcMessage, next) => {
       if ('method' in m && 'id' in m && m.method === 'subscriptions/listen' && this.unsent.length > 0) {
         const i = this.unsent.findIndex((s) => s.params === m.params);
-        const [stream] = this.unsent.splice(i >= 0 ? i : 0, 1);
+        const [stream] = this.unsent.splice(Math.max(i, 0), 1);
         stream.id = m.id;
         this.byId.set(m.id, stream);
       }

@@ -1,6 +1,9 @@
-/** Client features on the wire: sampling, elicitation schemas and multi round-trip requests. */
-import type { ResultMeta } from './types.js';
-import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsParams, ListRootsResult } from './params.js';
+/**
+ * Client features on the wire: sampling preferences and elicitation schemas. A leaf: it imports
+ * nothing, so params.ts (which builds the method params from these) and the types.ts barrel form no
+ * import cycle through it. The multi round-trip types live in params.ts, next to the method params
+ * and results they embed.
+ */
 
 // ---------------------------------------------------------------------------------------------
 // Sampling
@@ -136,33 +139,3 @@ export type ElicitAction = 'accept' | 'decline' | 'cancel';
 
 /** One answered field. Arrays (multi-select) are allowed since 2025-11-25. */
 export type ElicitValue = string | number | boolean | string[];
-
-// ---------------------------------------------------------------------------------------------
-// Multi round-trip requests (2026-07-28)
-// ---------------------------------------------------------------------------------------------
-
-/** A server→client request embedded in an `InputRequiredResult`. It has no jsonrpc or id. */
-export type InputRequest =
-  | { method: 'elicitation/create'; params: ElicitParams }
-  | { method: 'sampling/createMessage'; params: CreateMessageParams }
-  | { method: 'roots/list'; params?: ListRootsParams };
-
-export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
-
-export type InputRequests = { [key: string]: InputRequest };
-export type InputResponses = { [key: string]: InputResponse };
-
-/** The server needs more from the client. The client retries with a new id (and `InputResponseParams`). */
-export type InputRequiredResult = {
-  _meta?: ResultMeta;
-  resultType: 'input_required';
-  inputRequests?: InputRequests;
-  /** Opaque to the client. Echo it back unchanged. */
-  requestState?: string;
-};
-
-/** Retry fields, accepted on tools/call, resources/read and prompts/get. */
-export type InputResponseParams = {
-  inputResponses?: InputResponses;
-  requestState?: string;
-};

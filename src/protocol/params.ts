@@ -1,7 +1,7 @@
-/** Params and results of every method, and notification params. */
+/** Params and results of every method, notification params, and the multi round-trip (input request) types that embed them. */
 import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
 import type { CacheableResult, ClientCapabilities, ContentBlock, EmptyResult, FinalResult, Implementation, LoggingLevel, NotificationParams, PaginatedParams, PaginatedResult, ProgressToken, Prompt, PromptMessage, RequestParams, Resource, ResourceContents, ResourceTemplate, ResultMeta, Root, SamplingMessage, ServerCapabilities, ServerRequestParams, Tool } from './types.js';
-import type { ElicitAction, ElicitRequestedSchema, ElicitValue, IncludeContext, InputResponseParams, ModelPreferences, StopReason, TaskMetadata, ToolChoice } from './client-types.js';
+import type { ElicitAction, ElicitRequestedSchema, ElicitValue, IncludeContext, ModelPreferences, StopReason, TaskMetadata, ToolChoice } from './client-types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Method params and results
@@ -224,3 +224,33 @@ export type SubscriptionsAcknowledgedParams = NotificationParams & {
 
 /** Params of notifications that carry nothing but `_meta` (initialized, the list_changed family). */
 export type EmptyNotificationParams = NotificationParams;
+
+// ---------------------------------------------------------------------------------------------
+// Multi round-trip requests (2026-07-28)
+// ---------------------------------------------------------------------------------------------
+
+/** A server→client request embedded in an `InputRequiredResult`. It has no jsonrpc or id. */
+export type InputRequest =
+  | { method: 'elicitation/create'; params: ElicitParams }
+  | { method: 'sampling/createMessage'; params: CreateMessageParams }
+  | { method: 'roots/list'; params?: ListRootsParams };
+
+export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
+
+export type InputRequests = { [key: string]: InputRequest };
+export type InputResponses = { [key: string]: InputResponse };
+
+/** The server needs more from the client. The client retries with a new id (and `InputResponseParams`). */
+export type InputRequiredResult = {
+  _meta?: ResultMeta;
+  resultType: 'input_required';
+  inputRequests?: InputRequests;
+  /** Opaque to the client. Echo it back unchanged. */
+  requestState?: string;
+};
+
+/** Retry fields, accepted on tools/call, resources/read and prompts/get. */
+export type InputResponseParams = {
+  inputResponses?: InputResponses;
+  requestState?: string;
+};

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonRpcErrorObject } from '../jsonrpc/messages.js';
-import type { InputRequests } from './client-types.js';
+import type { InputRequests } from './params.js';
 import type { ClientCapabilities } from './types.js';
 
 /**

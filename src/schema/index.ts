@@ -5,7 +5,7 @@ export {
   type CompileSchemaOptions,
   type SchemaInput,
 } from './compile.js';
-export { type SchemaRole, type ValidationResult } from './format.js';
+export type { SchemaRole, ValidationResult } from './format.js';
 export { detectDialect, type JsonSchemaDialect } from './json-schema.js';
 export { isStandardSchema, isStandardSchemaShape, type StandardSchemaShape } from './standard.js';
 export {

@@ -308,7 +308,7 @@ function flatten(cap: Cap | null, slots: number): Int32Array {
 
 function setVar(out: UriVariables, name: string, value: string | string[]): void {
   // defineProperty so a variable called __proto__ becomes data, not a prototype swap.
-  if (!Object.prototype.hasOwnProperty.call(out, name)) {
+  if (!Object.hasOwn(out, name)) {
     Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
 }
@@ -377,7 +377,7 @@ function expandExpression(e: Expression, vars: UriVariables): string {
   let out = '';
   let first = true;
   for (const v of e.vars) {
-    const raw: unknown = Object.prototype.hasOwnProperty.call(vars, v.name) ? vars[v.name] : undefined;
+    const raw: unknown = Object.hasOwn(vars, v.name) ? vars[v.name] : undefined;
     if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) continue;
     out += first ? spec.first : spec.sep;
     first = false;

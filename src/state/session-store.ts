@@ -1,4 +1,4 @@
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import type { ClientCapabilities, Implementation } from '../protocol/types.js';
 
 /** What another instance needs to go on serving a handshake-era session. */
 export interface SessionRecord {

@@ -39,7 +39,7 @@ describe('--trace', () => {
     assert.match(e, /^ {2}Mcp-Session-Id: \S+$/m);
     assert.match(e, /^ {2}MCP-Protocol-Version: 2025-11-25$/m);
     assert.match(e, /^ {2}Content-Type: text\/event-stream$/m);
-    assert.match(e, /^← SSE notifications\/progress(  id: \S+)? \(POST \/mcp\)/m);
+    assert.match(e, /^← SSE notifications\/progress( {2}id: \S+)? \(POST \/mcp\)/m);
     assert.match(e, /^← SSE result #\d+/m);
     assert.match(e, /"method": "initialize"/);
     // Progress still reaches the client through the tee.

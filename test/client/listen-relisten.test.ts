@@ -106,7 +106,7 @@ test('relisten: a broken listen stream is listened again, cached lists are dropp
     await until(() => seen.length === 1, 3000, 'a list_changed on the new stream');
     assert.deepEqual(seen, ['notifications/tools/list_changed']);
     const tagged = t.wire.messages('notifications/tools/list_changed').at(-1);
-    assert.equal((tagged?.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], listens[1].id);
+    assert.equal((tagged?.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'], listens[1].id);
 
     await sub.close();
     await sub.ended;

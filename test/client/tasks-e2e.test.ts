@@ -27,7 +27,9 @@ async function overHttp(t: TestContext, options: Partial<ClientOptions> = {}, po
   const seen: Seen[] = [];
   const recording: typeof fetch = (input, init) => {
     const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+    new Headers(init?.headers).forEach((v, k) => {
+      headers[k] = v;
+    });
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
     if (body?.method) seen.push({ method: body.method, headers });
     return fetch(input, init);

@@ -46,7 +46,7 @@ async function setup(t: TestContext | undefined, script: TaskServerOptions, opti
   };
 }
 
-test('tasks: the extension is declared with every request only when the client opts in', async (t) => {
+test('tasks: the extension is declared with every request only when the client opts in', async () => {
   for (const tasks of [undefined, false, true, { pollIntervalMs: 50 }] as const) {
     const s = await setup(undefined, { call: () => ({ result: { content: [{ type: 'text', text: 'at once' }] } }) }, { tasks });
     try {

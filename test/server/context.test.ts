@@ -28,7 +28,7 @@ test('ctx.progress reaches callTool onprogress; non-increasing values are droppe
   ]);
   const call = wire.messages('tools/call')[0];
   assert.ok('id' in call);
-  assert.equal((call.params?._meta as { progressToken?: unknown }).progressToken, call.id);
+  assert.equal((call.params?._meta as { progressToken?: unknown } | undefined)?.progressToken, call.id);
   // without onprogress no token is sent and ctx.progress sends nothing
   wire.clear();
   await client.callTool('long');

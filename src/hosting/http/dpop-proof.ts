@@ -223,7 +223,7 @@ export class DpopProofVerifier {
     if (!Array.isArray(algorithms) || algorithms.length === 0) fail('algorithms must list at least one algorithm');
     for (const a of algorithms as readonly string[]) {
       if (/^(none|HS\d+)$/i.test(a)) fail(`${JSON.stringify(a)} is never accepted: a proof must be signed with a private key only the client has`);
-      if (!Object.prototype.hasOwnProperty.call(ALGORITHMS, a)) fail(`unsupported algorithm ${JSON.stringify(a)} (supported: ${Object.keys(ALGORITHMS).join(', ')})`);
+      if (!Object.hasOwn(ALGORITHMS, a)) fail(`unsupported algorithm ${JSON.stringify(a)} (supported: ${Object.keys(ALGORITHMS).join(', ')})`);
     }
     this.algorithms = [...algorithms];
     this.algs = this.algorithms.join(' ');

@@ -189,7 +189,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): JwtAccessTokenV
   if (!Array.isArray(algorithms) || algorithms.length === 0) fail('algorithms must list at least one algorithm');
   for (const a of algorithms as readonly string[]) {
     if (/^(none|HS\d+)$/i.test(a)) fail(`${JSON.stringify(a)} is never accepted: unsigned tokens, and HMAC ones would need the authorization server's secret`);
-    if (!Object.prototype.hasOwnProperty.call(ALGORITHMS, a)) fail(`unsupported algorithm ${JSON.stringify(a)} (supported: ${Object.keys(ALGORITHMS).join(', ')})`);
+    if (!Object.hasOwn(ALGORITHMS, a)) fail(`unsupported algorithm ${JSON.stringify(a)} (supported: ${Object.keys(ALGORITHMS).join(', ')})`);
   }
   const allowed = new Set<string>(algorithms);
   let fixedAudiences: Set<string> | undefined;

@@ -339,7 +339,7 @@ export class StreamableHttpHandler {
       const streamId = await store.replayEventsAfter(lastEventId, (id, m) => missed.push([id, m]));
       // Event ids are per session: another session's stream is as good as unknown.
       // 400, not 404: a 404 tells the client its whole session is gone, which this is not.
-      if (!streamId || !streamId.startsWith(`${live.id}/`)) return sendError(res, 400, 'Bad Request: unknown or expired Last-Event-ID; open a new GET stream without it');
+      if (!streamId?.startsWith(`${live.id}/`)) return sendError(res, 400, 'Bad Request: unknown or expired Last-Event-ID; open a new GET stream without it');
       const writer = res.stream(200, headers);
       for (const [id, m] of missed) writer.write(sseEvent(id, m));
       // Whatever was stored while the first replay ran (an async store) comes with a second one.

@@ -7,8 +7,7 @@ import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import { idJagAssertion } from '../../../src/client/auth/id-jag.js';
 import type { AssertionTarget, OAuthOptions } from '../../../src/client/auth/options.js';
-import type { MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, fakeNet, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withSetup } from './fixture.js';
+import { authorizations, browser, fakeNet, REDIRECT_URI, rpc, tokenRequests, type Setup, withSetup } from './fixture.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';

@@ -7,9 +7,9 @@ import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import type { OAuthOptions } from '../../../src/client/auth/options.js';
 import { MemoryOAuthStore } from '../../../src/client/auth/store.js';
-import { AS_DPOP_NONCE, type MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
+import { AS_DPOP_NONCE } from '../../fixtures/oauth/authorization-server.js';
 import { checkProof, decodeProof, jwkThumbprint } from '../../fixtures/oauth/dpop.js';
-import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withAuth, status } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, setup, tokenRequests, type Setup, withAuth, status } from './fixture.js';
 
 
 

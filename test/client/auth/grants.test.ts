@@ -8,7 +8,7 @@ import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import type { OAuthOptions } from '../../../src/client/auth/options.js';
 import type { MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withSetup } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, rpc, tokenRequests, type Setup, withSetup } from './fixture.js';
 
 /** One request through a fresh OAuthClientAuth; resolves its HTTP status. */
 async function signIn(s: Setup, options: Partial<OAuthOptions> = {}, method = 'tools/list') {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { MemoryOAuthStore } from '../../../src/client/auth/store.js';
 import { startMockAs, type MockAs } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, REDIRECT_URI, rpc, startRs, tokenRequests, type Rs, type RsOptions, status } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, startRs, tokenRequests, type Rs, type RsOptions, status } from './fixture.js';
 
 interface Migration {
   as1: MockAs;

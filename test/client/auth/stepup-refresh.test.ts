@@ -4,9 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
-import type { OAuthOptions } from '../../../src/client/auth/options.js';
-import type { MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
-import { authorizations, browser, REDIRECT_URI, rpc, setup, tokenRequests, type RsOptions, type Setup, withAuth, status } from './fixture.js';
+import { authorizations, browser, REDIRECT_URI, tokenRequests, type Setup, withAuth, status } from './fixture.js';
 
 
 

@@ -25,7 +25,9 @@ function recordingFetch(): { fetch: typeof fetch; seen: Seen[]; posts: (rpc: str
   const wrapped: typeof fetch = async (input, init) => {
     const u = new URL(input instanceof Request ? input.url : String(input));
     const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+    new Headers(init?.headers).forEach((v, k) => {
+      headers[k] = v;
+    });
     seen.push({ method: init?.method ?? 'GET', path: u.pathname, headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
     return fetch(input, init);
   };

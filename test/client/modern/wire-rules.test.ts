@@ -72,7 +72,9 @@ test('Mcp-Param-*: values are encoded by the rule (tabs and other control charac
   const seen: Record<string, string>[] = [];
   const recording: typeof fetch = (input, init) => {
     const h: Record<string, string> = {};
-    new Headers(init?.headers).forEach((v, k) => (h[k] = v));
+    new Headers(init?.headers).forEach((v, k) => {
+      h[k] = v;
+    });
     seen.push(h);
     return fetch(input, init);
   };

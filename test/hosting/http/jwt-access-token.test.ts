@@ -40,7 +40,7 @@ test('a valid RS256 token: discovered keys, and the claims mapped to AuthInfo', 
     assert.equal(info.expiresAt, exp);
     assert.equal(info.audience, RESOURCE);
     assert.equal(info.token, token);
-    assert.equal((info.extra?.claims as { jti: string }).jti, 'j1');
+    assert.equal((info.extra?.claims as { jti: string } | undefined)?.jti, 'j1');
     // jwks_uri came from the RFC 8414 metadata; both were fetched once and kept.
     assert.deepEqual(as.hits.paths, ['/.well-known/oauth-authorization-server', '/jwks']);
     for (let i = 0; i < 5; i++) assert.ok(await check(as.token()));
@@ -175,7 +175,7 @@ test('audience option, the missing resource, and toAuthInfo', () =>
     assert.ok(info);
     // The audience was checked here: none is handed to the guard to compare with the resource again.
     assert.equal(info.audience, undefined);
-    assert.deepEqual((info.extra?.claims as { aud: string }).aud, 'api://mcp');
+    assert.deepEqual((info.extra?.claims as { aud: string } | undefined)?.aud, 'api://mcp');
     assert.ok(await api.check(as.token({ aud: 'https://mcp.example.com/' }), undefined));
     assert.equal(await api.check(as.token({ aud: RESOURCE }), RESOURCE), undefined);
     const { check } = verifier(as);

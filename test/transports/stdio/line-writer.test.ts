@@ -8,7 +8,7 @@ function sink(): { stream: Writable; writes: string[]; setFull(v: boolean): void
   const writes: string[] = [];
   let full = false;
   const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
+    write(_chunk: Buffer, _enc, cb) {
       cb();
     },
   });

@@ -177,7 +177,7 @@ export class ModernPoster {
 /** `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, mirrored from the body (SEP-2243). */
 function routingHeaders(m: JsonRpcRequest | JsonRpcNotification): Record<string, string> {
   const out: Record<string, string> = {
-    'mcp-protocol-version': String((m.params?._meta as Record<string, unknown>)[META.protocolVersion]),
+    'mcp-protocol-version': String((m.params!._meta as Record<string, unknown>)[META.protocolVersion]),
     'mcp-method': m.method,
   };
   const key = nameParamOf(m.method);
