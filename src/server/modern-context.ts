@@ -75,7 +75,7 @@ export class ModernContext extends RequestFacts implements RequestContext {
 
   private input(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: unknown, key?: string): Promise<unknown> {
     const b = this.binding;
-    if (b !== undefined && b.detached) return b.input(method, params, key);
+    if (b?.detached) return b.input(method, params, key);
     if (!this.collector) {
       return Promise.reject(new LocalError('capability', `Cannot ask the client for input in "${this.method}": only tools/call, resources/read and prompts/get may`));
     }

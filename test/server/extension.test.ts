@@ -35,7 +35,7 @@ function stamps(log: string[]): ServerExtension {
           if (stamp === undefined) return undefined;
           return {
             list: (wire) => ({ ...wire, _meta: { [NAME]: stamp } }),
-            call: async (params, ctx, next) => {
+            call: async (_params, ctx, next) => {
               count++;
               api.relay({ stamped: name });
               const r = (await next(ctx)) as { content: Array<{ type: string; text: string }> };
