@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { ErrorCode, McpError } from '../../../src/jsonrpc/errors.js';
-import { InMemoryTaskStore, McpServer, type McpServerOptions, type TaskStore } from '../../../src/server/index.js';
+import { InMemoryTaskStore, type TaskStore } from '../../../src/state/task-store.js';
+import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
 import { assertCreated, EXT, gate, settled, sleep, TASKS, until } from './tasks-helpers.js';
 
