@@ -69,7 +69,7 @@ function newest(dir) {
 }
 let buildNote = 'dist/ built from the current src/';
 if (!flag('no-build')) {
-  const distIndex = join(root, 'dist/index.js');
+  const distIndex = join(root, 'dist/entries/index.js');
   const stale = !existsSync(distIndex) || newest(join(root, 'src')) > statSync(distIndex).mtimeMs;
   if (stale) {
     console.log('dist/ is missing or older than src/: building...');
@@ -305,7 +305,7 @@ async function stdioScenario() {
 }
 
 async function stdioNative(modes) {
-  const { connect } = await import('mcpkit/client');
+  const { connect } = await import('mcpkit/stdio');
   const ownClient = async (era) => {
     const before = new Set(childPids());
     const client = await connect({ command: process.execPath, args: [STDIO_SERVER, 'mcpkit'], stderr: 'inherit' }, { era });

@@ -13,8 +13,7 @@
 // application would (list, call, answer input requests) through McpClient's public API; the
 // headers, envelope, retries and tool filtering the harness checks are the library's own doing.
 // Exit code 0 means the client did its part; the harness judges the rest from what it saw.
-import { idJagAssertion, type McpClient, type AuthorizationRequest, type ClientOptions, type JwtAlgorithm, type OAuthOptions } from '../src/index.js';
-import { connectHttp } from '../src/transports/http/client/index.js';
+import { connectHttp, idJagAssertion, type McpClient, type AuthorizationRequest, type ClientOptions, type JwtAlgorithm, type OAuthOptions } from '../src/entries/client.js';
 
 type Scenario = (url: string) => Promise<void>;
 

@@ -8,8 +8,8 @@
 // `mcpkit conformance server listening on <url>` once it accepts connections.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { ErrorCode, McpError, McpServer, tasks, type ContentBlock, type RequestContext } from '../src/index.js';
-import { serve } from '../src/transports/http/index.js';
+import { ErrorCode, McpError, McpServer, tasks, type ContentBlock, type RequestContext } from '../src/entries/server.js';
+import { serve } from '../src/entries/node.js';
 
 // A 1×1 red PNG and a 44-byte WAV header (zero samples).
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';

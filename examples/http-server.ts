@@ -2,8 +2,8 @@
 //   node --import tsx examples/http-server.ts [port]
 // then connect any MCP client to the printed URL.
 import { z } from 'zod';
-import { McpServer } from '../src/server/index.js';
-import { serve } from '../src/transports/http/index.js';
+import { McpServer } from '../src/entries/server.js';
+import { serve } from '../src/entries/node.js';
 
 const server = new McpServer({ name: 'example-http', version: '1.0.0' });
 

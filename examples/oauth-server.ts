@@ -9,8 +9,9 @@
 //   PORT, HOST    where to listen (default 3000 on 127.0.0.1)
 // Tokens need the scope notes:read; the add_note tool also needs notes:write.
 import { z } from 'zod';
-import { McpServer } from '../src/server/index.js';
-import { jwtAccessTokens, serve } from '../src/transports/http/index.js';
+import { McpServer } from '../src/entries/server.js';
+import { jwtAccessTokens } from '../src/entries/http.js';
+import { serve } from '../src/entries/node.js';
 
 const issuer = process.env.MCP_ISSUER;
 if (!issuer) {

@@ -1,8 +1,8 @@
 // A small but complete stdio server: run it with `node --import tsx examples/stdio-server.ts`
 // and point any MCP client at that command.
 import { z } from 'zod';
-import { McpServer } from '../src/server/index.js';
-import { serveStdio } from '../src/transports/stdio/index.js';
+import { McpServer } from '../src/entries/server.js';
+import { serveStdio } from '../src/entries/stdio.js';
 
 const server = new McpServer({ name: 'example-stdio', version: '1.0.0', instructions: 'Tools for demos and tests.' });
 

@@ -6,6 +6,7 @@
 // recommend, in their most favourable variant (see bench/README.md).
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { installStats } from '../lib/child-stats.mjs';
 import { TOOLS, callResultText } from './tools.mjs';
@@ -86,11 +87,18 @@ function bareListener() {
 }
 
 // ----------------------------------------------------------------------------------- mcpkit
+/** McpServer and serve from another build: dist/entries/ (current layout), else the older barrels. */
+async function fromBuild(base) {
+  if (existsSync(`${base}/dist/entries/node.js`)) {
+    return { ...(await import(`${base}/dist/entries/server.js`)), ...(await import(`${base}/dist/entries/node.js`)) };
+  }
+  return { ...(await import(`${base}/dist/index.js`)), ...(await import(`${base}/dist/transports/http/index.js`)) };
+}
+
 // `mcpkit-base`: the same server from another build of mcpkit (MCPKIT_BASE=/path/to/checkout, its
 // dist/), for an A/B comparison in alternation within one run (`npm run bench -- --base=DIR`).
 async function mcpkitServer(base) {
-  const { McpServer } = await import(base ? `${base}/dist/index.js` : 'mcpkit');
-  const { serve } = await import(base ? `${base}/dist/transports/http/index.js` : 'mcpkit/http');
+  const { McpServer, serve } = base ? await fromBuild(base) : { ...(await import('mcpkit/server')), ...(await import('mcpkit/node')) };
   const server = new McpServer({ name: 'bench', version: '1.0.0' });
   server.tool('echo', { description: 'Echoes the message', input: { message: z.string() } }, ({ message }) => message);
   if (withTools) {

@@ -1,4 +1,4 @@
-import { OAuthClientAuth } from './auth/oauth.js';
+import type { OAuthClientAuth } from './auth/oauth.js';
 import type { OAuthOptions } from './auth/options.js';
 import { McpClient, type ClientOptions } from './client.js';
 import { eraCache, eraOf, httpEraKey } from './era.js';
@@ -19,13 +19,21 @@ export type ConnectHttpTransportOptions = Omit<StreamableHttpClientTransportOpti
   auth?: OAuthOptions | OAuthClientAuth;
 };
 
-/** The transport options with `auth` turned into a fetch that carries the tokens. */
-function withAuth(url: string | URL, options: ConnectHttpTransportOptions): Omit<ConnectHttpTransportOptions, 'auth'> {
+/**
+ * The transport options with `auth` turned into a fetch that carries the tokens. The OAuth
+ * client is loaded only here, when asked for: most connections never sign in.
+ */
+async function withAuth(url: string | URL, options: ConnectHttpTransportOptions): Promise<Omit<ConnectHttpTransportOptions, 'auth'>> {
   const { auth, ...rest } = options;
   if (!auth) return rest;
-  const oauth = auth instanceof OAuthClientAuth ? auth : new OAuthClientAuth(url, auth);
+  const oauth = isOAuthClientAuth(auth) ? auth : new (await import('./auth/oauth.js')).OAuthClientAuth(url, auth);
   if (rest.fetch) oauth.wrap(rest.fetch);
   return { ...rest, fetch: oauth.fetch };
+}
+
+/** An OAuthClientAuth, told from OAuthOptions without loading its class (options have no `wrap`). */
+function isOAuthClientAuth(auth: OAuthOptions | OAuthClientAuth): auth is OAuthClientAuth {
+  return typeof (auth as { wrap?: unknown }).wrap === 'function';
 }
 
 export interface ConnectHttpResult {
@@ -51,7 +59,7 @@ export async function connectHttp(
   clientOptions: Partial<ClientOptions> = {},
   transportOptions: ConnectHttpTransportOptions = {},
 ): Promise<ConnectHttpResult> {
-  transportOptions = withAuth(url, transportOptions);
+  transportOptions = await withAuth(url, transportOptions);
   const auto = eraOf(clientOptions) === 'auto';
   const key = httpEraKey(url);
   const remembered = auto ? eraCache.get(key) : undefined;

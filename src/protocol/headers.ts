@@ -3,6 +3,7 @@
  * `Mcp-Param-*` mirrors of tool arguments marked with `x-mcp-header`. Shared by the server's
  * validation and the client's header writing, so both encode values the same way.
  */
+import { base64ToText, textToBase64 } from './encoding.js';
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -20,7 +21,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export function encodeHeaderValue(value: string | number | boolean): string {
   const s = String(value);
   const safe = SENDABLE.test(s) && s === s.trim() && !SENTINEL.test(s);
-  return safe ? s : `=?base64?${Buffer.from(s, 'utf8').toString('base64')}?=`;
+  return safe ? s : `=?base64?${textToBase64(s)}?=`;
 }
 
 /**
@@ -34,9 +35,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
   const m = SENTINEL.exec(v);
   if (!m) return v;
   if (!BASE64.test(m[1])) return undefined;
-  const bytes = Buffer.from(m[1], 'base64');
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  return text;
+  return base64ToText(m[1]);
 }
 
 /** Which header mirrors `Mcp-Name` for a method, and where its value lives in params. */

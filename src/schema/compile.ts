@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { failure, isPlainObject, success, type SchemaRole, type ValidationResult } from './format.js';
-import { compileJsonSchema } from './json-schema.js';
+import { detectDialect } from './dialect.js';
+import { jsonSchemaCompiler, loadJsonSchemaSupport } from './json-schema-support.js';
 import {
   compileShape,
   compileStandard,
@@ -73,11 +74,30 @@ function compileEmpty(role: SchemaRole): CompiledSchema {
 }
 
 /**
+ * A raw JSON Schema compiled once ajv has loaded: validations before that wait for it (and
+ * report a schema ajv refuses); afterwards `validate` is the synchronous validator itself.
+ */
+function deferredJsonSchema(schema: Record<string, unknown>, role: SchemaRole): CompiledSchema {
+  const compiled: { jsonSchema: Record<string, unknown>; validate: CompiledSchema['validate'] } = {
+    jsonSchema: schema,
+    validate: (value) => ready.then(() => compiled.validate(value)),
+  };
+  const ready = loadJsonSchemaSupport().then((compile) => {
+    const check = compile(schema, role);
+    compiled.validate = role === 'input' ? (value) => check(value === undefined ? {} : value) : check;
+  });
+  ready.catch(() => {}); // reported by the validations that wait for it
+  return compiled;
+}
+
+/**
  * Compiles a schema once, at registration time. Accepts a Standard Schema
  * (zod 4, valibot, arktype...), a shape of Standard Schemas, a raw JSON Schema
  * (2020-12 by default, or draft-07 via `$schema`) or `undefined`.
  * Throws a TypeError for anything that could never validate correctly, so
- * mistakes surface when a tool is registered rather than when it is called.
+ * mistakes surface when a tool is registered rather than when it is called
+ * (for a raw JSON Schema, errors only ajv finds surface at registration once
+ * ajv is loaded, see loadJsonSchemaSupport, and otherwise at the first call).
  */
 export function compileSchema(
   schema: SchemaInput | undefined,
@@ -112,7 +132,11 @@ export function compileSchema(
       throw new TypeError('The jsonSchema option only applies to Standard Schemas');
     }
     jsonSchema = schema;
-    check = compileJsonSchema(schema, role);
+    detectDialect(schema); // an unknown dialect is refused now, whether or not ajv is loaded
+    assertObjectSchema(jsonSchema, role);
+    const compile = jsonSchemaCompiler();
+    if (compile === undefined) return deferredJsonSchema(schema, role);
+    check = compile(schema, role);
   } else {
     throw new TypeError(
       `Expected a Standard Schema, a shape of Standard Schemas or a JSON Schema object, got ${

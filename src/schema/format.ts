@@ -8,6 +8,9 @@ export type ValidationResult =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly message: string };
 
+/** A compiled raw JSON Schema: always synchronous. */
+export type JsonSchemaValidator = (value: unknown) => ValidationResult;
+
 export type IssuePathSegment = PropertyKey | { readonly key: PropertyKey };
 
 // Long lists (e.g. every branch of an anyOf) drown the useful part; the first

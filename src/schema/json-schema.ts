@@ -1,41 +1,16 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { detectDialect, type JsonSchemaDialect } from './dialect.js';
 import {
   failure,
   quotedPath,
   success,
   type IssuePathSegment,
+  type JsonSchemaValidator,
   type SchemaRole,
-  type ValidationResult,
 } from './format.js';
-
-export type JsonSchemaDialect = 'draft-2020-12' | 'draft-07';
-
-// MCP says a schema without `$schema` is 2020-12. Both URI schemes and the
-// optional empty fragment appear in the wild, so they are normalised away.
-const DIALECTS: ReadonlyMap<string, JsonSchemaDialect> = new Map([
-  ['json-schema.org/draft/2020-12/schema', 'draft-2020-12'],
-  ['json-schema.org/draft-07/schema', 'draft-07'],
-]);
-
-export function detectDialect(schema: Record<string, unknown>): JsonSchemaDialect {
-  const uri = schema.$schema;
-  if (uri === undefined) return 'draft-2020-12';
-  if (typeof uri !== 'string') {
-    throw new TypeError(`JSON Schema "$schema" must be a string, got ${typeof uri}`);
-  }
-  const key = uri.trim().replace(/^https?:\/\//, '').replace(/#$/, '');
-  const dialect = DIALECTS.get(key);
-  if (!dialect) {
-    throw new TypeError(
-      `Unsupported JSON Schema dialect "${uri}": use draft 2020-12 ` +
-        `("https://json-schema.org/draft/2020-12/schema", the MCP default when "$schema" is omitted) ` +
-        `or draft-07 ("http://json-schema.org/draft-07/schema#")`,
-    );
-  }
-  return dialect;
-}
+import { provideJsonSchemaCompiler } from './json-schema-support.js';
 
 // ajv-formats is CommonJS whose module.exports is the plugin and also carries
 // a `.default` pointing at itself; under NodeNext the type checker only sees
@@ -136,8 +111,6 @@ function describeAjvError(error: ErrorObject): string {
   }
 }
 
-export type JsonSchemaValidator = (value: unknown) => ValidationResult;
-
 /**
  * Compiles a raw JSON Schema with the shared ajv instance for its dialect.
  * Throws a TypeError at compile time for unknown dialects, invalid schemas
@@ -153,3 +126,7 @@ export function compileJsonSchema(
     return failure(role, (validate.errors ?? []).map(describeAjvError));
   };
 }
+
+// Whoever imports this module (statically, or through loadJsonSchemaSupport) makes raw JSON
+// Schemas compile synchronously from then on.
+provideJsonSchemaCompiler(compileJsonSchema);

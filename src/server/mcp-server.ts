@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { LoggingLevel, PromptArgument } from '../protocol/types.js';
-import type { SchemaInput } from '../schema/index.js';
+import type { SchemaInput } from '../schema/compile.js';
 import type { Transport } from '../engine/transport.js';
 import type { RequestContext } from './context.js';
 import { flattenExtensions, type ServerExtension } from './extension.js';

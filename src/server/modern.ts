@@ -8,7 +8,7 @@ import { MODERN_VERSIONS } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';
 import type { ListenRequest } from './extension.js';
 import { ModernContext } from './modern-context.js';
-import { openRound, RequestStateSealer } from './mrtr.js';
+import { openRound, RequestStateSealer, type InputCollector } from './mrtr.js';
 
 /** What the 2026-07-28 era needs of its server (the Server is one; an interface keeps the two apart). */
 export interface ModernHost {
@@ -92,20 +92,31 @@ export class ModernEra {
       const result = this.server.dispatch(method, params, new ModernContext(inbound, env, undefined, logging));
       return isThenable(result) ? Promise.resolve(result).then((r) => this.decorate(method, r)) : this.decorate(method, result);
     }
-    const round = openRound(this.sealer, method, params, inbound.info?.authInfo?.principal);
+    const opened = openRound(this.sealer, method, params, inbound.info?.authInfo?.principal);
+    if (opened instanceof Promise) return opened.then((round) => this.runRound(round, method, params, inbound, env, logging));
+    return this.runRound(opened, method, params, inbound, env, logging);
+  }
+
+  /** A tools/call, resources/read or prompts/get; asynchronous only where it waits or seals. */
+  private runRound(round: InputCollector, method: string, params: JsonObject | undefined, inbound: InboundRequest, env: ModernEnvelope, logging: boolean): Promise<JsonObject> | JsonObject {
     let result: Promise<JsonObject> | JsonObject;
     try {
       result = this.server.dispatch(method, params, new ModernContext(inbound, env, round, logging));
     } catch (err) {
-      return this.decorate(method, round.fail(err, this.warn));
+      return this.outcome(method, round.fail(err, this.warn));
     }
     if (isThenable(result)) {
       return Promise.resolve(result).then(
-        (r) => this.decorate(method, round.finish(r, this.warn)),
-        (err: unknown) => this.decorate(method, round.fail(err, this.warn)),
+        (r) => this.outcome(method, round.finish(r, this.warn)),
+        (err: unknown) => this.outcome(method, round.fail(err, this.warn)),
       );
     }
-    return this.decorate(method, round.finish(result, this.warn));
+    return this.outcome(method, round.finish(result, this.warn));
+  }
+
+  /** A round's result, decorated; an input_required one is sealed first (asynchronously). */
+  private outcome(method: string, result: JsonObject | Promise<JsonObject>): JsonObject | Promise<JsonObject> {
+    return isThenable(result) ? result.then((r) => this.decorate(method, r)) : this.decorate(method, result);
   }
 
   discover(): JsonObject {

@@ -1,6 +1,6 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
+import { base64ToBytes, base64ToText, bytesToBase64url, textToBase64url, utf8Bytes } from '../protocol/encoding.js';
 import type { InputRequest, InputRequests } from '../protocol/types.js';
 
 /**
@@ -32,42 +32,51 @@ interface RoundState {
   q: string[];
 }
 
-/** Integrity-protects `requestState` (attacker-controlled input) with HMAC-SHA256. */
+/**
+ * Integrity-protects `requestState` (attacker-controlled input) with HMAC-SHA256, on Web Crypto
+ * so the server runs outside Node. Web Crypto is asynchronous: only rounds that carry or make a
+ * `requestState` pay for it; a request that asks for no input never reaches this class.
+ */
 export class RequestStateSealer {
-  private readonly key: Buffer;
+  private readonly secret: Uint8Array<ArrayBuffer>;
+  private key: Promise<CryptoKey> | undefined;
   readonly ttlMs: number;
 
   /** A random per-process key by default: set `secret` when several instances serve one client. */
   constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
-    this.key = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret as Uint8Array);
+    const { secret } = options;
+    this.secret =
+      secret === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(32)) : typeof secret === 'string' ? utf8Bytes(secret) : new Uint8Array(secret);
     // An empty HMAC key would let anyone forge requestState.
-    if (this.key.length === 0) throw new TypeError('modern.stateSecret must not be empty');
+    if (this.secret.length === 0) throw new TypeError('modern.stateSecret must not be empty');
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
   }
 
-  seal(state: RoundState): string {
-    const body = Buffer.from(JSON.stringify(state)).toString('base64url');
-    return `${body}.${this.mac(body)}`;
+  async seal(state: RoundState): Promise<string> {
+    const body = textToBase64url(JSON.stringify(state));
+    const mac = await globalThis.crypto.subtle.sign('HMAC', await this.hmacKey(), utf8Bytes(body));
+    return `${body}.${bytesToBase64url(new Uint8Array(mac))}`;
   }
 
-  open(token: unknown): RoundState | undefined {
+  async open(token: unknown): Promise<RoundState | undefined> {
     if (typeof token !== 'string' || token.length > 1_000_000) return undefined;
     const dot = token.lastIndexOf('.');
     if (dot <= 0) return undefined;
     const body = token.slice(0, dot);
-    const mac = Buffer.from(token.slice(dot + 1));
-    const expected = Buffer.from(this.mac(body));
-    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined;
+    const mac = base64ToBytes(token.slice(dot + 1));
+    if (mac === undefined) return undefined;
+    // verify() compares in constant time.
+    if (!(await globalThis.crypto.subtle.verify('HMAC', await this.hmacKey(), mac, utf8Bytes(body)))) return undefined;
     try {
-      const s = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as RoundState;
+      const s = JSON.parse(base64ToText(body) ?? '') as RoundState;
       return s && s.v === 1 ? s : undefined;
     } catch {
       return undefined;
     }
   }
 
-  private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url');
+  private hmacKey(): Promise<CryptoKey> {
+    return (this.key ??= globalThis.crypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
   }
 }
 
@@ -116,16 +125,16 @@ function snapshotOf(params: JsonObject | undefined): string {
   return JSON.stringify(kept);
 }
 
-function digestOf(canon: string): string {
-  return createHash('sha256').update(canon).digest('base64url');
+async function digestOf(canon: string): Promise<string> {
+  return bytesToBase64url(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', utf8Bytes(canon))));
 }
 
 /** The digest a round's state binds its params with (see snapshotOf). */
-export function paramsDigest(params: JsonObject | undefined): string {
+export function paramsDigest(params: JsonObject | undefined): Promise<string> {
   return snapshotDigest(snapshotOf(params));
 }
 
-function snapshotDigest(snapshot: string): string {
+function snapshotDigest(snapshot: string): Promise<string> {
   return digestOf(canonicalMembers(JSON.parse(snapshot) as Record<string, unknown>));
 }
 
@@ -233,27 +242,33 @@ export class InputCollector {
 
   /**
    * The round's outcome once the handler returned: its result, or `input_required` with a
-   * fresh sealed state when it still needs input. Throws -32602 for an invalid answer.
+   * fresh sealed state when it still needs input. Throws -32602 for an invalid answer. Only
+   * the `input_required` outcome is a promise (sealing is Web Crypto, which is asynchronous).
    */
-  finish(result: JsonObject | undefined, warn: (message: string) => void): JsonObject {
+  finish(result: JsonObject | undefined, warn: (message: string) => void): JsonObject | Promise<JsonObject> {
     if (this.invalid !== undefined) throw new McpError(ErrorCode.InvalidParams, this.invalid);
     const requests = this.requests;
     if (requests === undefined) return result!;
     if (result !== undefined) warn(`A ${this.method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
+    return this.sealRound(requests);
+  }
+
+  private async sealRound(requests: InputRequests): Promise<JsonObject> {
+    const expires = Date.now() + this.sealer.ttlMs;
     const state: RoundState = {
       v: 1,
       m: this.method,
-      d: (this.digest ??= snapshotDigest(this.snapshot)),
+      d: (this.digest ??= await snapshotDigest(this.snapshot)),
       p: this.principal,
-      e: Date.now() + this.sealer.ttlMs,
+      e: expires,
       a: this.answers ?? {},
       q: Object.keys(requests),
     };
-    return { resultType: 'input_required', inputRequests: requests, requestState: this.sealer.seal(state) } as JsonObject;
+    return { resultType: 'input_required', inputRequests: requests, requestState: await this.sealer.seal(state) } as JsonObject;
   }
 
   /** The round's outcome once the handler threw: rethrows what is not about input. */
-  fail(err: unknown, warn: (message: string) => void): JsonObject {
+  fail(err: unknown, warn: (message: string) => void): JsonObject | Promise<JsonObject> {
     // A missing capability is final: answering the other questions cannot fix it (-32021 tells
     // the client what to declare), so it wins over pending input.
     if (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability) throw err;
@@ -266,24 +281,47 @@ export class InputCollector {
  * Opens one round of a multi round-trip request: opens and checks the state, and collects what
  * the handler asks with the sealed answers plus the ones the client sent (each checked against
  * the question asked under its key). Run the handler with it, then `finish` or `fail`.
+ * Synchronous for a request without `requestState` (the common case); a promise when there is
+ * one to open, since checking it is Web Crypto.
  */
 export function openRound(
   sealer: RequestStateSealer,
   method: string,
   params: JsonObject | undefined,
   principal: string | undefined,
-): InputCollector {
-  let digest: string | undefined;
-  let answers: Record<string, unknown> | undefined;
+): InputCollector | Promise<InputCollector> {
   const token = params?.requestState;
-  if (token !== undefined) {
-    const s = sealer.open(token);
-    if (!s || s.m !== method || s.d !== (digest = paramsDigest(params)) || s.p !== (principal ?? null)) {
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
-    }
-    if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
-    answers = { ...s.a };
+  if (token !== undefined) return openSealedRound(sealer, token, method, params, principal);
+  return collectorFor(sealer, method, params, principal, undefined, undefined);
+}
+
+async function openSealedRound(
+  sealer: RequestStateSealer,
+  token: unknown,
+  method: string,
+  params: JsonObject | undefined,
+  principal: string | undefined,
+): Promise<InputCollector> {
+  // The digest is taken before the state is opened: both are awaited, and the params must be
+  // read as they were when the request arrived.
+  const digesting = paramsDigest(params);
+  const s = await sealer.open(token);
+  const digest = await digesting;
+  if (!s || s.m !== method || s.d !== digest || s.p !== (principal ?? null)) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
   }
+  if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
+  return collectorFor(sealer, method, params, principal, { ...s.a }, digest);
+}
+
+function collectorFor(
+  sealer: RequestStateSealer,
+  method: string,
+  params: JsonObject | undefined,
+  principal: string | undefined,
+  answers: Record<string, unknown> | undefined,
+  digest: string | undefined,
+): InputCollector {
   // An answer counts when the handler asks under its key and no earlier round answered that key
   // (sealed answers cannot be replaced); other keys are ignored, as the spec requires. Answers
   // sent without a requestState count too (the ephemeral flow): the client is the source of
@@ -301,7 +339,7 @@ export async function runRound(
   run: (collector: InputCollector) => Promise<JsonObject>,
   warn: (message: string) => void,
 ): Promise<JsonObject> {
-  const collector = openRound(sealer, method, params, principal);
+  const collector = await openRound(sealer, method, params, principal);
   let result: JsonObject;
   try {
     result = await run(collector);

@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { base64ToText, textToBase64url } from '../protocol/encoding.js';
 
 /**
  * Handle returned by every registration: change what clients see at run time. `U` is what
@@ -105,14 +106,14 @@ export function paginate<T>(items: readonly T[], cursor: unknown, pageSize: numb
   let start = 0;
   if (cursor !== undefined && cursor !== null) {
     if (typeof cursor !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "cursor" must be a string');
-    const m = /^o(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+    const m = /^o(\d{1,9})$/.exec(base64ToText(cursor) ?? '');
     if (!m || Number(m[1]) > items.length) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown or expired cursor');
     start = Number(m[1]);
   }
   if (start === 0 && items.length <= pageSize) return { page: items as T[] };
   const end = Math.min(items.length, start + pageSize);
   const page = items.slice(start, end);
-  return end < items.length ? { page, nextCursor: Buffer.from(`o${end}`, 'latin1').toString('base64url') } : { page };
+  return end < items.length ? { page, nextCursor: textToBase64url(`o${end}`) } : { page };
 }
 
 /** A completer for `argument`, looked up as an own key so `constructor` or `__proto__` never match. */

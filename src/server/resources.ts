@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { Annotations, Icon, ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
+import { bytesToBase64 } from '../protocol/encoding.js';
 import { features } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';
 import { ownCompleter, paginate, Registry, type Registered } from './registry.js';
@@ -136,7 +137,7 @@ export function resourceNotFound(uri: string, version: string): McpError {
 }
 
 function toBase64(b: string | Uint8Array): string {
-  return typeof b === 'string' ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+  return typeof b === 'string' ? b : bytesToBase64(b);
 }
 
 function normalize(value: ResourceReturn, uri: string, mimeType: string | undefined): ReadResourceResult {

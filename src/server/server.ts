@@ -95,7 +95,7 @@ export class Server {
     this.versions = protocolVersions ?? HANDSHAKE_VERSIONS;
     this.requestTimeoutMs = requestTimeoutMs;
     this.limits = limits;
-    this.onerror = onerror ?? ((e) => process.stderr.write(`[mcpkit] ${e.stack ?? e.message}\n`));
+    this.onerror = onerror ?? ((e) => console.error(`[mcpkit] ${e.stack ?? e.message}`));
     this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
     this.bus = bus === undefined ? undefined : new ServerBus(bus, {

@@ -46,22 +46,22 @@ export class ServerSession implements PeerHandlers, Session {
     return (this.dataMap ??= new Map());
   }
 
-  /** @internal The engine's request handler. */
+  /** PeerHandlers: the engine's request handler (not for application use). */
   onrequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
     return this.onRequest(req, inbound);
   }
 
-  /** @internal The engine's notification handler. */
+  /** PeerHandlers: the engine's notification handler (not for application use). */
   onnotification(n: JsonRpcNotification): Promise<void> {
     return this.onNotification(n);
   }
 
-  /** @internal Whether the engine may accept a batch now. */
+  /** PeerHandlers: whether the engine may accept a batch now (not for application use). */
   allowBatch(): boolean {
     return this.era.envelope !== undefined && features.batching(this.era.envelope.protocolVersion);
   }
 
-  /** @internal The connection closed: the server forgets it. */
+  /** PeerHandlers: the connection closed, the server forgets it (not for application use). */
   onclose(): void {
     this.server.sessions.delete(this);
   }

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { JsonObject } from '../jsonrpc/messages.js';
 
 /**
@@ -37,7 +35,7 @@ export interface BusHandlers {
  * a malformed message is reported, never acted on).
  */
 export class ServerBus {
-  readonly origin = randomUUID();
+  readonly origin = globalThis.crypto.randomUUID();
   /** Settles once subscribed (a failure is reported to onerror; sending still works). */
   readonly ready: Promise<void>;
   private stop: (() => Promise<void>) | undefined;
@@ -97,20 +95,20 @@ export class ServerBus {
  * Delivery is asynchronous, as over a network, so nothing relies on it being immediate.
  */
 export class MemoryBus implements MessageBus {
-  private readonly emitter = new EventEmitter();
-
-  constructor() {
-    this.emitter.setMaxListeners(0);
-  }
+  /** Replaced, never mutated, so a delivery in progress sees the subscribers it started with. */
+  private listeners: ReadonlyArray<(message: string) => void> = [];
 
   async publish(message: string): Promise<void> {
-    queueMicrotask(() => this.emitter.emit('message', message));
+    queueMicrotask(() => {
+      for (const listener of this.listeners) listener(message);
+    });
   }
 
   async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
-    this.emitter.on('message', onMessage);
+    this.listeners = [...this.listeners, onMessage];
     return async () => {
-      this.emitter.off('message', onMessage);
+      const i = this.listeners.indexOf(onMessage);
+      if (i >= 0) this.listeners = [...this.listeners.slice(0, i), ...this.listeners.slice(i + 1)];
     };
   }
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { connect } from '../../src/client/index.js';
+import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import { CLI, CLI_LINE, mcpkit, ROOT, startListening, TSX, type Running } from './helpers.js';
 

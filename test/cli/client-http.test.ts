@@ -1,7 +1,7 @@
 // The client commands against the demo server over HTTP, all through the real CLI.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../../src/client/index.js';
+import { connect } from '../../src/client/connect.js';
 import { mcpkit, startListening, type Running } from './helpers.js';
 
 let server: Running;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '../../src/client/index.js';
+import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import { CLI, CLI_LINE, cleanEnv, mcpkit, OFFICIAL_LINE, ROOT, TSX } from './helpers.js';
 
 const DEMO = `${CLI_LINE} serve --stdio`;

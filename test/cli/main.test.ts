@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { connect } from '../../src/client/index.js';
+import { connectAny as connect } from '../../src/client/connect-stdio.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '../../src/client/index.js';
+import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import { CLI, mcpkit, ROOT, startListening } from './helpers.js';
 
 const SERVER_INDEX = join(ROOT, 'src/server/index.ts');

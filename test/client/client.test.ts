@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpClient } from '../../src/client/index.js';
-import { McpServer, Server } from '../../src/server/index.js';
+import { McpClient } from '../../src/client/client.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { Server } from '../../src/server/server.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { createLinkedPair } from '../../src/transports/memory/index.js';
 import { flush, rejectsLocally, rejectsWithCode, textOf } from '../server/helpers.js';

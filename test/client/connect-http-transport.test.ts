@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectHttp, HttpStatusError } from '../../src/transports/http/client/index.js';
+import { connectHttp } from '../../src/client/connect-http.js';
+import { HttpStatusError } from '../../src/transports/http/client/http-common.js';
 import { startLegacySseServer, startStreamableServer } from '../fixtures/http/official-servers.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;

@@ -5,11 +5,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { McpClient, type ClientOptions, type DetailedTask } from '../../src/client/index.js';
+import { McpClient } from '../../src/client/client.js';
+import type { ClientOptions } from '../../src/client/options.js';
+import type { DetailedTask } from '../../src/protocol/tasks.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { serve } from '../../src/hosting/node.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

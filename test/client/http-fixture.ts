@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { McpClient, type ClientOptions } from '../../src/client/client.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/transports/http/client/index.js';
+import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/hosting/node.js';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { McpClient } from '../../src/client/client.js';
 import type { JsonRpcRequest } from '../../src/jsonrpc/messages.js';
 import type { SubscriptionFilter } from '../../src/protocol/types.js';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
 import { WireRecorder } from '../../src/testing/index.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { sleep, until } from './http-fixture.js';
 

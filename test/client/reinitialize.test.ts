@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReinitializeEvent } from '../../src/client/client.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
-import { HttpStatusError, SessionExpiredError } from '../../src/transports/http/client/index.js';
+import { HttpStatusError, SessionExpiredError } from '../../src/transports/http/client/http-common.js';
 import { rpcId, rpcMethod, startScriptedServer } from '../fixtures/http/scripted-server.js';
 import { deleteSession, openClient, startOurServer, text, until } from './http-fixture.js';
 

@@ -4,9 +4,12 @@
 // and the low-level calls for callers who drive tasks themselves.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpClient, TaskCancelledError, type ClientOptions, type DetailedTask } from '../../src/client/index.js';
+import { McpClient } from '../../src/client/client.js';
+import { TaskCancelledError } from '../../src/client/tasks.js';
+import type { ClientOptions } from '../../src/client/options.js';
+import type { DetailedTask } from '../../src/protocol/tasks.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { startTaskServer, TASKS, type TaskServer, type TaskServerOptions } from '../fixtures/tasks-server.js';
 
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer, Server } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { Server } from '../../src/server/server.js';
 import { createTestPair, WireRecorder } from '../../src/testing/index.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import { flush, textOf } from '../server/helpers.js';

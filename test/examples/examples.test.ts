@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../../src/client/index.js';
+import { connect } from '../../src/client/connect.js';
 import { runExample } from './run-example.js';
 
 test('examples/http-server.ts serves both eras of clients and its elicitation works', async () => {

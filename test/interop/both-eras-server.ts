@@ -3,7 +3,7 @@
 // with an output schema), a static resource, a template with completion, and a prompt with
 // completion. Served over HTTP in-process, and over stdio by test/fixtures/stdio/both-eras-server.ts.
 import { z } from 'zod';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
 
 export function buildBothErasServer(): McpServer {
   const server = new McpServer({ name: 'both-eras', version: '1.2.3', instructions: 'One definition, both eras.' });

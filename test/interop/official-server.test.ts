@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { connect, type McpClient } from '../../src/client/index.js';
+import { connectAny as connect } from '../../src/client/connect-stdio.js';
+import type { McpClient } from '../../src/client/client.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import type { CallToolResult, CreateMessageParams, ElicitParams } from '../../src/protocol/types.js';

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { connect } from '../../src/client/connect.js';
+import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import type { McpClient } from '../../src/client/client.js';
 import { eraCache } from '../../src/client/era.js';
 import { McpError } from '../../src/jsonrpc/errors.js';

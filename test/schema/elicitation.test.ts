@@ -1,10 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  applyElicitationDefaults,
-  validateElicitationSchema,
-  type ElicitationRequestedSchema,
-} from '../../src/schema/index.js';
+import { applyElicitationDefaults, validateElicitationSchema, type ElicitationRequestedSchema } from '../../src/schema/elicitation.js';
 
 function form(): ElicitationRequestedSchema {
   return {

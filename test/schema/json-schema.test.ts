@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { compileSchema, detectDialect, EMPTY_OBJECT_SCHEMA, type ValidationResult } from '../../src/schema/index.js';
+import { compileSchema, EMPTY_OBJECT_SCHEMA } from '../../src/schema/compile.js';
+import type { ValidationResult } from '../../src/schema/format.js';
+// Imported for its own sake too: with json-schema.ts loaded, raw JSON Schemas compile (and fail) synchronously.
+import '../../src/schema/json-schema.js';
+import { detectDialect } from '../../src/schema/dialect.js';
 
 function sync(result: ValidationResult | Promise<ValidationResult>): ValidationResult {
   assert.ok(!(result instanceof Promise), 'JSON Schema validation must be synchronous');

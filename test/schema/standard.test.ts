@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as z from 'zod';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { compileSchema, type ValidationResult } from '../../src/schema/index.js';
+import { compileSchema } from '../../src/schema/compile.js';
+import type { ValidationResult } from '../../src/schema/format.js';
 
 // A Standard Schema with no JSON Schema converter, as older libraries ship.
 function handmade(check: (v: unknown) => boolean, async = false): StandardSchemaV1 {

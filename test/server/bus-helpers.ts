@@ -3,9 +3,11 @@
 // checks of what a client of one must see of what happens on the other.
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer, type MessageBus, type TaskStore } from '../../src/server/index.js';
-import { connect } from '../../src/client/index.js';
-import { serve, type RunningServer } from '../../src/transports/http/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import type { MessageBus } from '../../src/state/bus.js';
+import type { TaskStore } from '../../src/state/task-store.js';
+import { connect } from '../../src/client/connect.js';
+import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { M, V } from './modern/helpers.js';
 import { tasks } from '../../src/extensions/tasks/extension.js';
 

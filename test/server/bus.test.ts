@@ -2,8 +2,9 @@
 // test/state/redis/bus.test.ts runs the same checks over Redis).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InMemoryTaskStore, MemoryBus } from '../../src/server/index.js';
-import { connect } from '../../src/client/index.js';
+import { InMemoryTaskStore } from '../../src/state/task-store.js';
+import { MemoryBus } from '../../src/state/bus.js';
+import { connect } from '../../src/client/connect.js';
 import { call, crossInstanceChecks, instance, sleep, until } from './bus-helpers.js';
 
 test('MemoryBus: updates, logs, list changes and task events cross instances; own messages are not applied twice', async () => {

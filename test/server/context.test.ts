@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer, type RequestContext } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import type { RequestContext } from '../../src/server/context.js';
 import { createTestPair } from '../../src/testing/index.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import type { ElicitParams } from '../../src/protocol/types.js';

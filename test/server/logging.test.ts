@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { flush, rejectsWithCode } from './helpers.js';
 

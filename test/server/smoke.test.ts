@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair } from '../../src/testing/index.js';
 
 test('smoke: tool, resource, prompt over the in-memory pair', async () => {

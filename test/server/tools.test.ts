@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { rejectsWithCode, textOf } from './helpers.js';
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { RequestOptions } from '../../engine/peer.js';
@@ -145,7 +144,7 @@ export class LegacyTasks {
     const ttl = typeof asked === 'number' ? (cap === null ? asked : Math.min(asked, cap)) : cap;
     const session = ctx.session;
     const principal = ctx.authInfo?.principal;
-    const run = new Run(randomUUID(), principal ?? session, session, ttl, this.limits.pollIntervalMs);
+    const run = new Run(globalThis.crypto.randomUUID(), principal ?? session, session, ttl, this.limits.pollIntervalMs);
     this.runs.set(run.taskId, run);
     this.running++;
     if (principal === undefined) this.forgetOnClose(session);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import { declaresTasks, TASK_NOTIFICATION, TASKS_EXTENSION, TERMINAL_STATUSES, type DetailedTask, type TaskSupport } from '../../protocol/tasks.js';
@@ -221,7 +220,7 @@ export class TaskManager {
     let run: TaskRun | undefined;
     try {
       if (this.runs.size >= this.maxTasks) throw new TaskLimitError(`${this.maxTasks} tasks are already running`);
-      run = new TaskRun(this.host, randomUUID(), ctx.authInfo?.principal ?? null, this.ttlMs, this.pollIntervalMs);
+      run = new TaskRun(this.host, globalThis.crypto.randomUUID(), ctx.authInfo?.principal ?? null, this.ttlMs, this.pollIntervalMs);
       // Counted from now: concurrent creations must not overshoot the cap.
       this.runs.set(run.taskId, run);
       await this.store.create(run.record());

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_LIMITS } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import type { Server } from '../../server/server.js';
@@ -80,7 +79,7 @@ export class LegacySseHandler {
   private async open(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
     const accept = req.header('accept');
     if (accept !== undefined && !accepts(accept, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: the event stream needs Accept: text/event-stream');
-    const id = randomUUID();
+    const id = globalThis.crypto.randomUUID();
     const writer = res.stream(200, SSE_HEADERS);
     const transport = new SseConnectionTransport(writer);
     this.connections.set(id, { transport, principal: authInfo?.principal });

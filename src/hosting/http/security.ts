@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { utf8Bytes } from '../../protocol/encoding.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import type { HttpRequestView } from './exchange.js';
 
@@ -68,10 +68,17 @@ export function extractApiKey(req: HttpRequestView): string | undefined {
   return undefined;
 }
 
+/**
+ * Compares two secrets in time that depends only on their lengths, never on where they first
+ * differ, so a caller cannot find a key byte by byte by timing the answers.
+ */
 function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  const x = utf8Bytes(a);
+  const y = utf8Bytes(b);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  return diff === 0;
 }
 
 /** A ready `authenticate` hook for API keys. The principal is a short, non-secret key label. */

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { bytesToBase64url } from '../../protocol/encoding.js';
 import type { Server } from '../../server/server.js';
 import type { ServerSession } from '../../server/session.js';
 import type { AuthInfo } from '../../engine/transport.js';
@@ -60,7 +60,7 @@ export class SessionTable {
    * store in a process) serving one session number their streams independently, and must not
    * write into, resume from or drop each other's event logs.
    */
-  readonly tag = randomBytes(6).toString('base64url');
+  readonly tag = bytesToBase64url(globalThis.crypto.getRandomValues(new Uint8Array(6)));
   private readonly store: SessionStore | undefined;
   private readonly eventStore: EventStore | undefined;
   private readonly idleMs: number;
@@ -168,7 +168,7 @@ export class SessionTable {
     }
   }
 
-  async open(authInfo?: AuthInfo, id: string = randomUUID()): Promise<LiveSession> {
+  async open(authInfo?: AuthInfo, id: string = globalThis.crypto.randomUUID()): Promise<LiveSession> {
     const transport = new HttpSessionTransport();
     const session = await this.server.connect(transport);
     const headers = { 'mcp-session-id': id };

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResultCache } from '../../../src/client/cache.js';
 import type { ReadResourceResult } from '../../../src/protocol/types.js';
-import { McpServer, type McpServerOptions } from '../../../src/server/index.js';
+import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
 import { memoryClient, sleep, until } from './helpers.js';
 
 function server(options: Partial<McpServerOptions> = {}): McpServer {

@@ -2,10 +2,11 @@
 // one of our servers in memory with a wire recorder, and a scripted raw server for the cases
 // our server never produces.
 import { fileURLToPath } from 'node:url';
-import { McpClient, type ClientOptions } from '../../../src/client/index.js';
+import { McpClient } from '../../../src/client/client.js';
+import type { ClientOptions } from '../../../src/client/options.js';
 import type { MessageMiddleware } from '../../../src/engine/middleware.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
-import type { McpServer } from '../../../src/server/index.js';
+import type { McpServer } from '../../../src/server/mcp-server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 
 // The wire's key strings, spelled out once for all 2026-07-28 tests (not taken from src/, so a

@@ -4,10 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { connect, McpClient } from '../../../src/client/index.js';
+import { connect } from '../../../src/client/connect.js';
+import { McpClient } from '../../../src/client/client.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
-import { McpServer, type McpServerOptions } from '../../../src/server/index.js';
-import { apiKeyGuard, connectHttp, HttpStatusError, StreamableHttpClientTransport } from '../../../src/transports/http/index.js';
+import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
+import { apiKeyGuard } from '../../../src/hosting/http/security.js';
+import { connectHttp } from '../../../src/client/connect-http.js';
+import { HttpStatusError } from '../../../src/transports/http/client/http-common.js';
+import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { startStreamableServer } from '../../fixtures/http/official-servers.js';
 import { text, until, V } from './helpers.js';

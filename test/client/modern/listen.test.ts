@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { discoverResult, M, memoryClient, scriptedClient, sleep, until } from './helpers.js';
 
 function server(): McpServer {

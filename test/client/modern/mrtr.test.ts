@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import type { ClientOptions } from '../../../src/client/index.js';
+import type { ClientOptions } from '../../../src/client/options.js';
 import type { ElicitResult } from '../../../src/protocol/types.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { memoryClient, text } from './helpers.js';
 
 const FORM = { type: 'object' as const, properties: { name: { type: 'string' as const, default: 'Ada' }, age: { type: 'integer' as const } } };

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpClient } from '../../../src/client/index.js';
+import { McpClient } from '../../../src/client/client.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 import { discoverResult, initializeResult, M, memoryClient, scriptedClient, sleep, text, V } from './helpers.js';
 

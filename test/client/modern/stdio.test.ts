@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '../../../src/client/index.js';
+import { connectAny as connect } from '../../../src/client/connect-stdio.js';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
 import { EXIT_ON_UNKNOWN, M, OFFICIAL_STDIO, Recorder, STDIO_EXAMPLE, text, until, V } from './helpers.js';
 

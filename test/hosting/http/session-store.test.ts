@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../../src/server/index.js';
-import { InMemorySessionStore, serve } from '../../../src/transports/http/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
+import { InMemorySessionStore } from '../../../src/state/session-store.js';
+import { serve } from '../../../src/hosting/node.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 

@@ -5,7 +5,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { flush, M, meta, V, Wire, type Frame } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

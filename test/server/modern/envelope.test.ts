@@ -2,7 +2,7 @@
 // methods, and the id echoed on every error. Raw frames over the in-memory pair.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, M, meta, V, Wire } from './helpers.js';
 
 function server(): McpServer {

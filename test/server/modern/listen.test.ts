@@ -1,7 +1,7 @@
 // subscriptions/listen (2026-07-28): acknowledgement, filters, subscriptionId tags, endings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { flush, M, meta, Wire, type Frame } from './helpers.js';
 
 const INFO = { name: 'listen', version: '1.0.0' };
@@ -219,7 +219,7 @@ test('resourcesListChanged: a resource added at run time is announced, tagged', 
 });
 
 test('a low-level server without list-change or subscribe capabilities acknowledges an empty filter', async () => {
-  const { Server } = await import('../../../src/server/index.js');
+  const { Server } = await import('../../../src/server/server.js');
   const s = new Server({ ...INFO, capabilities: { tools: {}, resources: {} }, onerror: () => {} });
   const w = await Wire.connect(s);
   listen(w, 'x', { toolsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['test://r'] });

@@ -4,7 +4,7 @@
 // `elicit-`/`sample-`/`roots-` prefix, so every answer under a custom key was -32602.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, Wire } from './helpers.js';
 
 const ALL = { elicitation: {}, sampling: {}, roots: {} };

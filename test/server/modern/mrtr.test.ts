@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
 
 const INFO = { name: 'mrtr', version: '1.0.0' };

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer, Server } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
+import { Server } from '../../../src/server/server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 import type { JsonRpcMessage, RequestId } from '../../../src/jsonrpc/messages.js';
 import type { Transport } from '../../../src/engine/transport.js';

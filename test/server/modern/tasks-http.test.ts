@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer } from '../../../src/server/index.js';
-import { apiKeyGuard } from '../../../src/transports/http/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
+import { apiKeyGuard } from '../../../src/hosting/http/security.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { M, V } from './helpers.js';
 import { EXT, sleep, UUID } from './tasks-helpers.js';

@@ -2,7 +2,7 @@
 // MRTR → task composition (ctx.startTask), and status notifications on listen streams.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, M, meta, Wire, type Frame } from './helpers.js';
 import { assertCreated, EXT, settled, sleep, TASKS, until } from './tasks-helpers.js';
 import { tasks } from '../../../src/extensions/tasks/extension.js';

@@ -2,7 +2,8 @@
 // the same cross-instance checks as with the in-process bus (test/server/bus.test.ts).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RedisBus, RedisTaskStore } from '../../../src/state/redis/index.js';
+import { RedisBus } from '../../../src/state/redis/bus.js';
+import { RedisTaskStore } from '../../../src/state/redis/task-store.js';
 import { crossInstanceChecks, instance } from '../../server/bus-helpers.js';
 import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
 

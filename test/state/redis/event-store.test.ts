@@ -1,7 +1,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
-import { RedisEventStore, type RedisEventStoreOptions } from '../../../src/state/redis/index.js';
+import { RedisEventStore, type RedisEventStoreOptions } from '../../../src/state/redis/event-store.js';
 import { cleanup, connectRedis, PREFIX, sleep, until } from './helpers.js';
 
 after(cleanup);

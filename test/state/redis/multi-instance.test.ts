@@ -2,9 +2,10 @@
 // spreads a client's requests over both must be able to rely on.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpServer } from '../../../src/server/index.js';
-import { serve, type RunningServer, type ServeOptions } from '../../../src/transports/http/index.js';
-import { RedisEventStore, RedisSessionStore } from '../../../src/state/redis/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
+import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
+import { RedisEventStore } from '../../../src/state/redis/event-store.js';
+import { RedisSessionStore } from '../../../src/state/redis/session-store.js';
 import { cleanup, connectRedis, PREFIX, sleep, SseReader, until } from './helpers.js';
 
 after(cleanup);

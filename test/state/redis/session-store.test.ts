@@ -1,7 +1,8 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SessionRecord } from '../../../src/state/session-store.js';
-import { RedisSessionStore, type RedisCommand } from '../../../src/state/redis/index.js';
+import { RedisSessionStore } from '../../../src/state/redis/session-store.js';
+import type { RedisCommand } from '../../../src/state/redis/client.js';
 import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
 
 after(cleanup);

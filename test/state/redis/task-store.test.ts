@@ -3,10 +3,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { McpServer } from '../../../src/server/index.js';
-import type { TaskRecord } from '../../../src/server/index.js';
-import { serve, type RunningServer } from '../../../src/transports/http/index.js';
-import { RedisTaskStore } from '../../../src/state/redis/index.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
+import type { TaskRecord } from '../../../src/state/task-store.js';
+import { serve, type RunningServer } from '../../../src/hosting/node.js';
+import { RedisTaskStore } from '../../../src/state/redis/task-store.js';
 import { M, V } from '../../server/modern/helpers.js';
 import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
 import { tasks } from '../../../src/extensions/tasks/extension.js';

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { McpClient } from '../../../../src/client/client.js';
 import { LocalError } from '../../../../src/jsonrpc/errors.js';
 import type { RequestId } from '../../../../src/jsonrpc/messages.js';
-import { HttpStatusError, StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/index.js';
+import { HttpStatusError } from '../../../../src/transports/http/client/http-common.js';
+import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/streamable.js';
 import { rpcId, rpcMethod, sseHeaders, startScriptedServer, type Script } from '../../../fixtures/http/scripted-server.js';
 
 const initResult = (id: unknown) =>

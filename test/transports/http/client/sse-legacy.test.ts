@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../../../src/client/client.js';
-import { HttpStatusError, SseClientTransport } from '../../../../src/transports/http/client/index.js';
+import { HttpStatusError } from '../../../../src/transports/http/client/http-common.js';
+import { SseClientTransport } from '../../../../src/transports/http/client/sse-legacy.js';
 import { startLegacySseServer, type LegacySseFixture } from '../../../fixtures/http/official-servers.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;

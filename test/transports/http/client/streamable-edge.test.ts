@@ -1,7 +1,8 @@
 // StreamableHttpClientTransport against scripted servers: the wire cases official servers rarely produce.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HttpStatusError, SessionExpiredError, StreamableHttpClientTransport } from '../../../../src/transports/http/client/index.js';
+import { HttpStatusError, SessionExpiredError } from '../../../../src/transports/http/client/http-common.js';
+import { StreamableHttpClientTransport } from '../../../../src/transports/http/client/streamable.js';
 import type { JsonRpcMessage } from '../../../../src/jsonrpc/messages.js';
 import { rpcId, rpcMethod, sseHeaders, startScriptedServer, type Script } from '../../../fixtures/http/scripted-server.js';
 

@@ -2,8 +2,9 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpClient, type ClientOptions } from '../../../../src/client/client.js';
-import { HttpStatusError, SessionExpiredError, StreamableHttpClientTransport } from '../../../../src/transports/http/client/index.js';
-import type { StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/index.js';
+import { HttpStatusError, SessionExpiredError } from '../../../../src/transports/http/client/http-common.js';
+import { StreamableHttpClientTransport } from '../../../../src/transports/http/client/streamable.js';
+import type { StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/streamable.js';
 import { startStreamableServer, type StreamableFixture } from '../../../fixtures/http/official-servers.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;

@@ -1,0 +1,220 @@
+// mcpkit/client: McpClient, `connect` over HTTP or any transport, OAuth. Runtime-neutral;
+// spawning a stdio server is mcpkit/stdio's `connect`, signing in through a local browser
+// redirect is mcpkit/node's `loopbackAuthorization`.
+
+export {
+  McpClient,
+  type ClientOptions,
+  type SamplingHandler,
+  type ElicitationHandler,
+  type ReinitializeEvent,
+} from '../client/client.js';
+export { connect, type HttpTarget } from '../client/connect.js';
+export type { SessionState } from '../client/reconnect.js';
+export type { CallOptions } from '../client/calls.js';
+export type { HandshakeOutcome } from '../client/handshake.js';
+export type { ConnectOutcome } from '../client/modern.js';
+export type { Era, EraOption } from '../client/era.js';
+export type { Subscription, ListenNotification, ListenOptions, RelistenOptions } from '../client/listen.js';
+export { TaskCancelledError, type TaskOptions } from '../client/tasks.js';
+export {
+  TASKS_EXTENSION,
+  type Task,
+  type TaskStatus,
+  type TaskSupport,
+  type TaskMethod,
+  type CreateTaskResult,
+  type DetailedTask,
+  type TaskIdParams,
+  type UpdateTaskParams,
+  type TaskNotificationParams,
+} from '../protocol/tasks.js';
+export { connectHttp, type ConnectHttpResult, type ConnectHttpTransportOptions } from '../client/connect-http.js';
+export {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientTransportOptions,
+  type ReconnectOptions,
+} from '../transports/http/client/streamable.js';
+export { SseClientTransport, type SseClientTransportOptions } from '../transports/http/client/sse-legacy.js';
+export { HttpStatusError, SessionExpiredError, type HeadersOption } from '../transports/http/client/http-common.js';
+export { OAuthFlowError } from '../client/auth/errors.js';
+export { OAuthClientAuth } from '../client/auth/oauth.js';
+export type { OAuthOptions, AuthorizationRequest, AssertionTarget } from '../client/auth/options.js';
+export { idJagAssertion, type IdJagOptions } from '../client/auth/id-jag.js';
+export { MemoryOAuthStore, type OAuthStore, type StoredTokens } from '../client/auth/store.js';
+export type { ClientRegistration, OAuthTokens, TokenEndpointAuthMethod } from '../client/auth/token-endpoint.js';
+export type { ClientKey, JwtAlgorithm } from '../client/auth/jwt.js';
+export type { ProtectedResourceMetadata, AuthorizationServerMetadata } from '../client/auth/metadata.js';
+export {
+  parseBearerChallenge,
+  parseAuthChallenge,
+  type AuthChallenge,
+  type BearerChallenge,
+} from '../client/auth/challenge.js';
+export type { DpopOptions } from '../client/auth/dpop.js';
+export { MemoryTransport, createLinkedPair, type MemoryTransportOptions } from '../transports/memory/index.js';
+export type { Transport, FrameInfo, AuthInfo, SendOptions } from '../engine/transport.js';
+export type { MessageMiddleware, Next } from '../engine/middleware.js';
+export type { ProgressInfo, RequestOptions } from '../engine/peer.js';
+export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+export type {
+  RequestId,
+  JsonValue,
+  JsonObject,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResultResponse,
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcResponse,
+  JsonRpcMessage,
+} from '../jsonrpc/messages.js';
+export type {
+  ProtocolVersion,
+  ProgressToken,
+  Cursor,
+  Role,
+  LoggingLevel,
+  Meta,
+  RequestMeta,
+  ResultMeta,
+  NotificationMeta,
+  RequestParams,
+  ServerRequestParams,
+  NotificationParams,
+  PaginatedParams,
+  ResultType,
+  Result,
+  FinalResult,
+  EmptyResult,
+  PaginatedResult,
+  CacheScope,
+  CacheableResult,
+  Icon,
+  Implementation,
+  Annotations,
+  TextContent,
+  ImageContent,
+  AudioContent,
+  TextResourceContents,
+  BlobResourceContents,
+  ResourceContents,
+  EmbeddedResource,
+  ResourceLink,
+  ContentBlock,
+  ToolUseContent,
+  ToolResultContent,
+  SamplingContentBlock,
+  SamplingMessage,
+  ClientTasksCapability,
+  ServerTasksCapability,
+  ClientCapabilities,
+  ServerCapabilities,
+  JsonSchema,
+  ToolInputSchema,
+  ToolOutputSchema,
+  ToolAnnotations,
+  ToolExecution,
+  Tool,
+  Resource,
+  ResourceTemplate,
+  PromptArgument,
+  Prompt,
+  PromptMessage,
+  Root,
+} from '../protocol/types.js';
+export type {
+  ModelHint,
+  ModelPreferences,
+  ToolChoice,
+  IncludeContext,
+  StopReason,
+  TaskMetadata,
+  StringSchema,
+  NumberSchema,
+  BooleanSchema,
+  EnumOption,
+  UntitledSingleSelectEnumSchema,
+  TitledSingleSelectEnumSchema,
+  UntitledMultiSelectEnumSchema,
+  TitledMultiSelectEnumSchema,
+  LegacyTitledEnumSchema,
+  SingleSelectEnumSchema,
+  MultiSelectEnumSchema,
+  EnumSchema,
+  PrimitiveSchemaDefinition,
+  ElicitRequestedSchema,
+  ElicitAction,
+  ElicitValue,
+} from '../protocol/client-types.js';
+export type {
+  InputRequest,
+  InputResponse,
+  InputRequests,
+  InputResponses,
+  InputRequiredResult,
+  InputResponseParams,
+} from '../protocol/params.js';
+export type {
+  InitializeParams,
+  InitializeResult,
+  PingParams,
+  PingResult,
+  DiscoverParams,
+  DiscoverResult,
+  ListToolsParams,
+  ListToolsResult,
+  CallToolParams,
+  CallToolResult,
+  ListResourcesParams,
+  ListResourcesResult,
+  ListResourceTemplatesParams,
+  ListResourceTemplatesResult,
+  ReadResourceParams,
+  ReadResourceResult,
+  SubscribeParams,
+  SubscribeResult,
+  UnsubscribeParams,
+  UnsubscribeResult,
+  ListPromptsParams,
+  ListPromptsResult,
+  GetPromptParams,
+  GetPromptResult,
+  PromptReference,
+  ResourceTemplateReference,
+  CompleteParams,
+  CompleteResult,
+  SetLevelParams,
+  SetLevelResult,
+  ListRootsParams,
+  ListRootsResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitUrlParams,
+  ElicitParams,
+  ElicitResult,
+  SubscriptionFilter,
+  SubscriptionsListenParams,
+  SubscriptionsListenResult,
+  CancelledNotificationParams,
+  ProgressNotificationParams,
+  LoggingMessageNotificationParams,
+  ResourceUpdatedNotificationParams,
+  ElicitationCompleteNotificationParams,
+  SubscriptionsAcknowledgedParams,
+  EmptyNotificationParams,
+} from '../protocol/params.js';
+export type {
+  ClientRequestMap,
+  ServerRequestMap,
+  ServerNotificationMap,
+  ClientNotificationMap,
+  ClientRequestMethod,
+  ServerRequestMethod,
+  ServerNotificationMethod,
+  ClientNotificationMethod,
+  RequestMethod,
+  NotificationMethod,
+  MethodName,
+} from '../protocol/methods.js';

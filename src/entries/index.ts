@@ -1,0 +1,335 @@
+// mcpkit: everything (Node-oriented): the server, the client, every transport and adapter,
+// the all-in-one `connect` (URL, command or transport), and the JSON-RPC and protocol helpers.
+// The subpath entries import less and (server, client, http) run in any JavaScript runtime.
+
+export {
+  isRequest,
+  isNotification,
+  isResponse,
+  isErrorResponse,
+  type RequestId,
+  type JsonValue,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonRpcNotification,
+  type JsonRpcResultResponse,
+  type JsonRpcErrorObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcResponse,
+  type JsonRpcMessage,
+} from '../jsonrpc/messages.js';
+export { toErrorObject, ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+export {
+  DEFAULT_LIMITS,
+  decodeFrame,
+  validateMessage,
+  exceedsDepth,
+  encodeMessage,
+  errorResponse,
+  type DecodeLimits,
+  type Decoded,
+  type BadResponse,
+} from '../jsonrpc/codec.js';
+export {
+  PROTOCOL_VERSIONS,
+  LOGGING_LEVELS,
+  type ProtocolVersion,
+  type ProgressToken,
+  type Cursor,
+  type Role,
+  type LoggingLevel,
+  type Meta,
+  type RequestMeta,
+  type ResultMeta,
+  type NotificationMeta,
+  type RequestParams,
+  type ServerRequestParams,
+  type NotificationParams,
+  type PaginatedParams,
+  type ResultType,
+  type Result,
+  type FinalResult,
+  type EmptyResult,
+  type PaginatedResult,
+  type CacheScope,
+  type CacheableResult,
+  type Icon,
+  type Implementation,
+  type Annotations,
+  type TextContent,
+  type ImageContent,
+  type AudioContent,
+  type TextResourceContents,
+  type BlobResourceContents,
+  type ResourceContents,
+  type EmbeddedResource,
+  type ResourceLink,
+  type ContentBlock,
+  type ToolUseContent,
+  type ToolResultContent,
+  type SamplingContentBlock,
+  type SamplingMessage,
+  type ClientTasksCapability,
+  type ServerTasksCapability,
+  type ClientCapabilities,
+  type ServerCapabilities,
+  type JsonSchema,
+  type ToolInputSchema,
+  type ToolOutputSchema,
+  type ToolAnnotations,
+  type ToolExecution,
+  type Tool,
+  type Resource,
+  type ResourceTemplate,
+  type PromptArgument,
+  type Prompt,
+  type PromptMessage,
+  type Root,
+} from '../protocol/types.js';
+export {
+  METHODS,
+  type ClientRequestMap,
+  type ServerRequestMap,
+  type ServerNotificationMap,
+  type ClientNotificationMap,
+  type ClientRequestMethod,
+  type ServerRequestMethod,
+  type ServerNotificationMethod,
+  type ClientNotificationMethod,
+  type RequestMethod,
+  type NotificationMethod,
+  type MethodName,
+} from '../protocol/methods.js';
+export {
+  HANDSHAKE_VERSIONS,
+  MODERN_VERSIONS,
+  LATEST_HANDSHAKE_VERSION,
+  negotiateVersion,
+  type HandshakeVersion,
+} from '../protocol/versions.js';
+export {
+  TASK_METHODS,
+  TASK_NOTIFICATION,
+  TERMINAL_STATUSES,
+  REMOVED_TASK_METHODS,
+  declaresTasks,
+  TASKS_EXTENSION,
+  type Task,
+  type TaskStatus,
+  type TaskSupport,
+  type TaskMethod,
+  type CreateTaskResult,
+  type DetailedTask,
+  type TaskIdParams,
+  type UpdateTaskParams,
+  type TaskNotificationParams,
+} from '../protocol/tasks.js';
+export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type SchemaInput } from '../schema/compile.js';
+export { connectStdio, connectAny as connect, type StdioTarget } from '../client/connect-stdio.js';
+export { McpServer, type McpServerOptions, type InferArgs } from '../server/mcp-server.js';
+export {
+  Server,
+  type ServerOptions,
+  type MethodHandler,
+  type NotificationHandler,
+  type RequestMiddleware,
+} from '../server/server.js';
+export { ServerSession } from '../server/session.js';
+export type { RequestContext, InputOptions } from '../server/context.js';
+export type { ToolConfig, ToolHandler, ToolReturn, ToolUpdate } from '../server/tools.js';
+export type {
+  ResourceConfig,
+  ResourceHandler,
+  ResourceReturn,
+  ResourceUpdate,
+  TemplateConfig,
+  TemplateHandler,
+  TemplateUpdate,
+  Completer,
+} from '../server/resources.js';
+export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from '../server/prompts.js';
+export type { Registered } from '../server/registry.js';
+export { tasks, modernTasks, coreTasks, type TaskServerOptions, type ToolTaskOptions } from '../extensions/tasks/extension.js';
+export type { LegacyTask } from '../extensions/tasks/legacy.js';
+export type {
+  ServerExtension,
+  ExtensionApi,
+  ExtensionHooks,
+  ExtensionMethodHandler,
+  ToolHook,
+  ContextBinding,
+  ListenRequest,
+} from '../server/extension.js';
+export type { Session } from '../server/context.js';
+export {
+  InMemoryTaskStore,
+  TaskLimitError,
+  type InMemoryTaskStoreOptions,
+  type TaskRecord,
+  type TaskStore,
+} from '../state/task-store.js';
+export { MemoryBus, type MessageBus } from '../state/bus.js';
+export { UriTemplate, type UriVariables } from '../server/uri-template.js';
+export { loadJsonSchemaSupport } from '../schema/json-schema-support.js';
+export {
+  McpClient,
+  type ClientOptions,
+  type SamplingHandler,
+  type ElicitationHandler,
+  type ReinitializeEvent,
+} from '../client/client.js';
+export type { HttpTarget } from '../client/connect.js';
+export type { SessionState } from '../client/reconnect.js';
+export type { CallOptions } from '../client/calls.js';
+export type { HandshakeOutcome } from '../client/handshake.js';
+export type { ConnectOutcome } from '../client/modern.js';
+export type { Era, EraOption } from '../client/era.js';
+export type { Subscription, ListenNotification, ListenOptions, RelistenOptions } from '../client/listen.js';
+export { TaskCancelledError, type TaskOptions } from '../client/tasks.js';
+export { connectHttp, type ConnectHttpResult, type ConnectHttpTransportOptions } from '../client/connect-http.js';
+export {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientTransportOptions,
+  type ReconnectOptions,
+} from '../transports/http/client/streamable.js';
+export { SseClientTransport, type SseClientTransportOptions } from '../transports/http/client/sse-legacy.js';
+export { HttpStatusError, SessionExpiredError, type HeadersOption } from '../transports/http/client/http-common.js';
+export { OAuthFlowError } from '../client/auth/errors.js';
+export { OAuthClientAuth } from '../client/auth/oauth.js';
+export type { OAuthOptions, AuthorizationRequest, AssertionTarget } from '../client/auth/options.js';
+export { idJagAssertion, type IdJagOptions } from '../client/auth/id-jag.js';
+export { MemoryOAuthStore, type OAuthStore, type StoredTokens } from '../client/auth/store.js';
+export type { ClientRegistration, OAuthTokens, TokenEndpointAuthMethod } from '../client/auth/token-endpoint.js';
+export type { ClientKey, JwtAlgorithm } from '../client/auth/jwt.js';
+export type { ProtectedResourceMetadata, AuthorizationServerMetadata } from '../client/auth/metadata.js';
+export {
+  parseBearerChallenge,
+  parseAuthChallenge,
+  type AuthChallenge,
+  type BearerChallenge,
+} from '../client/auth/challenge.js';
+export type { DpopOptions } from '../client/auth/dpop.js';
+export { toFetchHandler, type FetchHandler } from '../hosting/fetch.js';
+export { McpHttpHandler, type HttpServerOptions } from '../hosting/http/router.js';
+export { StreamableHttpHandler, type StreamableHttpOptions } from '../hosting/http/streamable.js';
+export { LegacySseHandler, type LegacySseOptions } from '../hosting/http/legacy-sse.js';
+export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from '../state/event-store.js';
+export { InMemorySessionStore, type SessionStore, type SessionRecord } from '../state/session-store.js';
+export {
+  apiKeyGuard,
+  extractApiKey,
+  type Authenticate,
+  type ApiKeyGuardOptions,
+  type OriginPolicy,
+} from '../hosting/http/security.js';
+export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from '../hosting/http/exchange.js';
+export { OAuthResourceGuard, type OAuthResourceOptions } from '../hosting/http/oauth-resource.js';
+export type { DpopResourceOptions, DpopNonceOptions, DpopNonceSource } from '../hosting/http/dpop-proof.js';
+export {
+  jwtAccessTokens,
+  type JwtAccessTokenOptions,
+  type JwtAccessTokenVerifier,
+  type JwtClaims,
+  type JwsAlgorithm,
+} from '../hosting/http/jwt-access-token.js';
+export type { ResponseMode } from '../hosting/http/channel.js';
+export { encodeEvent, SseParser, SseParseError, readSseStream, type SseEvent } from '../transports/http/sse.js';
+export type { AuthInfo, Transport, FrameInfo, SendOptions } from '../engine/transport.js';
+export {
+  serve,
+  toNodeHandler,
+  type ServeOptions,
+  type RunningServer,
+  type NodeRequestListener,
+} from '../hosting/node.js';
+export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
+export { serveStdio, type ServeStdioOptions } from '../hosting/stdio.js';
+export { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
+export { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';
+export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from '../transports/stdio/process.js';
+export { LineReader, DEFAULT_MAX_LINE_LENGTH, type LineReaderOptions } from '../transports/stdio/line-reader.js';
+export { MemoryTransport, createLinkedPair, type MemoryTransportOptions } from '../transports/memory/index.js';
+export type { MessageMiddleware, Next } from '../engine/middleware.js';
+export type { ProgressInfo, RequestOptions } from '../engine/peer.js';
+export type {
+  ModelHint,
+  ModelPreferences,
+  ToolChoice,
+  IncludeContext,
+  StopReason,
+  TaskMetadata,
+  StringSchema,
+  NumberSchema,
+  BooleanSchema,
+  EnumOption,
+  UntitledSingleSelectEnumSchema,
+  TitledSingleSelectEnumSchema,
+  UntitledMultiSelectEnumSchema,
+  TitledMultiSelectEnumSchema,
+  LegacyTitledEnumSchema,
+  SingleSelectEnumSchema,
+  MultiSelectEnumSchema,
+  EnumSchema,
+  PrimitiveSchemaDefinition,
+  ElicitRequestedSchema,
+  ElicitAction,
+  ElicitValue,
+} from '../protocol/client-types.js';
+export type {
+  InputRequest,
+  InputResponse,
+  InputRequests,
+  InputResponses,
+  InputRequiredResult,
+  InputResponseParams,
+} from '../protocol/params.js';
+export type {
+  InitializeParams,
+  InitializeResult,
+  PingParams,
+  PingResult,
+  DiscoverParams,
+  DiscoverResult,
+  ListToolsParams,
+  ListToolsResult,
+  CallToolParams,
+  CallToolResult,
+  ListResourcesParams,
+  ListResourcesResult,
+  ListResourceTemplatesParams,
+  ListResourceTemplatesResult,
+  ReadResourceParams,
+  ReadResourceResult,
+  SubscribeParams,
+  SubscribeResult,
+  UnsubscribeParams,
+  UnsubscribeResult,
+  ListPromptsParams,
+  ListPromptsResult,
+  GetPromptParams,
+  GetPromptResult,
+  PromptReference,
+  ResourceTemplateReference,
+  CompleteParams,
+  CompleteResult,
+  SetLevelParams,
+  SetLevelResult,
+  ListRootsParams,
+  ListRootsResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitUrlParams,
+  ElicitParams,
+  ElicitResult,
+  SubscriptionFilter,
+  SubscriptionsListenParams,
+  SubscriptionsListenResult,
+  CancelledNotificationParams,
+  ProgressNotificationParams,
+  LoggingMessageNotificationParams,
+  ResourceUpdatedNotificationParams,
+  ElicitationCompleteNotificationParams,
+  SubscriptionsAcknowledgedParams,
+  EmptyNotificationParams,
+} from '../protocol/params.js';

@@ -1,0 +1,12 @@
+// mcpkit/node: what needs Node itself for HTTP: the node:http adapter, `serve()`, and the
+// loopback redirect for signing in from a command-line client.
+
+export {
+  serve,
+  toNodeHandler,
+  type ServeOptions,
+  type RunningServer,
+  type NodeRequestListener,
+} from '../hosting/node.js';
+export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
+export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';

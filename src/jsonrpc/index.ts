@@ -1,3 +1,0 @@
-export * from './messages.js';
-export * from './errors.js';
-export * from './codec.js';
