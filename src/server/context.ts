@@ -13,6 +13,7 @@ import type {
   LoggingLevel,
   Root,
 } from '../protocol/types.js';
+import type { Era } from '../protocol/era.js';
 import { features } from '../protocol/versions.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { AuthInfo } from '../engine/transport.js';
@@ -30,6 +31,11 @@ export interface InputOptions extends RequestOptions {
 
 /** What every handler receives besides its arguments. */
 export interface RequestContext {
+  /**
+   * How this request is served: 'handshake' (a connection that ran `initialize`; `session` is
+   * set) or 'modern' (2026-07-28, stateless). Decided once, where the request came in.
+   */
+  readonly era: Era;
   readonly requestId: RequestId;
   readonly method: string;
   /** Fires when the client cancels or the connection goes away. */
@@ -80,6 +86,10 @@ export class ServerContext extends RequestFacts implements RequestContext {
   constructor(session: ServerSession, inbound: InboundRequest, envelope: RequestEnvelope) {
     super(inbound, envelope);
     this.session = session;
+  }
+
+  get era(): 'handshake' {
+    return 'handshake';
   }
 
   /** Set only in a 2025-11-25 task's context (LegacyTaskContext). */

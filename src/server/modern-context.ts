@@ -50,6 +50,10 @@ export class ModernContext extends RequestFacts implements RequestContext {
     super(inbound, envelope);
   }
 
+  get era(): 'modern' {
+    return 'modern';
+  }
+
   override get signal(): AbortSignal {
     const run = this.task?.run;
     return run === undefined ? this.inbound.signal : run.signal;

@@ -3,13 +3,13 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc
 import { Peer, type PeerHandlers, type RequestOptions } from '../engine/peer.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.js';
-import { claimsModern } from '../protocol/modern.js';
+import { requestEra } from '../protocol/era.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
 import type { Transport } from '../engine/transport.js';
 import { ServerContext } from './context.js';
 import type { Server } from './server.js';
-import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_VERSION } from '../extensions/tasks/legacy.js';
+import { LEGACY_TASKS_CAPABILITY } from '../extensions/tasks/legacy.js';
 
 /**
  * One client connection to a server (a stdio process, an HTTP session, an in-memory pair).
@@ -24,11 +24,6 @@ export class ServerSession implements PeerHandlers {
   // Made on first use: most connections (every stateless HTTP request) never touch them.
   private subs: Set<string> | undefined;
   private dataMap: Map<string, unknown> | undefined;
-  /**
-   * Serve every request in the 2026-07-28 era (set by transports that know the era from
-   * outside the body, e.g. an HTTP version header), so a missing envelope is a -32602.
-   */
-  statelessOnly = false;
 
   constructor(server: Server, transport: Transport) {
     this.server = server;
@@ -113,16 +108,16 @@ export class ServerSession implements PeerHandlers {
   }
 
   private onRequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
-    // Dual era: a request carrying the 2026-07-28 envelope (or a method only that era has) is
-    // served statelessly, whatever this connection's handshake state; everything else goes
-    // through the handshake codec.
+    // Dual era: a 2026-07-28 request is served statelessly, whatever this connection's handshake
+    // state; everything else goes through the handshake codec. The era comes with the frame when
+    // the transport decided it (HTTP); otherwise it is decided here, once.
     const modern = this.server.modern;
-    if (modern && (this.statelessOnly || claimsModern(req.method, req.params))) return modern.handle(req, inbound);
+    if (modern && (inbound.info?.era ?? requestEra(req.method, req.params)) === 'modern') return modern.handle(req, inbound);
     switch (req.method) {
       case 'initialize': {
         const result = this.era.initialize(req.params);
         // Core tasks exist in 2025-11-25 only: older revisions never see the capability.
-        if (this.server.tasks && result.protocolVersion === LEGACY_TASKS_VERSION) {
+        if (this.server.tasks && features.coreTasks(result.protocolVersion)) {
           result.capabilities = { ...result.capabilities, tasks: LEGACY_TASKS_CAPABILITY };
         }
         return result as unknown as JsonObject;

@@ -4,11 +4,12 @@ import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { RequestOptions } from '../../engine/peer.js';
 import type { LoggingLevel, ServerTasksCapability } from '../../protocol/types.js';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../protocol/tasks.js';
+import { CORE_TASKS_VERSION, features } from '../../protocol/versions.js';
 import { ServerContext, type RequestContext } from '../../server/context.js';
 import type { ServerSession } from '../../server/session.js';
 
 /** The only handshake revision with (experimental) core tasks; 2026-07-28 made them an extension. */
-export const LEGACY_TASKS_VERSION = '2025-11-25';
+export const LEGACY_TASKS_VERSION = CORE_TASKS_VERSION;
 
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
@@ -28,7 +29,7 @@ export interface LegacyTask {
 
 /** Whether a request is served with 2025-11-25 core tasks (a handshake session at that revision). */
 export function usesLegacyTasks(ctx: RequestContext): ctx is ServerContext {
-  return ctx instanceof ServerContext && ctx.protocolVersion === LEGACY_TASKS_VERSION;
+  return ctx.era === 'handshake' && features.coreTasks(ctx.protocolVersion);
 }
 
 export interface LegacyLimits {

@@ -4,7 +4,7 @@ import type { JsonObject } from '../../jsonrpc/messages.js';
 import { declaresTasks, TASKS_EXTENSION, TERMINAL_STATUSES, type DetailedTask, type TaskSupport } from '../../protocol/tasks.js';
 import { missingCapability } from '../../protocol/modern.js';
 import type { RequestContext } from '../../server/context.js';
-import { ModernContext, type TaskBinding } from '../../server/modern-context.js';
+import type { ModernContext, TaskBinding } from '../../server/modern-context.js';
 import type { Server } from '../../server/server.js';
 import { LegacyTasks, usesLegacyTasks } from './legacy.js';
 import { TaskRun, type TaskHost } from './run.js';
@@ -97,12 +97,14 @@ export class TaskManager {
    * task tool is an ordinary tool).
    */
   callTool(task: ToolTaskOptions, ctx: RequestContext, execute: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> | JsonObject {
-    if (!(ctx instanceof ModernContext)) return execute();
+    if (ctx.era !== 'modern') return execute();
     if (!declaresTasks(ctx.clientCapabilities)) {
       if (task.support === 'required') throw tasksExtensionRequired('this tool runs only as a task');
       return execute();
     }
-    return task.start === 'handler' ? this.startedByHandler(task, ctx, execute) : this.startedFirst(task, ctx, execute);
+    // A modern request's context is always the modern era's own.
+    const modern = ctx as ModernContext;
+    return task.start === 'handler' ? this.startedByHandler(task, modern, execute) : this.startedFirst(task, modern, execute);
   }
 
   /** The default: the task exists before the handler runs, and the request answers with it. */
@@ -259,7 +261,7 @@ export class TaskManager {
 
   /** Tasks run in the 2026-07-28 era only, for requests that declare the extension. */
   private admit(method: string, ctx: RequestContext): void {
-    if (!(ctx instanceof ModernContext)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (ctx.era !== 'modern') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     if (!declaresTasks(ctx.clientCapabilities)) throw tasksExtensionRequired(method);
   }
 
