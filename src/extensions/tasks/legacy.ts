@@ -4,12 +4,10 @@ import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { RequestOptions } from '../../engine/peer.js';
 import type { LoggingLevel, ServerTasksCapability } from '../../protocol/types.js';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../protocol/tasks.js';
-import { CORE_TASKS_VERSION, features } from '../../protocol/versions.js';
+import { features } from '../../protocol/versions.js';
 import { ServerContext, type RequestContext } from '../../server/context.js';
 import type { ServerSession } from '../../server/session.js';
 
-/** The only handshake revision with (experimental) core tasks; 2026-07-28 made them an extension. */
-export const LEGACY_TASKS_VERSION = CORE_TASKS_VERSION;
 
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
