@@ -66,8 +66,9 @@ export interface Transport {
   close(): Promise<void>;
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
   /**
-   * Set by the engine: takes a frame the transport already decoded with `decodeFrame` under the
-   * engine's limits (see `Peer.limits`), errors included, exactly as `onmessage` would have.
+   * Set by the engine: takes a frame the transport already decoded with `decodeFrame`, under
+   * limits no looser than the engine's (`Peer.limits`), errors included; the engine handles it
+   * exactly as it would the same frame from `onmessage`.
    */
   ondecoded?: (decoded: Decoded, info?: FrameInfo) => void;
   /** Fired once when the transport is closed, from either side. */
