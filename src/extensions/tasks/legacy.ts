@@ -8,7 +8,6 @@ import { features } from '../../protocol/versions.js';
 import { ServerContext, type RequestContext } from '../../server/context.js';
 import type { ServerSession } from '../../server/session.js';
 
-
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 /** What a 2025-11-25 server with task tools declares in its initialize result. */
