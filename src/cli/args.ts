@@ -2,7 +2,7 @@
 // command, and the options every client command accepts.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { HANDSHAKE_VERSIONS, isHandshakeVersion, MODERN_VERSIONS } from '../protocol/versions.js';
+import { features, HANDSHAKE_VERSIONS, isHandshakeVersion } from '../protocol/versions.js';
 
 /** A mistake in how the command was called: exit code 2 and a one-line explanation. */
 export class UsageError extends Error {
@@ -131,7 +131,7 @@ export function eraOf(values: Values): EraChoice {
   }
   // Dates compare as strings; a dated revision from the first stateless one on is not a handshake
   // one. Other strings (drafts, deliberately bad versions for testing a server) are let through.
-  if (pinned !== undefined && era === 'handshake' && /^\d{4}-\d{2}-\d{2}$/.test(pinned) && pinned >= MODERN_VERSIONS[0]) {
+  if (pinned !== undefined && era === 'handshake' && /^\d{4}-\d{2}-\d{2}$/.test(pinned) && features.modern(pinned)) {
     throw new UsageError(`--protocol-version ${pinned} belongs to the stateless era; --era handshake speaks ${HANDSHAKE_VERSIONS.join(', ')}`);
   }
   return era;

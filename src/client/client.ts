@@ -5,7 +5,7 @@ import type { ClientRequestMap, ServerNotificationMap } from '../protocol/method
 import { REMOVED_IN_MODERN } from '../protocol/modern.js';
 import { LOGGING_LEVELS, type CallToolResult, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities, type SubscriptionFilter } from '../protocol/types.js';
 import { declaresTasks, TASK_METHODS, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
-import { isHandshakeVersion } from '../protocol/versions.js';
+import { features, isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
@@ -16,7 +16,7 @@ import { ServerCalls, type CallOptions } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
 import { keepListening, ListenRegistry, ListenStream, missedWhileAway, type ListenNotification, type ListenOptions, type Subscription } from './listen.js';
 import { ModernSession, type ConnectOutcome } from './modern.js';
-import { HeaderingTransport, ToolHeaderBook } from './param-headers.js';
+import { HeaderingTransport, modernSendOptions, ToolHeaderBook } from './param-headers.js';
 import { SessionRecovery, type SessionState } from './reconnect.js';
 import { TaskDriver } from './tasks.js';
 import { CoreTasks, modernNames } from './core-tasks.js';
@@ -44,7 +44,7 @@ const NEEDS: Record<string, (c: ServerCapabilities, version: string) => boolean>
   'prompts/list': (c) => !!c.prompts,
   'prompts/get': (c) => !!c.prompts,
   // 2024-11-05 had completion/complete without a capability flag.
-  'completion/complete': (c, v) => !!c.completions || v < '2025-03-26',
+  'completion/complete': (c, v) => !!c.completions || !features.completionsCapability(v),
   'logging/setLevel': (c) => !!c.logging,
 };
 
@@ -141,7 +141,9 @@ export class McpClient extends ServerCalls {
     if (this.peer && !this.peer.isClosed) throw new LocalError('protocol', 'This client is already connected; close it first');
     const wanted = this.wantedEra(transport);
     const peer = new Peer(
-      new HeaderingTransport(transport, (m) => this.toolBook.headersFor(m)),
+      // The transport is told what each message is: once this connection speaks 2026-07-28,
+      // everything it sends belongs to that era. No transport guesses it from the body.
+      new HeaderingTransport(transport, (m) => (this.session === undefined ? undefined : modernSendOptions(this.toolBook, m))),
       { onrequest: (req, inbound) => this.onServerRequest(req, inbound.signal), onnotification: (n) => this.onNotification(n) },
       { requestTimeoutMs: this.options.requestTimeoutMs, middleware: this.options.middleware, onerror: this.options.onerror },
     );

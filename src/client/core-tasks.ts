@@ -3,10 +3,9 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { DetailedTask } from '../protocol/tasks.js';
 import type { ServerCapabilities, Tool, ToolExecution } from '../protocol/types.js';
+import { features } from '../protocol/versions.js';
 import type { CallOptions } from './calls.js';
 
-/** The only handshake revision with (experimental) core tasks, SEP-1686. */
-export const CORE_TASKS_VERSION = '2025-11-25';
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 type Support = NonNullable<ToolExecution['taskSupport']>;
@@ -40,7 +39,7 @@ export class CoreTasks {
 
   /** A new (or re-initialized) session: what the old one said about tools may no longer hold. */
   reset(protocolVersion: string | undefined, caps: ServerCapabilities | undefined): void {
-    this.active = protocolVersion === CORE_TASKS_VERSION && !!caps?.tasks?.requests?.tools?.call;
+    this.active = protocolVersion !== undefined && features.coreTasks(protocolVersion) && !!caps?.tasks?.requests?.tools?.call;
     this.forget();
   }
 

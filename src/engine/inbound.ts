@@ -1,14 +1,24 @@
-import { LocalError } from '../jsonrpc/errors.js';
-import type { JsonObject, JsonRpcRequest, RequestId } from '../jsonrpc/messages.js';
+import { LocalError, McpError, toErrorObject } from '../jsonrpc/errors.js';
+import type { JsonObject, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/messages.js';
 import type { FrameInfo } from './transport.js';
-import type { Peer, RequestOptions } from './peer.js';
+import type { RequestOptions } from './peer.js';
+
+/**
+ * Where the messages of one inbound request go: the connection's engine (a `Peer`), or, for a
+ * request that has no connection (a 2026-07-28 HTTP POST), its own response stream.
+ */
+export interface RequestSink {
+  notify(method: string, params: JsonObject | undefined, relatedRequestId: RequestId): Promise<void>;
+  request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject>;
+  respond(message: JsonRpcResponse): Promise<void>;
+}
 
 /**
  * The engine's view of one request being handled: its abort signal, its progress token and
  * the ability to send messages tied to it. Handlers see it through richer contexts built above.
  */
 export class InboundRequest {
-  readonly peer: Peer;
+  readonly peer: RequestSink;
   readonly request: JsonRpcRequest;
   readonly info: FrameInfo | undefined;
   private controller: AbortController | undefined;
@@ -16,7 +26,7 @@ export class InboundRequest {
   private done = false;
   cancelled = false;
 
-  constructor(peer: Peer, request: JsonRpcRequest, info?: FrameInfo) {
+  constructor(peer: RequestSink, request: JsonRpcRequest, info?: FrameInfo) {
     this.peer = peer;
     this.request = request;
     this.info = info;
@@ -77,4 +87,18 @@ export class InboundRequest {
     const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
     return this.peer.request(method, params, { ...options, signal, relatedRequestId: this.id });
   }
+}
+
+/**
+ * The response that ends a request: its handler's result, or the error it threw as a JSON-RPC
+ * error. An error that is neither a protocol error nor a local one, and not the effect of a
+ * cancellation, is a bug in the handler: it goes to `onerror` as well.
+ */
+export function responseTo(inbound: InboundRequest, ok: boolean, value: unknown, onerror: ((e: Error) => void) | undefined): JsonRpcResponse {
+  const id = inbound.request.id;
+  if (ok) return { jsonrpc: '2.0', id, result: value as JsonObject };
+  if (!(value instanceof McpError) && !(value instanceof LocalError) && !inbound.signal.aborted) {
+    onerror?.(value instanceof Error ? value : new Error(String(value)));
+  }
+  return { jsonrpc: '2.0', id, error: toErrorObject(value) };
 }

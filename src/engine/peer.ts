@@ -1,7 +1,8 @@
-import { decodeFrame, DEFAULT_LIMITS, errorResponse, type BadResponse, type DecodeLimits } from '../jsonrpc/codec.js';
-import { ErrorCode, LocalError, McpError, toErrorObject } from '../jsonrpc/errors.js';
+import { decodeFrame, DEFAULT_LIMITS, errorResponse, type BadResponse, type DecodeLimits, type Decoded } from '../jsonrpc/codec.js';
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type {
   JsonObject,
+  JsonRpcErrorResponse,
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
@@ -10,7 +11,7 @@ import type {
 } from '../jsonrpc/messages.js';
 import type { FrameInfo, Transport } from './transport.js';
 import { compose, type MessageMiddleware, type Next } from './middleware.js';
-import { InboundRequest } from './inbound.js';
+import { InboundRequest, responseTo } from './inbound.js';
 
 export interface ProgressInfo {
   progress: number;
@@ -73,7 +74,8 @@ interface Pending {
 export class Peer {
   readonly transport: Transport;
   private readonly handlers: PeerHandlers;
-  private readonly limits: DecodeLimits;
+  /** What every inbound frame is decoded under (also by a transport that decodes for `ondecoded`). */
+  readonly limits: DecodeLimits;
   private readonly requestTimeoutMs: number;
   /** A snapshot (copied on `use`): middleware added to a server later is not this peer's. */
   private middleware: readonly MessageMiddleware[];
@@ -149,7 +151,8 @@ export class Peer {
 
   /** Not async: the transport's own promise is returned as it is (one promise less per connection). */
   start(): Promise<void> {
-    this.transport.onmessage = (frame, info) => this.receive(frame, info);
+    this.transport.onmessage = (frame, info) => this.accept(decodeFrame(frame, this.limits), info);
+    this.transport.ondecoded = (decoded, info) => this.accept(decoded, info);
     this.transport.onclose = (reason) => this.handleClosed(reason);
     this.transport.onerror = (err) => this.onerror?.(err);
     this.transport.onrequestlost = (id, err) => {
@@ -278,14 +281,20 @@ export class Peer {
 
   // ---------------------------------------------------------------- incoming
 
-  private receive(frame: unknown, info?: FrameInfo): void {
-    const decoded = decodeFrame(frame, this.limits);
+  /**
+   * The one home of the batch and reused-id checks: why a frame is refused whole, if it is. HTTP
+   * asks before routing, to answer on the POST itself; `accept` applies them to other transports.
+   */
+  refusal(decoded: Decoded): JsonRpcErrorResponse | undefined {
+    if (decoded.batch && !(this.handlers.allowBatch?.() ?? false)) return errorResponse(null, ErrorCode.InvalidRequest, BATCH_REFUSED);
+    if (this.inflightMap?.size) for (const m of decoded.messages) if ('id' in m && 'method' in m && this.inflightMap.has(m.id)) return idInUse(m.id);
+    return undefined;
+  }
+
+  /** One decoded frame, from `onmessage` (decoded here) or `ondecoded` (by the transport). */
+  private accept(decoded: Decoded, info?: FrameInfo): void {
     for (const b of decoded.badResponses) this.handleBadResponse(b);
-    if (decoded.batch && !(this.handlers.allowBatch?.() ?? false)) {
-      this.sendError(errorResponse(null, ErrorCode.InvalidRequest,
-        'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26'));
-      return;
-    }
+    if (decoded.batch && !(this.handlers.allowBatch?.() ?? false)) return this.sendError(errorResponse(null, ErrorCode.InvalidRequest, BATCH_REFUSED));
     if (decoded.batch) {
       void this.receiveBatch(decoded.messages, decoded.errors, info);
       return;
@@ -401,7 +410,7 @@ export class Peer {
     const reply = collect ?? this.replyOut;
     const inflight = (this.inflightMap ??= new Map());
     if (inflight.has(req.id)) {
-      reply(errorResponse(req.id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in progress`));
+      reply(idInUse(req.id));
       return DONE;
     }
     const inbound = new InboundRequest(this, req, info);
@@ -425,18 +434,9 @@ export class Peer {
 
   /** Ends an inbound request with its result, or with the error its handler threw. */
   private answered(inbound: InboundRequest, reply: (r: JsonRpcResponse) => void, ok: boolean, value: unknown): void {
-    const id = inbound.request.id;
-    let response: JsonRpcResponse;
-    if (ok) response = { jsonrpc: '2.0', id, result: value as JsonObject };
-    else {
-      const err = value;
-      if (!(err instanceof McpError) && !(err instanceof LocalError) && !inbound.signal.aborted) {
-        this.onerror?.(asError(err));
-      }
-      response = { jsonrpc: '2.0', id, error: toErrorObject(err) };
-    }
+    const response = responseTo(inbound, ok, value, this.onerror);
     inbound.finish();
-    this.inflightMap!.delete(id);
+    this.inflightMap!.delete(inbound.request.id);
     // A cancelled request gets no reply at all (spec: the receiver SHOULD NOT respond).
     if (!inbound.cancelled) reply(response);
   }
@@ -471,6 +471,8 @@ export class Peer {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const BATCH_REFUSED = 'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26';
+const idInUse = (id: RequestId) => errorResponse(id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`);
 const NO_MIDDLEWARE: readonly MessageMiddleware[] = Object.freeze([]);
 const DONE: Promise<void> = Promise.resolve();
 

@@ -1,4 +1,6 @@
+import type { Decoded } from '../jsonrpc/codec.js';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
+import type { Era } from '../protocol/era.js';
 
 /** Extra facts a transport knows about an inbound frame. */
 export interface FrameInfo {
@@ -6,6 +8,11 @@ export interface FrameInfo {
   authInfo?: AuthInfo;
   /** Remote address, when known. */
   remoteAddress?: string;
+  /**
+   * The era of the frame's requests, when the transport has already decided it (the HTTP core,
+   * which needs it to route, with `requestEra`). Absent: the server decides, once, per request.
+   */
+  era?: Era;
 }
 
 export interface AuthInfo {
@@ -36,6 +43,11 @@ export interface SendOptions {
   relatedRequestId?: RequestId;
   /** Extra per-message HTTP headers (2026-07-28 `Mcp-Param-*` mirrors); non-HTTP transports ignore them. */
   headers?: Record<string, string>;
+  /**
+   * What the message is, said by whoever built it: 'modern' for a 2026-07-28 request (its own
+   * POST over HTTP, no session). Absent: a handshake-era message. Transports never guess it.
+   */
+  era?: Era;
 }
 
 /**
@@ -44,7 +56,8 @@ export interface SendOptions {
  *
  * Inbound frames are handed up raw (a JSON text, or an already-parsed value for in-process
  * transports); the engine decodes them so that size/depth limits and error replies are the same
- * for every transport.
+ * for every transport. A transport that must decode a frame itself to route it (the HTTP core)
+ * hands the result to `ondecoded` instead, so that no frame is decoded twice.
  */
 export interface Transport {
   /** Begin reading. Called once by the engine after the callbacks are set. */
@@ -52,6 +65,12 @@ export interface Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
   close(): Promise<void>;
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
+  /**
+   * Set by the engine: takes a frame the transport already decoded with `decodeFrame`, under
+   * limits no looser than the engine's (`Peer.limits`), errors included; the engine handles it
+   * exactly as it would the same frame from `onmessage`.
+   */
+  ondecoded?: (decoded: Decoded, info?: FrameInfo) => void;
   /** Fired once when the transport is closed, from either side. */
   onclose?: (reason?: Error) => void;
   /** Non-fatal problems (a bad write, a stray line). */

@@ -44,12 +44,6 @@ export function errorResponse(id: RequestId | null | undefined, code: number, me
  * JSON-RPC messages. Never throws: every problem becomes an error response.
  */
 export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Decoded {
-  if (handedValue !== undefined) {
-    const same = handedValue === frame && limits.maxDepth >= handedDepth;
-    const decoded = handedDecoded!;
-    handedValue = handedDecoded = undefined;
-    if (same) return decoded;
-  }
   let value: unknown = frame;
   if (typeof frame === 'string') {
     if (frame.length > limits.maxMessageSize) {
@@ -76,23 +70,6 @@ export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMIT
   const out: Decoded = { messages: [], batch: false, errors: [], badResponses: [] };
   invalid(value, validateMessage(value), out);
   return out;
-}
-
-// One slot, see handOff.
-let handedValue: unknown;
-let handedDecoded: Decoded | undefined;
-let handedDepth = 0;
-
-/**
- * @internal The HTTP core decodes a body to route it, then hands the same parsed value to the
- * session's engine, which would decode it again. Called right before that hand-off, this lets the
- * very next `decodeFrame` return `decoded` as it is, if it is for the same value under a depth
- * limit no stricter than `maxDepth` (the result would be the same). Any other decode clears it.
- */
-export function handOff(value: object, decoded: Decoded, maxDepth: number): void {
-  handedValue = value;
-  handedDecoded = decoded;
-  handedDepth = maxDepth;
 }
 
 /** Files one validated item: a message, an error to answer, or a bad response to report. */

@@ -42,16 +42,6 @@ export interface ModernEnvelope extends RequestEnvelope {
 }
 
 /**
- * Whether a request is to be served in the stateless era: it carries the modern envelope, or
- * asks for a method only that era has. The transport may know more (an HTTP version header).
- */
-export function claimsModern(method: string, params: JsonObject | undefined): boolean {
-  if (method === 'server/discover' || method === 'subscriptions/listen') return true;
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  return meta !== undefined && meta !== null && typeof meta === 'object' && META.protocolVersion in meta;
-}
-
-/**
  * Reads and checks the per-request envelope. Missing required keys are -32602; a version this
  * server does not speak is -32022 with the versions it does.
  */

@@ -5,10 +5,9 @@ export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
 export type ProtocolVersion = HandshakeVersion | (typeof MODERN_VERSIONS)[number];
 
-/** The two eras: `handshake` (initialize, a session) and `modern` (2026-07-28, per-request envelope). */
-export type Era = 'handshake' | 'modern';
-
 export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = '2025-11-25';
+/** The only handshake revision with (experimental) core tasks. */
+export const CORE_TASKS_VERSION: HandshakeVersion = '2025-11-25';
 /** What a legacy HTTP server assumes when the MCP-Protocol-Version header is absent. */
 export const DEFAULT_HTTP_VERSION: HandshakeVersion = '2025-03-26';
 
@@ -36,7 +35,9 @@ export const features = {
   titles: (v: string) => v >= '2025-06-18',
   completionsCapability: (v: string) => v >= '2025-03-26',
   progressMessage: (v: string) => v >= '2025-03-26',
+  /** SSE streams start with a priming event (an id to resume from) and may be resumed. */
+  resumableStreams: (v: string) => v >= '2025-11-25',
+  /** Experimental core tasks (SEP-1686): this revision only; 2026-07-28 made them an extension. */
+  coreTasks: (v: string) => v === CORE_TASKS_VERSION,
   modern: (v: string) => v >= '2026-07-28',
-  /** Experimental core tasks (SEP-1686): 2025-11-25 only; 2026-07-28 made them an extension. */
-  coreTasks: (v: string) => v === '2025-11-25',
 } as const;

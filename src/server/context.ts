@@ -13,7 +13,8 @@ import type {
   LoggingLevel,
   Root,
 } from '../protocol/types.js';
-import { features, type Era } from '../protocol/versions.js';
+import type { Era } from '../protocol/era.js';
+import { features } from '../protocol/versions.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { AuthInfo } from '../engine/transport.js';
 import { RequestFacts } from './request-facts.js';
@@ -60,10 +61,13 @@ export interface InputOptions extends RequestOptions {
 
 /** What every handler receives besides its arguments. */
 export interface RequestContext {
+  /**
+   * How this request is served: 'handshake' (a connection that ran `initialize`; `session` is
+   * set) or 'modern' (2026-07-28, stateless). Decided once, where the request came in.
+   */
+  readonly era: Era;
   readonly requestId: RequestId;
   readonly method: string;
-  /** `handshake` (a session made by `initialize`) or `modern` (2026-07-28: everything in the request). */
-  readonly era: Era;
   /** Fires when the client cancels or the connection goes away. */
   readonly signal: AbortSignal;
   /** The request's `_meta` (progress token, trace context, vendor keys). */
@@ -112,6 +116,10 @@ export class ServerContext extends RequestFacts implements RequestContext {
   constructor(session: Session, inbound: InboundRequest, envelope: RequestEnvelope) {
     super(inbound, envelope);
     this.session = session;
+  }
+
+  get era(): 'handshake' {
+    return 'handshake';
   }
 
   /** Set only in the context of a handler running as a task (an extension's subclass). */

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities, SubscriptionFilter, Tool } from '../protocol/types.js';
-import type { Era } from '../protocol/versions.js';
+import type { Era } from '../protocol/era.js';
 import type { RequestContext } from './context.js';
 
 /**

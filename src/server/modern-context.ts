@@ -41,6 +41,10 @@ export class ModernContext extends RequestFacts implements RequestContext {
     super(inbound, envelope);
   }
 
+  get era(): 'modern' {
+    return 'modern';
+  }
+
   override get signal(): AbortSignal {
     return this.binding?.signal ?? this.inbound.signal;
   }

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
-import type { InboundRequest } from '../engine/inbound.js';
+import { responseTo, type InboundRequest } from '../engine/inbound.js';
 import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN, type ModernEnvelope } from '../protocol/modern.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
 import type { CacheScope, Implementation, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
@@ -117,6 +117,28 @@ export class ModernEra {
   /** A round's result, decorated; an input_required one is sealed first (asynchronously). */
   private outcome(method: string, result: JsonObject | Promise<JsonObject>): JsonObject | Promise<JsonObject> {
     return isThenable(result) ? result.then((r) => this.decorate(method, r)) : this.decorate(method, result);
+  }
+
+  /**
+   * Serves one request that arrived outside any connection (a 2026-07-28 HTTP POST): no session,
+   * no engine. `inbound`'s sink is the request's own response stream; the answer goes there,
+   * unless the request was cancelled meanwhile.
+   */
+  serve(inbound: InboundRequest): void {
+    let result: Promise<JsonObject> | JsonObject;
+    try {
+      result = this.handle(inbound.request, inbound);
+    } catch (err) {
+      return this.answer(inbound, false, err);
+    }
+    if (isThenable(result)) result.then((r) => this.answer(inbound, true, r), (err: unknown) => this.answer(inbound, false, err));
+    else this.answer(inbound, true, result);
+  }
+
+  private answer(inbound: InboundRequest, ok: boolean, value: unknown): void {
+    const response = responseTo(inbound, ok, value, this.server.onerror);
+    inbound.finish();
+    if (!inbound.cancelled) inbound.peer.respond(response).catch((e: unknown) => this.server.onerror(e instanceof Error ? e : new Error(String(e))));
   }
 
   discover(): JsonObject {

@@ -17,9 +17,6 @@ export abstract class RequestFacts {
   get requestId(): RequestId {
     return this.inbound.id;
   }
-  get era(): 'handshake' | 'modern' {
-    return this.envelope.era;
-  }
   get method(): string {
     return this.inbound.request.method;
   }

@@ -7,7 +7,7 @@ import type { ServerIdentity } from '../protocol/handshake.js';
 import type { Implementation, LoggingLevel, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
 import type { Transport } from '../engine/transport.js';
-import type { Era } from '../protocol/versions.js';
+import type { Era } from '../protocol/era.js';
 import { ServerBus, type MessageBus } from '../state/bus.js';
 import type { RequestContext } from './context.js';
 import { flattenExtensions, type ExtensionApi, type ExtensionHooks, type ListenRequest, type ServerExtension } from './extension.js';

@@ -3,7 +3,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc
 import { Peer, type PeerHandlers, type RequestOptions } from '../engine/peer.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.js';
-import { claimsModern } from '../protocol/modern.js';
+import { requestEra } from '../protocol/era.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
 import type { Transport } from '../engine/transport.js';
@@ -23,11 +23,6 @@ export class ServerSession implements PeerHandlers, Session {
   // Made on first use: most connections (every stateless HTTP request) never touch them.
   private subs: Set<string> | undefined;
   private dataMap: Map<string, unknown> | undefined;
-  /**
-   * Serve every request in the 2026-07-28 era (set by transports that know the era from
-   * outside the body, e.g. an HTTP version header), so a missing envelope is a -32602.
-   */
-  statelessOnly = false;
 
   constructor(server: Server, transport: Transport) {
     this.server = server;
@@ -115,11 +110,11 @@ export class ServerSession implements PeerHandlers, Session {
   }
 
   private onRequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
-    // Dual era: a request carrying the 2026-07-28 envelope (or a method only that era has) is
-    // served statelessly, whatever this connection's handshake state; everything else goes
-    // through the handshake codec.
+    // Dual era: a 2026-07-28 request is served statelessly, whatever this connection's handshake
+    // state; everything else goes through the handshake codec. The era comes with the frame when
+    // the transport decided it (HTTP); otherwise it is decided here, once.
     const modern = this.server.modern;
-    if (modern && (this.statelessOnly || claimsModern(req.method, req.params))) return modern.handle(req, inbound);
+    if (modern && (inbound.info?.era ?? requestEra(req.method, req.params)) === 'modern') return modern.handle(req, inbound);
     switch (req.method) {
       case 'initialize': {
         const result = this.era.initialize(req.params);

@@ -4,7 +4,8 @@ import { HttpStatusError, SessionExpiredError } from '../../transports/http/clie
 import { SseClientTransport } from '../../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../../transports/http/client/streamable.js';
 import { StdioServerTransport } from '../../transports/stdio/server.js';
-import type { Transport } from '../../engine/transport.js';
+import type { SendOptions, Transport } from '../../engine/transport.js';
+import { requestEra } from '../../protocol/era.js';
 import { OAuthClientAuth } from '../../client/auth/oauth.js';
 import { envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
 import { cliOAuth, OAUTH_HELP } from '../oauth.js';
@@ -12,6 +13,8 @@ import { bridgeHttp } from '../bridge-http.js';
 import { StatusLine } from '../term.js';
 import { Tracer } from '../trace.js';
 import { HTTP_HELP, HTTP_OPTIONS, httpOptions, listeningText } from './serve.js';
+
+const MODERN: SendOptions = Object.freeze({ era: 'modern' });
 
 const USAGE = `Usage:
   mcpkit bridge --stdio-to-http URL [-H "K: V"]...   a stdio server forwarding to a remote HTTP server
@@ -149,7 +152,20 @@ async function stdioToHttp(url: string, headers: Record<string, string>, status:
       process.exit(1);
     };
   };
-  const up = (m: JsonRpcMessage) => (trace?.outgoing ? trace.outgoing(m, (x) => upstream.send(x)) : upstream.send(m));
+  /**
+   * The bridge relays messages it did not build, so it decides what each one is, with the same
+   * predicate a server uses, and says so to the transport. A cancellation carries no envelope: it
+   * is the host's era, which is 2026-07-28 until the host sends `initialize`.
+   */
+  const optionsFor = (m: JsonRpcMessage): SendOptions | undefined => {
+    if (!('method' in m)) return undefined;
+    const modern = m.method === 'notifications/cancelled' ? initMessage === undefined : requestEra(m.method, m.params) === 'modern';
+    return modern ? MODERN : undefined;
+  };
+  const up = (m: JsonRpcMessage) => {
+    const o = optionsFor(m);
+    return trace?.outgoing ? trace.outgoing(m, (x) => upstream.send(x, o)) : upstream.send(m, o);
+  };
 
   /**
    * The host's handshake, replayed when the remote server ends the session (it restarted, or

@@ -13,6 +13,7 @@ import type { OAuthOptions } from './options.js';
 import { MemoryOAuthStore, type OAuthStore, type StoredTokens } from './store.js';
 import type { OAuthTokens } from './token-endpoint.js';
 import { urlPolicy } from './url-policy.js';
+import { LATEST_HANDSHAKE_VERSION } from '../../protocol/versions.js';
 
 /** Refresh this long before the access token expires, so a request does not race the expiry. */
 const EXPIRY_MARGIN_MS = 30_000;
@@ -170,7 +171,7 @@ export class OAuthClientAuth {
   private async discoverFor(challenge: AuthChallenge | undefined, again = false): Promise<Discovery> {
     const from = challenge?.resourceMetadata;
     if (this.discovery && !again && (from === undefined || from === this.discoveredFrom)) return this.discovery;
-    const d = await discover({ fetch: this.ctx().fetch, checkUrl: this.checkUrl, protocolVersion: '2025-11-25' }, this.serverUrl, from, this.options.selectAuthorizationServer);
+    const d = await discover({ fetch: this.ctx().fetch, checkUrl: this.checkUrl, protocolVersion: LATEST_HANDSHAKE_VERSION }, this.serverUrl, from, this.options.selectAuthorizationServer);
     const before = this.discovery;
     this.discovery = d;
     this.discoveredFrom = from;

@@ -150,7 +150,9 @@ export class TaskManager {
       if (task.support === 'required') throw tasksExtensionRequired('this tool runs only as a task');
       return execute();
     }
-    return task.start === 'handler' ? this.startedByHandler(task, ctx, execute) : this.startedFirst(task, ctx, execute);
+    // A modern request's context is always the modern era's own.
+    const modern = ctx as ModernContext;
+    return task.start === 'handler' ? this.startedByHandler(task, modern, execute) : this.startedFirst(task, modern, execute);
   }
 
   /** The default: the task exists before the handler runs, and the request answers with it. */

@@ -2,21 +2,7 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { argumentAt, decodeHeaderValue, headerParamsOf, nameParamOf, type HeaderParam } from '../../protocol/headers.js';
 import { META } from '../../protocol/modern.js';
-import { MODERN_VERSIONS } from '../../protocol/versions.js';
 import type { HttpRequestView } from './exchange.js';
-
-/**
- * Whether a POST belongs to the 2026-07-28 era: its version header names a modern revision,
- * or the body carries the modern envelope (also when the header names a revision nobody
- * speaks, so that the client gets -32022 with the supported list rather than a bare 400).
- */
-export function isModernPost(headerVersion: string | undefined, body: JsonRpcMessage | undefined, legacyVersions: ReadonlySet<string>): boolean {
-  if (headerVersion !== undefined && (MODERN_VERSIONS as readonly string[]).includes(headerVersion)) return true;
-  if (headerVersion !== undefined && legacyVersions.has(headerVersion)) return false;
-  const meta = body && 'method' in body ? (body.params?._meta as Record<string, unknown> | undefined) : undefined;
-  if (meta && typeof meta === 'object' && META.protocolVersion in meta) return true;
-  return body !== undefined && 'method' in body && (body.method === 'server/discover' || body.method === 'subscriptions/listen');
-}
 
 function mismatch(what: string): McpError {
   return new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${what}`);

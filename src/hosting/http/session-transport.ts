@@ -1,3 +1,4 @@
+import type { Decoded } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
 import type { FrameInfo, SendOptions, Transport } from '../../engine/transport.js';
 import type { ResponseChannel } from './channel.js';
@@ -5,12 +6,14 @@ import type { ResponseChannel } from './channel.js';
 const DONE: Promise<void> = Promise.resolve();
 
 /**
- * The transport under one HTTP session's engine. Inbound frames are pushed in by the HTTP core;
+ * The transport under one HTTP session's engine. Inbound frames are pushed in by the HTTP core,
+ * already decoded (it decodes each body once, to route it);
  * outbound messages are routed to the stream of the request they belong to, or to the standalone
  * GET stream when they belong to none.
  */
 export class HttpSessionTransport implements Transport {
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
+  ondecoded?: (decoded: Decoded, info?: FrameInfo) => void;
   onclose?: (reason?: Error) => void;
   onerror?: (error: Error) => void;
   // Channel by the id of each request it answers. One binding (every stateless request, most
@@ -63,8 +66,9 @@ export class HttpSessionTransport implements Transport {
     return [...all];
   }
 
-  receive(frame: unknown, info?: FrameInfo): void {
-    if (!this.closed) this.onmessage?.(frame, info);
+  /** Hands a body the HTTP core decoded (under the engine's limits) to the engine. */
+  receive(decoded: Decoded, info?: FrameInfo): void {
+    if (!this.closed) this.ondecoded?.(decoded, info);
   }
 
   /**

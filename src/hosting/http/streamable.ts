@@ -1,19 +1,21 @@
-import { decodeFrame, DEFAULT_LIMITS, handOff, type Decoded } from '../../jsonrpc/codec.js';
-import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
+import { decodeFrame, DEFAULT_LIMITS, type DecodeLimits } from '../../jsonrpc/codec.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../../server/server.js';
-import { DEFAULT_HTTP_VERSION, features, MODERN_VERSIONS, negotiateVersion } from '../../protocol/versions.js';
+import { isModernVersion, requestEra } from '../../protocol/era.js';
+import { DEFAULT_HTTP_VERSION, features, HANDSHAKE_VERSIONS, negotiateVersion } from '../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../engine/transport.js';
 import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from '../../state/event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
-import { checkModernHeaders, isModernPost, modernStatusFor } from './modern-http.js';
+import { checkModernHeaders, modernStatusFor } from './modern-http.js';
 import { OAuthResourceGuard, type OAuthResourceOptions } from './oauth-resource.js';
 import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
 import { checkOriginAndHost, type Authenticate, type OriginPolicy } from './security.js';
 import type { SessionStore } from '../../state/session-store.js';
 import { defaultCheckMs, RESTORE, SessionTable, type LiveSession } from './session-table.js';
 import { HttpSessionTransport } from './session-transport.js';
+import { StatelessExchange } from './stateless.js';
 
 export interface StreamableHttpOptions extends OriginPolicy {
   /** Path of the MCP endpoint. Default '/mcp'. */
@@ -65,7 +67,9 @@ function isInitialize(m: JsonRpcMessage): boolean {
   return 'method' in m && m.method === 'initialize';
 }
 
-const SUPPORTED_HEADER_VERSIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+const SUPPORTED_HEADER_VERSIONS: ReadonlySet<string> = new Set(HANDSHAKE_VERSIONS);
+const MODERN_STATUS = (m: JsonRpcMessage): number => ('error' in m ? modernStatusFor(m.error.code) : 200);
+const NOTHING = (): void => {};
 
 /**
  * The Streamable HTTP server core (handshake era): POST, GET and DELETE on one endpoint,
@@ -88,6 +92,11 @@ export class StreamableHttpHandler {
   private readonly scopeGate: OAuthResourceGuard | undefined;
   /** Whether admission awaits anything (`authenticate` or `oauth`). */
   private readonly guarded: boolean;
+  /**
+   * What a body is decoded under, once, here: the sessions' engines take that decode as it is.
+   * The depth limit is the stricter of the HTTP default and the server's own.
+   */
+  private readonly limits: DecodeLimits;
 
   constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
     this.server = lowLevelServer(server);
@@ -100,6 +109,8 @@ export class StreamableHttpHandler {
     this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs });
     this.sessions = this.table.sessions;
     this.reportError = (e) => this.server.onerror(e);
+    const depth = this.server.limits?.maxDepth;
+    this.limits = depth === undefined || depth >= DEFAULT_LIMITS.maxDepth ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, maxDepth: depth };
     if (options.oauth !== undefined && options.authenticate !== undefined) {
       throw new TypeError('oauth and authenticate cannot be combined: oauth authenticates bearer tokens itself (use its verifyToken)');
     }
@@ -182,53 +193,53 @@ export class StreamableHttpHandler {
     const mode: ResponseMode = !json ? 'sse' : (bits & NAMES_SSE) === 0 ? 'json' : (this.o.responseMode ?? 'auto');
     const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
     if (parsed === REFUSED) return;
-    const decoded = decodeFrame(parsed);
+    const decoded = decodeFrame(parsed, this.limits);
     if (decoded.messages.length === 0) {
       return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
     }
     const messages = decoded.messages;
     if (this.scopeGate !== undefined && !this.scopeGate.checkMessages(messages, authInfo, req, res)) return;
-    if (this.server.modern && isModernPost(req.header('mcp-protocol-version'), messages[0], SUPPORTED_HEADER_VERSIONS)) {
-      return this.postModern(req, res, decoded.batch ? undefined : messages[0], parsed, decoded, mode, authInfo);
+    const headerVersion = req.header('mcp-protocol-version');
+    // The era is decided here, once, from the first message and the version header; it travels
+    // with the messages (FrameInfo.era), so no layer above decides again.
+    const first = messages[0];
+    if (this.server.modern && 'method' in first && requestEra(first.method, first.params, headerVersion) === 'modern') {
+      return this.postModern(req, res, decoded.batch ? undefined : first, mode, authInfo);
     }
-    const isInit = messages.length === 1 ? isInitialize(messages[0]) : messages.some(isInitialize);
+    const isInit = messages.length === 1 ? isInitialize(first) : messages.some(isInitialize);
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
     if (!isInit && this.badVersion(req, res)) return;
-    const headerVersion = req.header('mcp-protocol-version');
-    const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress };
+    const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress, era: 'handshake' };
     let live: LiveSession | undefined;
-    if (this.o.stateful !== false && !isInit) {
+    const stateful = this.o.stateful !== false;
+    if (!stateful) live = this.transient(isInit ? undefined : (headerVersion ?? DEFAULT_HTTP_VERSION));
+    else if (!isInit) {
       // In memory, the usual case: no await (a promise and a hop less per request).
       const found = this.table.lookupNow(req, res, authInfo);
       live = found === RESTORE ? await this.table.lookup(req, res, authInfo) : found;
-      if (!live) return;
+    } else live = await this.table.open(authInfo);
+    if (!live) return;
+    // The engine's batch and reused-id checks, asked before routing: its refusal carries no
+    // request id (or the id of a request that already has a stream), so only this POST can
+    // carry it, and a reused id bound here would steal the first request's stream.
+    const refused = live.session.peer.refusal(decoded);
+    if (refused) {
+      if (!stateful) void live.session.close();
+      else if (isInit) this.table.drop(live);
+      return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(refused));
     }
     const ids: RequestId[] = [];
     for (const m of messages) if ('method' in m && 'id' in m) ids.push((m as { id: RequestId }).id);
-    // Checked here, not left to the engine: its refusal has no request id, so no POST channel
-    // would carry it and the client would wait forever.
-    const sessionVersion = live?.session.protocolVersion ?? headerVersion ?? DEFAULT_HTTP_VERSION;
-    if (decoded.batch && !features.batching(sessionVersion)) {
-      return sendError(res, 400, `Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26 (this is ${sessionVersion})`);
-    }
-    // A second request with an in-flight id would steal the first one's channel (the first POST
-    // would then never be answered).
-    const bound = live?.transport;
-    const busy = bound ? ids.find((id) => bound.channelFor(id)) : undefined;
-    if (busy !== undefined) return sendError(res, 400, `Invalid request: id ${JSON.stringify(busy)} is already in use by a request in progress`);
-    if (this.o.stateful === false) live = this.transient(isInit ? undefined : sessionVersion);
-    else if (isInit) live = await this.table.open(authInfo);
-    if (!live) return;
     if (ids.length === 0) {
-      handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
-      live.transport.receive(parsed, info);
+      live.transport.receive(decoded, info);
       res.send(202, {});
-      if (this.o.stateful === false) void live.session.close();
+      if (!stateful) void live.session.close();
       return;
     }
     // For initialize, the version the handshake will settle on (the priming decision needs it).
-    const version = isInit ? negotiateVersion((messages[0] as { params?: { protocolVersion?: unknown } }).params?.protocolVersion, this.server.versions) : sessionVersion;
-    const stateful = this.o.stateful !== false;
+    const version = isInit
+      ? negotiateVersion((first as { params?: { protocolVersion?: unknown } }).params?.protocolVersion, this.server.versions)
+      : (live.session.protocolVersion ?? DEFAULT_HTTP_VERSION);
     const target = live;
     const channel = new ResponseChannel(res, {
       streamPrefix: target.streamPrefix,
@@ -241,7 +252,7 @@ export class StreamableHttpHandler {
       sseHeaders: target.headers === NO_HEADERS ? SSE_HEADERS : undefined,
       eventStore: stateful ? this.eventStore : undefined,
       onError: this.reportError,
-      priming: version >= '2025-11-25',
+      priming: features.resumableStreams(version),
       retryMs: this.o.retryMs ?? 1000,
       keepAliveMs: this.o.keepAliveMs ?? 15_000,
       onDone: (c) => {
@@ -252,25 +263,16 @@ export class StreamableHttpHandler {
       },
     });
     target.transport.bind(ids, channel);
-    // The engine would decode the body again: let it take this decode (same value, same limits).
-    handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
-    target.transport.receive(parsed, info);
+    target.transport.receive(decoded, info);
   }
 
   /**
    * The 2026-07-28 era: one request per POST, no session (a `Mcp-Session-Id` is ignored, never
    * minted), routing headers checked against the body, errors mapped to HTTP statuses, and a
-   * closed response stream cancels the request.
+   * closed response stream cancels the request. No connection machinery either: the server's
+   * stateless entry serves the request, which writes to this POST's channel directly.
    */
-  private async postModern(
-    req: HttpRequestView,
-    res: HttpResponder,
-    message: JsonRpcMessage | undefined,
-    parsed: unknown,
-    decoded: Decoded,
-    mode: ResponseMode,
-    authInfo?: AuthInfo,
-  ): Promise<void> {
+  private postModern(req: HttpRequestView, res: HttpResponder, message: JsonRpcMessage | undefined, mode: ResponseMode, authInfo?: AuthInfo): void {
     if (!message) return sendError(res, 400, 'Invalid request: protocol version 2026-07-28 has no JSON-RPC batches');
     const id = 'id' in message ? (message.id as RequestId) : undefined;
     const refused = checkModernHeaders(req, message, (name) => this.server.toolInputSchema?.(name));
@@ -281,9 +283,8 @@ export class StreamableHttpHandler {
     // The only client notification of this era is cancellation, which HTTP expresses by closing
     // the stream: accept and drop.
     if (id === undefined || !('method' in message)) return res.send(202, {});
-    const live = this.transient(undefined);
-    live.session.statelessOnly = true;
-    const channel = new ResponseChannel(res, {
+    const exchange = new StatelessExchange(this.server.messageMiddleware, this.reportError);
+    exchange.channel = new ResponseChannel(res, {
       streamPrefix: 'modern',
       ids: [id],
       batch: false,
@@ -294,22 +295,17 @@ export class StreamableHttpHandler {
       priming: false,
       retryMs: 0,
       keepAliveMs: this.o.keepAliveMs ?? 15_000,
-      statusFor: (m) => ('error' in m ? modernStatusFor(m.error.code) : 200),
-      onDisconnect: () => live.session.peer.inflight.get(id)?.cancel('the client closed the response stream'),
-      onDone: (c) => {
-        live.transport.unbind(c);
-        void live.session.close();
-      },
+      statusFor: MODERN_STATUS,
+      onDisconnect: () => exchange.disconnected(),
+      onDone: NOTHING,
     });
-    live.transport.bind([id], channel);
-    handOff(parsed as object, decoded, DEFAULT_LIMITS.maxDepth);
-    live.transport.receive(parsed, { authInfo, remoteAddress: req.remoteAddress });
+    exchange.serve(this.server.modern!, message as JsonRpcRequest, { authInfo, remoteAddress: req.remoteAddress, era: 'modern' });
   }
 
   /** GET and DELETE do not exist in the 2026-07-28 era. */
   private modernOnly(req: HttpRequestView, res: HttpResponder): boolean {
     const v = req.header('mcp-protocol-version');
-    if (!this.server.modern || v === undefined || !(MODERN_VERSIONS as readonly string[]).includes(v)) return false;
+    if (!this.server.modern || v === undefined || !isModernVersion(v)) return false;
     sendError(res, 405, `Method Not Allowed: protocol version ${v} serves POST only`, -32600, { allow: 'POST' });
     return true;
   }
@@ -362,7 +358,7 @@ export class StreamableHttpHandler {
       headers: { 'mcp-session-id': live.id },
       eventStore: this.eventStore,
       onError: this.reportError,
-      priming: (live.session.protocolVersion ?? '') >= '2025-11-25',
+      priming: features.resumableStreams(live.session.protocolVersion ?? ''),
       retryMs: this.o.retryMs ?? 1000,
       keepAliveMs: this.o.keepAliveMs ?? 15_000,
       onDone: (c) => live.transport.unbind(c),

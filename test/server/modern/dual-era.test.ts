@@ -18,7 +18,7 @@ function server(): McpServer {
     const r = await ctx.elicit(FORM as never);
     return r.action === 'accept' ? `Hello, ${(r.content as { name: string }).name}!` : `declined (${r.action})`;
   });
-  s.tool('era', (_a, ctx) => `${ctx.protocolVersion} session=${ctx.session !== undefined}`);
+  s.tool('era', (_a, ctx) => `${ctx.protocolVersion} session=${ctx.session !== undefined} era=${ctx.era}`);
   return s;
 }
 
@@ -26,7 +26,7 @@ test('in memory: handshake and modern requests interleave on one connection', as
   const w = await Wire.connect(server());
   // Modern before any handshake.
   const era0 = await w.result('tools/call', { name: 'era', arguments: {} });
-  assert.deepEqual(era0.content, [{ type: 'text', text: `${V} session=false` }]);
+  assert.deepEqual(era0.content, [{ type: 'text', text: `${V} session=false era=modern` }]);
   // The handshake.
   const init = await w.request('initialize', INIT({ elicitation: {} }), 0);
   assert.equal(init.result?.protocolVersion, '2025-11-25');
@@ -37,10 +37,10 @@ test('in memory: handshake and modern requests interleave on one connection', as
   await flush();
   // Handshake era: no resultType, no _meta serverInfo.
   const legacy = await w.request('tools/call', { name: 'era', arguments: {} }, 'h1');
-  assert.deepEqual(legacy.result, { content: [{ type: 'text', text: '2025-11-25 session=true' }] });
+  assert.deepEqual(legacy.result, { content: [{ type: 'text', text: '2025-11-25 session=true era=handshake' }] });
   // Modern again, after the handshake: still stateless, still decorated.
   const era1 = await w.result('tools/call', { name: 'era', arguments: {} });
-  assert.deepEqual(era1.content, [{ type: 'text', text: `${V} session=false` }]);
+  assert.deepEqual(era1.content, [{ type: 'text', text: `${V} session=false era=modern` }]);
   assert.equal(era1.resultType, 'complete');
   // A second initialize is still refused by the handshake era (the modern era did not reset it).
   const again = await w.request('initialize', INIT(), 'i2');

@@ -32,16 +32,6 @@ export interface ProbeAnswer {
 }
 
 /**
- * Whether a message belongs to the 2026-07-28 era: its params carry the per-request envelope.
- * Handshake-era messages never do, so one transport serves whichever era the client speaks.
- */
-export function isModernMessage(m: JsonRpcMessage): boolean {
-  if (!('method' in m)) return false;
-  const meta = m.params?._meta as Record<string, unknown> | undefined;
-  return !!meta && typeof meta === 'object' && typeof meta[META.protocolVersion] === 'string';
-}
-
-/**
  * The 2026-07-28 shape of Streamable HTTP, client side: every request is its own POST with the
  * routing headers mirrored from the body; no session, no GET stream, no resumption. Closing a
  * request's response stream is how it is cancelled, so each request has its own AbortController

@@ -15,7 +15,7 @@ import {
   SessionExpiredError,
   type HeadersOption,
 } from './http-common.js';
-import { isModernMessage, ModernPoster, type ProbeAnswer } from './modern-post.js';
+import { ModernPoster, type ProbeAnswer } from './modern-post.js';
 
 export interface ReconnectOptions {
   /** First reconnection delay when the server sent no `retry` (ms). Default 1000. */
@@ -59,8 +59,9 @@ type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Err
  * message is POSTed; answers come back as JSON or as an SSE stream, which is resumed with
  * GET + Last-Event-ID when it drops; a standalone GET stream carries server-initiated messages.
  *
- * Messages carrying the 2026-07-28 envelope take the stateless path instead ({@link ModernPoster}):
- * routing headers, no session, no resumption, and cancellation by aborting the request's POST.
+ * Messages sent with `{ era: 'modern' }` (the caller knows a 2026-07-28 message; this transport
+ * does not look inside it) take the stateless path instead ({@link ModernPoster}): routing
+ * headers, no session, no resumption, and cancellation by aborting the request's POST.
  *
  * A request whose answer can no longer arrive (its stream dropped and cannot be resumed) is
  * reported through `onrequestlost`, so the caller fails at once instead of at its timeout.
@@ -144,12 +145,12 @@ export class StreamableHttpClientTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) throw new Error('Cannot send: StreamableHttpClientTransport is closed');
     if (!Array.isArray(message)) {
-      // 2026-07-28: cancelling = closing that request's stream, never a POST (without a session
-      // or a negotiated version this transport only ever spoke that era).
+      const modern = options?.era === 'modern';
+      // 2026-07-28: cancelling = closing that request's stream, never a POST (a modern
+      // cancellation for a request no longer in flight has nothing left to do).
       if ('method' in message && message.method === 'notifications/cancelled' &&
-        (this.modern.cancel(message.params?.requestId as RequestId | undefined, String(message.params?.reason ?? 'cancelled')) ||
-          (this._sessionId === undefined && this._protocolVersion === undefined))) return;
-      if (isModernMessage(message)) return this.modern.post(message, options?.headers);
+        (this.modern.cancel(message.params?.requestId as RequestId | undefined, String(message.params?.reason ?? 'cancelled')) || modern)) return;
+      if (modern) return this.modern.post(message, options?.headers);
     }
     const list = Array.isArray(message) ? message : [message];
     const requestIds = new Set<RequestId>();
