@@ -9,4 +9,5 @@ export {
   type NodeRequestListener,
 } from '../hosting/node.js';
 export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
+export { OAuthFlowError } from '../client/auth/errors.js';
 export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';

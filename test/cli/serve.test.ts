@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import { CLI, mcpkit, ROOT, startListening } from './helpers.js';
 
-const SERVER_INDEX = join(ROOT, 'src/server/index.ts');
+const SERVER_INDEX = join(ROOT, 'src/entries/server.ts');
 
 /** A module whose server comes from a second file: a restart must reload both. */
 function moduleSource(text: string): string {

@@ -4,6 +4,8 @@ import * as z from 'zod';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { compileSchema } from '../../src/schema/compile.js';
 import type { ValidationResult } from '../../src/schema/format.js';
+// Loaded up front, as mcpkit does on first use: raw JSON Schemas (the round trip below) then compile synchronously.
+import '../../src/schema/json-schema.js';
 
 // A Standard Schema with no JSON Schema converter, as older libraries ship.
 function handmade(check: (v: unknown) => boolean, async = false): StandardSchemaV1 {
