@@ -14,9 +14,10 @@ export type Era = 'handshake' | 'modern';
  * Modern when the body carries the 2026-07-28 envelope (also under a header naming another
  * revision: the envelope reader then reports the mismatch or the unsupported version, with the
  * supported list), when the header names a modern revision, or when the method exists only in
- * that era. Everything else is the handshake era.
+ * that era. Everything else is the handshake era. A response (no `method`) has only the header
+ * to go by.
  */
-export function requestEra(method: string, params: JsonObject | undefined, headerVersion?: string): Era {
+export function requestEra(method: string | undefined, params: JsonObject | undefined, headerVersion?: string): Era {
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && meta !== null && typeof meta === 'object' && META.protocolVersion in meta) return 'modern';
   if (headerVersion !== undefined && isModernVersion(headerVersion)) return 'modern';

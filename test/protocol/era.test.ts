@@ -10,6 +10,7 @@ test('requestEra: the envelope, a modern version header, or a modern-only method
   assert.equal(requestEra('tools/call', undefined, '2026-07-28'), 'modern');
   assert.equal(requestEra('server/discover', undefined), 'modern');
   assert.equal(requestEra('subscriptions/listen', {}), 'modern');
+  assert.equal(requestEra(undefined, undefined, '2026-07-28'), 'modern', 'a response goes by the header');
 });
 
 test('requestEra: everything else is the handshake era', () => {
@@ -17,4 +18,6 @@ test('requestEra: everything else is the handshake era', () => {
   assert.equal(requestEra('tools/call', { _meta: { progressToken: 1 } }, '2025-11-25'), 'handshake');
   assert.equal(requestEra('initialize', {}, '2099-01-01'), 'handshake', 'an unknown header version is not modern by itself');
   assert.equal(requestEra('tools/call', { _meta: null as never }), 'handshake');
+  assert.equal(requestEra(undefined, undefined, '2025-11-25'), 'handshake');
+  assert.equal(requestEra(undefined, undefined), 'handshake');
 });

@@ -203,7 +203,8 @@ export class StreamableHttpHandler {
     // The era is decided here, once, from the first message and the version header; it travels
     // with the messages (FrameInfo.era), so no layer above decides again.
     const first = messages[0];
-    if (this.server.modern && 'method' in first && requestEra(first.method, first.params, headerVersion) === 'modern') {
+    const request = 'method' in first ? first : undefined;
+    if (this.server.modern && requestEra(request?.method, request?.params, headerVersion) === 'modern') {
       return this.postModern(req, res, decoded.batch ? undefined : first, mode, authInfo);
     }
     const isInit = messages.length === 1 ? isInitialize(first) : messages.some(isInitialize);

@@ -96,3 +96,15 @@ test('2026-07-28 over HTTP: the answer carries the era decision made once (heade
   assert.equal(mcp.server.sessions.size, 0);
   await h.close();
 });
+
+test('2026-07-28 over HTTP: a response body under a modern version header is refused as this era refuses it', async () => {
+  const mcp = new McpServer({ name: 'stateless', version: '1.0.0' });
+  const h = new StreamableHttpHandler(mcp, { eventStore: false, keepAliveMs: 0 });
+  const rec: Recorded = { chunks: [], ended: false };
+  await h.handle(view({ 'mcp-protocol-version': V }, { jsonrpc: '2.0', id: 3, result: {} }), responder(rec));
+  assert.equal(rec.status, 400);
+  const body = JSON.parse(rec.chunks[0]);
+  assert.equal(body.error.code, -32600);
+  assert.match(body.error.message, /clients do not send responses in protocol version 2026-07-28/);
+  await h.close();
+});
