@@ -143,7 +143,7 @@ export class McpClient extends ServerCalls {
     const peer = new Peer(
       new HeaderingTransport(transport, (m) => this.toolBook.headersFor(m)),
       { onrequest: (req, inbound) => this.onServerRequest(req, inbound.signal), onnotification: (n) => this.onNotification(n) },
-      { requestTimeoutMs: this.options.requestTimeoutMs, middleware: this.options.middleware, onerror: this.options.onerror },
+      { requestTimeoutMs: this.options.requestTimeoutMs, middleware: this.options.middleware, onerror: this.options.onerror, clock: this.options.clock },
     );
     // Innermost: it sees listen requests exactly as this client built them.
     peer.use(this.listens.middleware);

@@ -11,6 +11,7 @@ import type {
 import type { FrameInfo, Transport } from './transport.js';
 import { compose, type MessageMiddleware, type Next } from './middleware.js';
 import { InboundRequest } from './inbound.js';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
 
 export interface ProgressInfo {
   progress: number;
@@ -50,6 +51,8 @@ export interface PeerOptions {
   middleware?: MessageMiddleware[];
   /** Problems that have nowhere else to go (a handler that threw in a notification...). */
   onerror?: (error: Error) => void;
+  /** Where request timeouts read the time and arm their timers (default the system clock). */
+  clock?: Clock;
 }
 
 interface Pending {
@@ -57,7 +60,7 @@ interface Pending {
   resolve(result: JsonObject): void;
   reject(error: Error): void;
   onprogress?: (p: ProgressInfo) => void;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: TimerHandle;
   timeoutMs: number;
   startedAt: number;
   maxTotal: number;
@@ -78,6 +81,7 @@ export class Peer {
   /** A snapshot (copied on `use`): middleware added to a server later is not this peer's. */
   private middleware: readonly MessageMiddleware[];
   private readonly onerror?: (error: Error) => void;
+  private readonly clock: Clock;
   private nextId = 0;
   // The maps and the listener list are made on first use: a connection that only answers (every
   // stateless HTTP request is one) never sends a request, and most have no close listener.
@@ -97,6 +101,7 @@ export class Peer {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.middleware = options.middleware && options.middleware.length > 0 ? [...options.middleware] : NO_MIDDLEWARE;
     this.onerror = options.onerror;
+    this.clock = options.clock ?? systemClock;
     this.sendOut = this.buildOut();
   }
 
@@ -203,7 +208,7 @@ export class Peer {
         reject,
         onprogress: options.onprogress,
         timeoutMs,
-        startedAt: Date.now(),
+        startedAt: this.clock.now(),
         maxTotal: options.maxTotalTimeoutMs ?? Infinity,
         resetOnProgress: options.resetTimeoutOnProgress ?? false,
       };
@@ -241,12 +246,12 @@ export class Peer {
    * past the cap, and the cap holds even when the per-request timeout is disabled (0).
    */
   private arm(id: RequestId, p: Pending): void {
-    const left = p.maxTotal - (Date.now() - p.startedAt);
+    const left = p.maxTotal - (this.clock.now() - p.startedAt);
     const wait = Math.min(p.timeoutMs > 0 ? p.timeoutMs : Infinity, left);
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (!(wait <= MAX_TIMER_MS)) return;
     const capped = wait === left;
-    p.timer = setTimeout(() => {
+    p.timer = this.clock.setTimeout(() => {
       this.cancelOutgoing(
         id,
         capped
@@ -261,7 +266,7 @@ export class Peer {
     const p = this.pending?.get(id);
     if (!p) return undefined;
     this.pending!.delete(id);
-    if (p.timer) clearTimeout(p.timer);
+    if (p.timer !== undefined) this.clock.clearTimeout(p.timer);
     p.cleanup?.();
     return p;
   }
@@ -369,10 +374,10 @@ export class Peer {
     const token = params.progressToken as RequestId;
     const p = this.pending?.get(token);
     if (!p?.onprogress) return;
-    if (p.resetOnProgress && p.timer) {
-      clearTimeout(p.timer);
+    if (p.resetOnProgress && p.timer !== undefined) {
+      this.clock.clearTimeout(p.timer);
       p.timer = undefined;
-      if (Date.now() - p.startedAt < p.maxTotal) this.arm(token, p);
+      if (this.clock.now() - p.startedAt < p.maxTotal) this.arm(token, p);
       else {
         this.cancelOutgoing(token, new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`), 'Maximum total timeout exceeded');
         return;

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
+import { systemClock, type Clock } from '../engine/clock.js';
 import type { InputRequest, InputRequests } from '../protocol/types.js';
 
 /**
@@ -36,13 +37,16 @@ interface RoundState {
 export class RequestStateSealer {
   private readonly key: Buffer;
   readonly ttlMs: number;
+  /** Where expiry reads the time. */
+  readonly clock: Clock;
 
   /** A random per-process key by default: set `secret` when several instances serve one client. */
-  constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
+  constructor(options: { secret?: string | Uint8Array; ttlMs?: number; clock?: Clock } = {}) {
     this.key = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret as Uint8Array);
     // An empty HMAC key would let anyone forge requestState.
     if (this.key.length === 0) throw new TypeError('modern.stateSecret must not be empty');
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
+    this.clock = options.clock ?? systemClock;
   }
 
   seal(state: RoundState): string {
@@ -245,7 +249,7 @@ export class InputCollector {
       m: this.method,
       d: (this.digest ??= snapshotDigest(this.snapshot)),
       p: this.principal,
-      e: Date.now() + this.sealer.ttlMs,
+      e: this.sealer.clock.now() + this.sealer.ttlMs,
       a: this.answers ?? {},
       q: Object.keys(requests),
     };
@@ -281,7 +285,7 @@ export function openRound(
     if (!s || s.m !== method || s.d !== (digest = paramsDigest(params)) || s.p !== (principal ?? null)) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
     }
-    if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
+    if (s.e < sealer.clock.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
     answers = { ...s.a };
   }
   // An answer counts when the handler asks under its key and no earlier round answered that key

@@ -6,6 +6,7 @@ import { missingCapability } from '../../protocol/modern.js';
 import type { RequestContext } from '../../server/context.js';
 import { ModernContext, type TaskBinding } from '../../server/modern-context.js';
 import type { Server } from '../../server/server.js';
+import { systemClock, type Clock } from '../../engine/clock.js';
 import { LegacyTasks, usesLegacyTasks } from './legacy.js';
 import { TaskRun, type TaskHost } from './run.js';
 import { InMemoryTaskStore, TaskLimitError, type TaskRecord, type TaskStore } from '../../state/task-store.js';
@@ -26,6 +27,8 @@ export interface TaskServerOptions {
   maxTasks?: number;
   /** Where task state lives. Default: an InMemoryTaskStore (10 000 tasks at most). */
   store?: TaskStore;
+  /** Where TTLs read the time and arm their timers (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 /**
@@ -72,10 +75,12 @@ export class TaskManager {
     this.ttlMs = ttl;
     this.pollIntervalMs = poll;
     this.maxTasks = max;
-    this.store = options.store ?? new InMemoryTaskStore();
-    this.legacy = new LegacyTasks({ ttlMs: ttl, pollIntervalMs: poll, maxTasks: max });
+    const clock = options.clock ?? systemClock;
+    this.store = options.store ?? new InMemoryTaskStore({ clock });
+    this.legacy = new LegacyTasks({ ttlMs: ttl, pollIntervalMs: poll, maxTasks: max, clock });
     this.host = {
       store: this.store,
+      clock,
       publish: (task) => {
         this.server.modern?.publishTask(task);
         this.server.bus?.send({ k: 'task', t: task });
