@@ -5,7 +5,8 @@ import { McpClient } from '../../src/client/index.js';
 import { McpServer, Server } from '../../src/server/index.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { createLinkedPair } from '../../src/transports/memory/index.js';
-import { flush, rejectsLocally, rejectsWithCode, textOf } from '../server/helpers.js';
+import { rejectsLocally, rejectsWithCode, textOf } from '../server/helpers.js';
+import { flush } from '../support/index.js';
 
 function fullServer(): McpServer {
   const server = new McpServer({ name: 'full', version: '2.0.0', title: 'Full server', instructions: 'be nice' });

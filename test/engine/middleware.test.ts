@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { compose, type MessageMiddleware } from '../../src/engine/middleware.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { clientPair, rejectsLocally, rejectsWithCode, sleep, testServer } from '../jsonrpc/harness.js';
+import { clientPair, rejectsLocally, rejectsWithCode, testServer } from '../jsonrpc/harness.js';
+import { sleep } from '../support/index.js';
 
 const label = (m: JsonRpcMessage) => ('method' in m ? m.method : `response ${String(m.id)}`);
 

@@ -4,7 +4,8 @@ import { Peer, type PeerHandlers } from '../../src/engine/peer.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { FrameInfo, SendOptions, Transport } from '../../src/engine/transport.js';
-import { flush, rejectsLocally, rejectsWithCode, sleep, type Frame } from '../jsonrpc/harness.js';
+import { rejectsLocally, rejectsWithCode, type Frame } from '../jsonrpc/harness.js';
+import { flush, sleep } from '../support/index.js';
 
 /** A transport driven by hand: `deliver` feeds frames in, `sent` collects what goes out. */
 class FakeTransport implements Transport {

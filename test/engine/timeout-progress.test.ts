@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
-import { clientPair, flush, rawClient, rejectsLocally, sleep, testServer, waitFor } from '../jsonrpc/harness.js';
+import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
+import { flush, sleep, waitFor } from '../support/index.js';
 
 /**
  * `test/progress` reports `values` (with `gap` ms between them, `total`, and a message each);
@@ -43,7 +44,7 @@ test('timeout: rejects with LocalError "timeout" and sends notifications/cancell
   assert.equal((cancels[0] as { params: JsonObject }).params.requestId, req.id);
   assert.match(String((cancels[0] as { params: JsonObject }).params.reason), /timed out/);
   // The server handler saw the cancellation, and answered nothing.
-  await waitFor(() => aborts.length === 1, 500, 'handler abort');
+  await waitFor(() => aborts.length === 1, 'handler abort');
   assert.deepEqual(aborts, [req.id]);
   await sleep(10);
   assert.equal(wire.entries.filter((x) => x.direction === 'server→client' && !('method' in x.message) && x.message.id === req.id).length, 0);
@@ -93,7 +94,7 @@ test('maxTotalTimeoutMs caps a request that keeps progressing', async () => {
   assert.ok(elapsed >= 110 && elapsed < 300, `capped at ~120 ms, took ${elapsed}`);
   assert.ok(count >= 5, 'progress did arrive');
   assert.equal(wire.messages('notifications/cancelled').length, 1);
-  await waitFor(() => aborts.length === 1, 500, 'server-side abort');
+  await waitFor(() => aborts.length === 1, 'server-side abort');
   await client.close();
 });
 

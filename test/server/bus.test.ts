@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryTaskStore, MemoryBus } from '../../src/server/index.js';
 import { connect } from '../../src/client/index.js';
-import { call, crossInstanceChecks, instance, sleep, until } from './bus-helpers.js';
+import { call, crossInstanceChecks, instance } from './bus-helpers.js';
+import { sleep, waitFor } from '../support/index.js';
 
 test('MemoryBus: updates, logs, list changes and task events cross instances; own messages are not applied twice', async () => {
   const bus = new MemoryBus();
@@ -21,7 +22,7 @@ test('MemoryBus: updates, logs, list changes and task events cross instances; ow
     const sub = client.listen({ taskIds: [created.taskId] }, (n) => statuses.push((n.params as { status: string }).status));
     await sleep(100);
     await call(a.url, 'tasks/cancel', { taskId: created.taskId });
-    await until('notifications/tasks on B', async () => (statuses.includes('cancelled') ? true : undefined));
+    await waitFor(async () => (statuses.includes('cancelled') ? true : undefined), 'notifications/tasks on B');
     await sub.close();
     await client.close();
 
@@ -31,7 +32,7 @@ test('MemoryBus: updates, logs, list changes and task events cross instances; ow
     hs.on('notifications/resources/updated', (p) => updates.push(p.uri));
     await hs.subscribeResource('file:///report.txt');
     a.mcp.resourceUpdated('file:///report.txt');
-    await until('the update on A', async () => (updates.length > 0 ? true : undefined));
+    await waitFor(async () => (updates.length > 0 ? true : undefined), 'the update on A');
     await sleep(100);
     assert.deepEqual(updates, ['file:///report.txt']);
     await hs.close();

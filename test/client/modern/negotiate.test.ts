@@ -7,7 +7,8 @@ import { McpClient } from '../../../src/client/index.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/index.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
-import { discoverResult, initializeResult, M, memoryClient, scriptedClient, sleep, text, V } from './helpers.js';
+import { discoverResult, initializeResult, M, memoryClient, scriptedClient, text, V } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 function ourServer(options: Partial<ConstructorParameters<typeof McpServer>[0]> = {}): McpServer {
   const s = new McpServer({ name: 'ours', version: '3.1.0', instructions: 'be brief', onerror: () => {}, ...options });

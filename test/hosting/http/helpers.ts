@@ -6,9 +6,9 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
+import { sleep } from '../../support/index.js';
 
 export const LATEST = '2025-11-25';
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Accept + Content-Type every well-behaved client sends. */
 export const BOTH = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -231,11 +231,3 @@ export function getStreamOpen(s: Started): boolean {
   return [...inner.sessions.values()].some((l) => l.transport.standalone?.connected === true);
 }
 
-/** Waits until `cond()` holds (polling), or fails. */
-export async function until(cond: () => boolean, timeoutMs = 2000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}

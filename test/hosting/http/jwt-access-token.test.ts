@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jwtAccessTokens, type JwtAccessTokenOptions } from '../../../src/hosting/http/jwt-access-token.js';
 import { hs256, makeKey, signJwt, startIssuer, unsigned, type TestIssuer } from '../../fixtures/oauth/jwt-issuer.js';
-import { jsonError, open, post, req, sleep, start } from './helpers.js';
+import { jsonError, open, post, req, start } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 const RESOURCE = 'http://mcp.example.test/mcp';
 const now = () => Math.floor(Date.now() / 1000);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { InMemoryEventStore } from '../../../src/state/event-store.js';
 import { InMemorySessionStore, type SessionRecord, type SessionStore } from '../../../src/state/session-store.js';
-import { call, makeServer, open, post, req, sleep, SseReader, start, until, type Started } from './helpers.js';
+import { call, makeServer, open, post, req, SseReader, start, type Started } from './helpers.js';
+import { sleep, waitFor } from '../../support/index.js';
 
 const sseGet = (url: string, headers: Record<string, string>) => fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
 
@@ -50,7 +51,7 @@ const closeAll = (all: Started[]) => Promise.all(all.map((s) => s.running.close(
 /** Opens a session on `on` and waits until its record is in the store (written without being awaited). */
 async function openShared(on: Started, store: InMemorySessionStore): Promise<{ sid: string; headers: Record<string, string> }> {
   const opened = await open(on.url);
-  await until(() => store.get(opened.sid) !== undefined, 1000, 'the session record');
+  await waitFor(() => store.get(opened.sid) !== undefined, 'the session record');
   return opened;
 }
 
@@ -63,7 +64,7 @@ test('after DELETE on B, A (which holds the session) answers 404 at its next che
     assert.equal(await status(fetch(b.url, { method: 'DELETE', headers })), 200);
     assert.equal(await status(post(a.url, req('ping'), headers)), 404);
     assert.equal(a.running.handler.streamable.sessionCount, 0, 'A ended its copy');
-    await until(() => a.mcp.sessions.size === 0 && b.mcp.sessions.size === 0, 1000, 'both sessions to close');
+    await waitFor(() => a.mcp.sessions.size === 0 && b.mcp.sessions.size === 0, 'both sessions to close');
     assert.equal(await status(sseGet(a.url, headers)), 404);
     assert.equal(await status(fetch(a.url, { method: 'DELETE', headers })), 404);
   } finally {
@@ -112,7 +113,7 @@ test('a store without touch is checked with get', async () => {
   const [a, b] = await instances(2, { sessionStore: store, sessionCheckMs: 0 });
   try {
     const { headers } = await open(a.url);
-    await until(() => inner.size === 1, 1000, 'the session record');
+    await waitFor(() => inner.size === 1, 'the session record');
     const gets = inner.calls.get;
     assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.equal(inner.calls.get, gets + 1);
@@ -140,7 +141,7 @@ test('a failing check keeps the session served here and reports the error', asyn
   const a = await start({ sessionStore: store, sessionCheckMs: 0 }, fixture);
   try {
     const { headers } = await open(a.url);
-    await until(() => inner.size === 1, 1000, 'the session record');
+    await waitFor(() => inner.size === 1, 'the session record');
     down = true;
     assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.ok(errors.some((e) => e.message === 'store unreachable'), errors.map((e) => e.message).join());
@@ -206,7 +207,7 @@ test('two instances serving one session keep their streams apart in a shared eve
     // A's copy of the session ends (closing A): it drops its own logs only.
     await a.running.close();
     aClosed = true;
-    await until(() => eventStore.size === 2, 1000, "A's logs to be dropped");
+    await waitFor(() => eventStore.size === 2, "A's logs to be dropped");
     assert.deepEqual(await replay(b, b1.priming), b1.events);
   } finally {
     await closeAll(aClosed ? [b] : [a, b]);

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore } from '../../../src/state/event-store.js';
-import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start, until } from './helpers.js';
+import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start } from './helpers.js';
+import { waitFor } from '../../support/index.js';
 
 test('stateful: initialize returns a random visible-ASCII Mcp-Session-Id', async () => {
   const s = await start();
@@ -57,7 +58,7 @@ test('stateful: DELETE ends the session, later requests are 404', async () => {
     const del = await fetch(s.url, { method: 'DELETE', headers });
     assert.equal(del.status, 200);
     await del.text();
-    await until(() => s.mcp.sessions.size === 0, 1000, 'the session to be freed');
+    await waitFor(() => s.mcp.sessions.size === 0, 'the session to be freed');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     await jsonError(await post(s.url, call('echo', { text: 'x' }), headers), 404);
     await jsonError(await fetch(s.url, { method: 'DELETE', headers }), 404);
@@ -77,7 +78,7 @@ test('stateful: idle sessions expire and are freed', async () => {
     await Promise.all([a.text(), b.text()]);
     assert.equal(new Set(sids).size, 2);
     assert.ok(s.mcp.sessions.size >= 1, 'the sessions exist until they idle out');
-    await until(() => s.mcp.sessions.size === 0, 4000, 'idle sessions to expire');
+    await waitFor(() => s.mcp.sessions.size === 0, 'idle sessions to expire');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     for (const sid of sids) await jsonError(await post(s.url, req('ping'), { 'mcp-session-id': sid }), 404);
   } finally {
@@ -157,7 +158,7 @@ test('stateless: many POSTs are served by the one McpServer, and nothing leaks',
     const n = await post(s.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     assert.equal(n.status, 202);
     assert.equal(s.counter.n, 15);
-    await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+    await waitFor(() => s.mcp.server.sessions.size === 0, 'transient sessions to be closed');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
   } finally {
     await s.running.close();
@@ -175,7 +176,7 @@ test('stateless: SSE responses and progress work without a session', async () =>
     assert.doesNotMatch(text, /^id:/m);
     const messages = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
     assert.deepEqual(messages.map((m) => m.method ?? 'result'), ['notifications/progress', 'notifications/progress', 'result']);
-    await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+    await waitFor(() => s.mcp.server.sessions.size === 0, 'transient sessions to be closed');
   } finally {
     await s.running.close();
   }
@@ -203,7 +204,7 @@ test('stateful: an ended session forgets its streams in the event store', async 
     await r.text();
     assert.ok(eventStore.size > 0);
     await (await fetch(s.url, { method: 'DELETE', headers })).text();
-    await until(() => eventStore.size === 0, 1000, 'the event log to be dropped');
+    await waitFor(() => eventStore.size === 0, 'the event log to be dropped');
   } finally {
     await s.running.close();
   }
@@ -215,7 +216,7 @@ test('stateful: a failed initialize leaves no session behind', async () => {
     const r = await post(s.url, req('initialize', { capabilities: {} }));
     assert.equal(r.status, 200);
     assert.equal(((await r.json()) as { error: { code: number } }).error.code, -32602);
-    await until(() => s.mcp.sessions.size === 0 && s.running.handler.streamable.sessionCount === 0, 1000, 'the failed session to be dropped');
+    await waitFor(() => s.mcp.sessions.size === 0 && s.running.handler.streamable.sessionCount === 0, 'the failed session to be dropped');
   } finally {
     await s.running.close();
   }

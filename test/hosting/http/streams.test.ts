@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore, type EventStore } from '../../../src/state/event-store.js';
-import { call, jsonError, LATEST, open, post, sleep, SseReader, start } from './helpers.js';
+import { call, jsonError, LATEST, open, post, SseReader, start } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 type JSONRPCMessageLike = Parameters<EventStore['storeEvent']>[1];
 

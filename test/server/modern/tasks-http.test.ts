@@ -8,7 +8,8 @@ import { McpServer } from '../../../src/server/index.js';
 import { apiKeyGuard } from '../../../src/transports/http/index.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { M, V } from './helpers.js';
-import { EXT, sleep, UUID } from './tasks-helpers.js';
+import { EXT, UUID } from './tasks-helpers.js';
+import { sleep } from '../../support/index.js';
 
 const CAPS = { extensions: { [EXT]: {} }, elicitation: {} };
 

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/index.js';
 import { assertError, M, meta, Wire, type Frame } from './helpers.js';
-import { assertCreated, EXT, settled, sleep, TASKS, until } from './tasks-helpers.js';
+import { assertCreated, EXT, settled, TASKS, until } from './tasks-helpers.js';
+import { sleep } from '../../support/index.js';
 
 const INFO = { name: 'tasks-input', version: '1.0.0' };
 const FORM = { type: 'object' as const, properties: { name: { type: 'string' as const } } };

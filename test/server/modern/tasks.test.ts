@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { ErrorCode, McpError } from '../../../src/jsonrpc/errors.js';
 import { InMemoryTaskStore, McpServer, type McpServerOptions, type TaskStore } from '../../../src/server/index.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
-import { assertCreated, EXT, gate, settled, sleep, TASKS, until } from './tasks-helpers.js';
+import { assertCreated, EXT, gate, settled, TASKS, until } from './tasks-helpers.js';
+import { sleep } from '../../support/index.js';
 
 const INFO = { name: 'tasks', version: '1.0.0' };
 

@@ -4,7 +4,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RedisBus, RedisTaskStore } from '../../../src/state/redis/index.js';
 import { crossInstanceChecks, instance } from '../../server/bus-helpers.js';
-import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 after(cleanup);
 

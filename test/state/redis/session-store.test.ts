@@ -2,7 +2,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SessionRecord } from '../../../src/state/session-store.js';
 import { RedisSessionStore, type RedisCommand } from '../../../src/state/redis/index.js';
-import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 after(cleanup);
 

@@ -8,7 +8,8 @@ import type { TaskRecord } from '../../../src/server/index.js';
 import { serve, type RunningServer } from '../../../src/transports/http/index.js';
 import { RedisTaskStore } from '../../../src/state/redis/index.js';
 import { M, V } from '../../server/modern/helpers.js';
-import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 after(cleanup);
 
