@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
-import { sleep } from '../../support/index.js';
+import { SAFETY_NET_MS, sleep } from '../../support/index.js';
 
 export const LATEST = '2025-11-25';
 
@@ -158,7 +158,7 @@ export class SseReader {
   }
 
   /** The next block, or undefined when the stream ended. Fails after `timeoutMs`. */
-  async next(timeoutMs = 3000): Promise<SseEvent | undefined> {
+  async next(timeoutMs = SAFETY_NET_MS): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const cut = this.buffer.indexOf('\n\n');

@@ -7,7 +7,7 @@ import { McpServer } from '../../../src/server/mcp-server.js';
 import { InMemoryEventStore } from '../../../src/state/event-store.js';
 import { InMemorySessionStore, type SessionRecord, type SessionStore } from '../../../src/state/session-store.js';
 import { call, makeServer, open, post, req, SseReader, start, type Started } from './helpers.js';
-import { sleep, waitFor } from '../../support/index.js';
+import { flush, ManualClock, waitFor } from '../../support/index.js';
 
 const sseGet = (url: string, headers: Record<string, string>) => fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
 
@@ -73,14 +73,17 @@ test('after DELETE on B, A (which holds the session) answers 404 at its next che
 });
 
 test('checks are throttled: one store round trip per session per sessionCheckMs, none without a store', async () => {
-  const store = new CountingStore();
-  const [a] = await instances(1, { sessionStore: store, sessionCheckMs: 1000 });
+  const clock = new ManualClock();
+  const store = new CountingStore({ clock });
+  const [a] = await instances(1, { sessionStore: store, sessionCheckMs: 1000, clock });
   try {
     const { headers } = await openShared(a, store);
     const before = { ...store.calls };
     for (let i = 0; i < 10; i++) assert.equal(await status(post(a.url, req('ping'), headers)), 200);
+    clock.advance(999);
+    for (let i = 0; i < 10; i++) assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.deepEqual(store.calls, before, 'within the interval: no store call at all');
-    await sleep(1100);
+    clock.advance(1);
     for (let i = 0; i < 10; i++) assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.equal(store.calls.touch, before.touch + 1, 'one touch for ten requests');
     assert.equal(store.calls.get, before.get);
@@ -90,15 +93,15 @@ test('checks are throttled: one store round trip per session per sessionCheckMs,
 });
 
 test('a session in use keeps its record alive: instances that never held it serve it past sessionIdleMs', async () => {
-  const store = new InMemorySessionStore();
-  const [a, c] = await instances(2, { sessionStore: store, sessionIdleMs: 600, sessionCheckMs: 50 });
+  const clock = new ManualClock();
+  const store = new InMemorySessionStore({ clock });
+  const [a, c] = await instances(2, { sessionStore: store, sessionIdleMs: 600, sessionCheckMs: 50, clock });
   try {
     const { headers } = await openShared(a, store);
-    // Well past the idle time since initialize, with requests to A all along.
-    const until1500 = Date.now() + 1500;
-    while (Date.now() < until1500) {
+    // Well past the idle time since initialize (1500 ms), with requests to A every 100 ms.
+    for (let t = 0; t < 1500; t += 100) {
       assert.equal(await status(post(a.url, req('ping'), headers)), 200);
-      await sleep(100);
+      clock.advance(100);
     }
     assert.equal(c.running.handler.streamable.sessionCount, 0);
     assert.equal(await status(post(c.url, req('ping'), headers)), 200, 'C restores it from the record');
@@ -151,8 +154,9 @@ test('a failing check keeps the session served here and reports the error', asyn
 });
 
 test('a session kept by its GET stream alone stays alive in the store, and a DELETE elsewhere ends the stream', async () => {
-  const store = new InMemorySessionStore();
-  const [a, b, c] = await instances(3, { sessionStore: store, sessionIdleMs: 300, sessionCheckMs: 30 });
+  const clock = new ManualClock();
+  const store = new InMemorySessionStore({ clock });
+  const [a, b, c] = await instances(3, { sessionStore: store, sessionIdleMs: 300, sessionCheckMs: 30, clock });
   try {
     const { headers } = await openShared(a, store);
     const g = await sseGet(a.url, headers);
@@ -160,12 +164,17 @@ test('a session kept by its GET stream alone stays alive in the store, and a DEL
     const stream = new SseReader(g);
     await stream.next(); // priming
     // No request for three idle times: the open stream keeps the session, and A's sweeps its record.
-    await sleep(900);
+    // The sweeps' store checks are async: let each settle before time moves on.
+    for (let t = 0; t < 900; t += 30) {
+      clock.advance(30);
+      await flush();
+    }
     assert.equal(a.running.handler.streamable.sessionCount, 1);
     assert.equal(await status(post(c.url, req('ping'), headers)), 200, 'the record is still there');
     assert.equal(await status(fetch(b.url, { method: 'DELETE', headers })), 200);
-    // A's next sweep finds the record gone and ends the session, and with it the stream.
-    for (let e = await stream.next(2000); e; e = await stream.next(2000)) assert.ok(e.comment !== undefined || e.data === undefined);
+    // A's next sweep (every idle/2 = 150 ms) finds the record gone and ends the session, and with it the stream.
+    clock.advance(150);
+    for (let e = await stream.next(); e; e = await stream.next()) assert.ok(e.comment !== undefined || e.data === undefined);
     assert.ok(stream.ended);
     assert.equal(a.running.handler.streamable.sessionCount, 0);
   } finally {
