@@ -28,12 +28,15 @@ export interface WaitOptions {
   intervalMs?: number;
 }
 
+/** What `waitFor` keeps polling on: the falsy values. */
+type NotYet = undefined | null | false | '' | 0;
+
 /**
- * Polls `probe` until it yields a value other than `undefined`, `null` or `false`, and returns it.
+ * Polls `probe` until it yields a truthy value, and returns it.
  * The probe may be async. Fails with "timed out after N ms waiting for WHAT" (and the probe's last
  * error, when it threw) once the safety net runs out.
  */
-export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptions | string = {}): Promise<Exclude<T, undefined | null | false>> {
+export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptions | string = {}): Promise<Exclude<T, NotYet>> {
   const o = typeof options === 'string' ? { what: options } : options;
   const timeoutMs = o.timeoutMs ?? SAFETY_NET_MS;
   const deadline = Date.now() + timeoutMs;
@@ -41,7 +44,7 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptio
   for (;;) {
     try {
       const v = await probe();
-      if (v !== undefined && v !== null && v !== false) return v as Exclude<T, undefined | null | false>;
+      if (v) return v as Exclude<T, NotYet>;
       lastError = undefined;
     } catch (err) {
       lastError = err;
