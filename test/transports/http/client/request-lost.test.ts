@@ -7,6 +7,7 @@ import { LocalError } from '../../../../src/jsonrpc/errors.js';
 import type { RequestId } from '../../../../src/jsonrpc/messages.js';
 import { HttpStatusError, StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/index.js';
 import { rpcId, rpcMethod, sseHeaders, startScriptedServer, type Script } from '../../../fixtures/http/scripted-server.js';
+import { sleep, waitFor } from '../../../support/index.js';
 
 const initResult = (id: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
@@ -145,7 +146,10 @@ test('POST HTTP errors: send() rejects with the exact error; onrequestlost backs
   t.onrequestlost = (id, e) => lost.push([id, e]);
   const frames: unknown[] = [];
   t.onmessage = (f) => frames.push(f);
-  const tick = () => new Promise((r) => setTimeout(r, 20));
+  // The transport reports a lost request from a setTimeout(0) armed before the send rejects;
+  // a timer armed after it fires after it (timers of one duration run in order), so a report
+  // that is coming has come by then, whatever the machine's speed.
+  const tick = () => sleep(0);
   try {
     await t.start();
     const init = { jsonrpc: '2.0' as const, id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
@@ -155,6 +159,7 @@ test('POST HTTP errors: send() rejects with the exact error; onrequestlost backs
     initStatus = 200;
     await t.send({ ...init, id: 1 });
     await assert.rejects(t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } }), (e: unknown) => e instanceof HttpStatusError && e.status === 500);
+    await waitFor(() => lost.length > 0, 'the lost request report');
     await tick();
     assert.equal(lost.length, 1);
     const [id, error] = lost[0] as [RequestId, Error];

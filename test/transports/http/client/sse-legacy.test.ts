@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../../../src/client/client.js';
 import { HttpStatusError, SseClientTransport } from '../../../../src/transports/http/client/index.js';
 import { startLegacySseServer, type LegacySseFixture } from '../../../fixtures/http/official-servers.js';
+import { waitFor } from '../../../support/index.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 
@@ -16,18 +17,6 @@ before(async () => {
 after(async () => {
   await legacy.close();
 });
-
-function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const start = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (cond()) resolve();
-      else if (Date.now() - start > ms) reject(new Error('condition not met in time'));
-      else setTimeout(tick, 5);
-    };
-    tick();
-  });
-}
 
 test('SseClientTransport: endpoint event, POSTed messages, progress, close ends the stream', async () => {
   const transport = new SseClientTransport({ url: legacy.url, headers: { authorization: 'Bearer legacy' } });
