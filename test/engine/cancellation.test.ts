@@ -34,9 +34,9 @@ test('client → server: aborting the signal aborts ctx.signal, sends notificati
   const cancel = wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>;
   assert.equal(cancel.length, 1);
   assert.deepEqual(cancel[0].params, { requestId: req.id, reason: 'user pressed stop' });
-  await sleep(20);
-  assert.deepEqual(responsesTo(wire, 'server→client', req.id), []);
+  // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
   assert.deepEqual(await client.ping(), {});
+  assert.deepEqual(responsesTo(wire, 'server→client', req.id), []);
   await client.close();
 });
 
@@ -91,9 +91,9 @@ test('server → client: cancelling a server request aborts the client handler, 
   const req = wire.messages('sampling/createMessage')[0] as { id: number };
   const cancel = wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>;
   assert.deepEqual(cancel.map((c) => c.params.requestId), [req.id]);
-  await sleep(10);
-  assert.deepEqual(responsesTo(wire, 'client→server', req.id), [], 'the client sent no response for the cancelled id');
+  // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
   assert.deepEqual(await session.ping(), {});
+  assert.deepEqual(responsesTo(wire, 'client→server', req.id), [], 'the client sent no response for the cancelled id');
   await client.close();
 });
 
@@ -127,7 +127,9 @@ test('server → client: cancelling a tool call also cancels the sampling reques
   const cancels = (wire.entries.filter((e) => 'method' in e.message && e.message.method === 'notifications/cancelled'))
     .map((e) => [e.direction, (e.message as { params: JsonObject }).params.requestId]);
   assert.deepEqual(cancels, [['client→server', outer.id], ['server→client', inner.id]]);
-  await sleep(10);
+  // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
+  assert.deepEqual(await client.ping(), {});
+  assert.deepEqual(await [...server.sessions][0]!.ping(), {});
   assert.deepEqual(responsesTo(wire, 'server→client', outer.id), []);
   assert.deepEqual(responsesTo(wire, 'client→server', inner.id), []);
   await client.close();

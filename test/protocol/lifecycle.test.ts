@@ -232,7 +232,7 @@ test('server-side close: the client learns of it and its pending requests reject
   let clientClosed = false;
   client.onClose(() => (clientClosed = true));
   const pending = client.request('test/wait');
-  await sleep(5);
+  await flush(); // the request is delivered (in-memory)
   await server.close();
   await rejectsLocally(pending, 'closed');
   assert.equal(clientClosed, true);
