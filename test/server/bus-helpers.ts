@@ -80,7 +80,7 @@ export async function crossInstanceChecks(a: Instance, b: Instance): Promise<voi
   const modern = await connect(b.url, { era: 'modern' });
   const seen: string[] = [];
   const sub = modern.listen({ toolsListChanged: true }, (n) => seen.push(n.method));
-  await sleep(100);
+  await sub.acknowledged;
   a.mcp.tool('added_on_a', () => 'hi');
   await waitFor(async () => (seen.includes('notifications/tools/list_changed') ? true : undefined), 'list_changed on B');
   await sub.close();

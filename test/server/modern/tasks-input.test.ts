@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/index.js';
 import { assertError, M, meta, Wire, type Frame } from './helpers.js';
 import { assertCreated, EXT, settled, TASKS, until } from './tasks-helpers.js';
-import { sleep } from '../../support/index.js';
+import { flush } from '../../support/index.js';
 
 const INFO = { name: 'tasks-input', version: '1.0.0' };
 const FORM = { type: 'object' as const, properties: { name: { type: 'string' as const } } };
@@ -125,7 +125,7 @@ test('cancelling a task that waits for input ends the wait; the task is cancelle
   assert.equal('inputRequests' in t, false);
   // Late answers are acknowledged and ignored.
   await w.result('tasks/update', { taskId: id, inputResponses: { 'elicit-1': ACCEPT('late') } }, TASKS);
-  await sleep(10);
+  await flush(); // whatever the late answer could set off has run (in-memory, no timers)
   assert.equal((await w.result('tasks/get', { taskId: id }, TASKS)).status, 'cancelled');
 });
 
@@ -198,7 +198,7 @@ test("a listen stream never follows someone else's task: it is not acknowledged 
   assert.deepEqual(ack.params!.notifications, { taskIds: [] });
   await alice.result('tasks/update', { taskId: id, inputResponses: { 'elicit-1': ACCEPT('Di') } }, TASKS);
   await settled(alice, id);
-  await sleep(10);
+  await flush(); // notifications are published as the task settles (in-memory, no timers)
   assert.deepEqual(bob.notifications('notifications/tasks'), []);
   await s.close();
 });
