@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore } from '../../../src/state/event-store.js';
 import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start } from './helpers.js';
-import { waitFor } from '../../support/index.js';
+import { ManualClock, waitFor } from '../../support/index.js';
 
 test('stateful: initialize returns a random visible-ASCII Mcp-Session-Id', async () => {
   const s = await start();
@@ -69,15 +69,18 @@ test('stateful: DELETE ends the session, later requests are 404', async () => {
 });
 
 test('stateful: idle sessions expire and are freed', async () => {
-  // 400 ms: long enough that a loaded CI machine still sees the sessions before they idle out.
-  const s = await start({ sessionIdleMs: 400 });
+  const clock = new ManualClock();
+  const s = await start({ sessionIdleMs: 400, clock });
   try {
-    // Only initialize (one round trip): a slow machine could let the idle time pass before a second one.
     const [a, b] = await Promise.all([post(s.url, initReq()), post(s.url, initReq())]);
     const sids = [a.headers.get('mcp-session-id')!, b.headers.get('mcp-session-id')!];
     await Promise.all([a.text(), b.text()]);
     assert.equal(new Set(sids).size, 2);
-    assert.ok(s.mcp.sessions.size >= 1, 'the sessions exist until they idle out');
+    assert.equal(s.mcp.sessions.size, 2);
+    // The sweep runs every 200 ms: at 400 ms the sessions are not yet idle, at 600 they are.
+    clock.advance(400);
+    assert.equal(s.running.handler.streamable.sessionCount, 2, 'the sessions exist until they idle out');
+    clock.advance(200);
     await waitFor(() => s.mcp.sessions.size === 0, 'idle sessions to expire');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     for (const sid of sids) await jsonError(await post(s.url, req('ping'), { 'mcp-session-id': sid }), 404);
@@ -87,11 +90,13 @@ test('stateful: idle sessions expire and are freed', async () => {
 });
 
 test('stateful: activity keeps a session alive past the idle time', async () => {
-  const s = await start({ sessionIdleMs: 300 });
+  const clock = new ManualClock();
+  const s = await start({ sessionIdleMs: 300, clock });
   try {
     const { headers } = await open(s.url);
+    // 400 ms in all, 80 ms between requests; the sweeps (every 150 ms) run as time passes.
     for (let i = 0; i < 5; i++) {
-      await new Promise((r) => setTimeout(r, 80));
+      clock.advance(80);
       const r = await post(s.url, req('ping'), headers);
       assert.equal(r.status, 200, `ping ${i}`);
       await r.text();
