@@ -24,6 +24,7 @@ import { CoreTasks, modernNames } from './core-tasks.js';
 export type { SamplingHandler, ElicitationHandler };
 
 import type { ClientOptions } from './options.js';
+import { systemClock } from '../engine/clock.js';
 export type { ClientOptions, ReinitializeEvent } from './options.js';
 
 type Listener = (params: JsonObject | undefined) => void;
@@ -202,6 +203,7 @@ export class McpClient extends ServerCalls {
       dropInvalidTools: transport instanceof StreamableHttpClientTransport,
       maxInputRounds: this.options.maxInputRounds ?? 8,
       cache: this.options.cache !== false,
+      clock: this.options.clock ?? systemClock,
       tasks: declaresTasks(this.declared),
       warn: (m) => this.options.onerror?.(new Error(m)),
     }, isHandshakeVersion(pinned) ? undefined : pinned);

@@ -6,7 +6,7 @@ import { ResultCache } from '../../../src/client/cache.js';
 import type { ReadResourceResult } from '../../../src/protocol/types.js';
 import { McpServer, type McpServerOptions } from '../../../src/server/index.js';
 import { memoryClient } from './helpers.js';
-import { sleep, waitFor } from '../../support/index.js';
+import { ManualClock, waitFor } from '../../support/index.js';
 
 function server(options: Partial<McpServerOptions> = {}): McpServer {
   const s = new McpServer({ name: 'cache', version: '1.0.0', onerror: () => {}, modern: { cache: { ttlMs: 60_000, scope: 'public' } }, ...options });
@@ -65,11 +65,13 @@ test('cache: list_changed and resources/updated arriving on a listen stream inva
 });
 
 test('cache: entries expire after ttlMs; ttlMs 0 is never cached; cache:false always asks', async () => {
-  const short = await memoryClient(server({ modern: { cache: { ttlMs: 40, scope: 'public' } } }));
+  const clock = new ManualClock();
+  const short = await memoryClient(server({ modern: { cache: { ttlMs: 40, scope: 'public' } } }), { clock });
   await short.client.listTools();
+  clock.advance(39);
   await short.client.listTools();
-  assert.equal(short.wire.requests('tools/list').length, 1);
-  await sleep(60);
+  assert.equal(short.wire.requests('tools/list').length, 1, 'fresh for its whole ttlMs');
+  clock.advance(1);
   await short.client.listTools();
   assert.equal(short.wire.requests('tools/list').length, 2);
   await short.client.close();
