@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/index.js';
 import { discoverResult, M, memoryClient, scriptedClient } from './helpers.js';
-import { sleep, waitFor } from '../../support/index.js';
+import { flush, waitFor } from '../../support/index.js';
 
 function server(): McpServer {
   const s = new McpServer({ name: 'listen', version: '1.0.0', onerror: () => {} });
@@ -40,7 +40,7 @@ test('listen: acknowledgement, a tool list change, then close() cancels the stre
   assert.deepEqual(wire.requests('notifications/cancelled').map((m) => m.params!.requestId), [listen.id]);
   await waitFor(() => s.server.modern!.listenCount === 0, 'the server to drop the stream');
   s.tool('c', () => 'c');
-  await sleep(20);
+  await flush(); // in-memory deliveries (no timers) have run
   assert.equal(seen.length, 1, 'nothing after close');
   await client.close();
 });
@@ -63,7 +63,7 @@ test('listen: several streams at once, each gets only its own notifications', as
   s.resourceUpdated('file:///r');
   s.resourceUpdated('file:///other');
   await waitFor(() => resources.length === 1);
-  await sleep(20);
+  await flush(); // in-memory deliveries (no timers) have run
   assert.deepEqual([tools.length, prompts.length, resources.length], [1, 1, 1]);
   assert.equal(tools[0].method, 'notifications/tools/list_changed');
   assert.equal(prompts[0].method, 'notifications/prompts/list_changed');
