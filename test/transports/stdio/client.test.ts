@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { StdioClientTransport, type StdioClientTransportOptions } from '../../../src/transports/stdio/client.js';
+import { waitFor } from '../../support/index.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/stdio/${name}`, import.meta.url));
 
@@ -88,6 +89,9 @@ test('stderr is exposed when piped', async () => {
   let text = '';
   transport.stderr.on('data', (c: Buffer) => (text += c.toString('utf8')));
   await transport.start();
+  // The child writes its banner once it runs: closing before that (a busy machine starts node
+  // slowly) would end it before it says anything.
+  await waitFor(() => /echo-server: ready/.test(text), 'the server\'s banner on stderr');
   await transport.close();
   if (!transport.stderr.readableEnded) await once(transport.stderr, 'end');
   assert.match(text, /echo-server: ready/);
