@@ -187,12 +187,23 @@ test('stateless: SSE responses and progress work without a session', async () =>
   }
 });
 
+/** Whether some session of `s` has a request in progress (peeks inside, like getStreamOpen). */
+function requestRunning(s: Awaited<ReturnType<typeof start>>): boolean {
+  const inner = s.running.handler.streamable as unknown as { sessions: Map<string, { transport: { openChannels: Array<{ connected: boolean }>; standalone?: unknown } }> };
+  return [...inner.sessions.values()].some((l) => l.transport.openChannels.some((c) => c !== l.transport.standalone));
+}
+
 test('stateful: a session is not idle while one of its requests is still running', async () => {
-  const s = await start({ sessionIdleMs: 100 });
+  const clock = new ManualClock();
+  const s = await start({ sessionIdleMs: 100, clock });
   try {
     const { headers } = await open(s.url);
     // JSON response (no progress token): nothing is streamed while the tool works.
-    const r = await post(s.url, call('slow', { ms: 400 }), headers);
+    const pending = post(s.url, call('slow', { ms: 400 }), headers);
+    // Once the request runs, ten idle times pass (with their sweeps) before it answers.
+    await waitFor(() => requestRunning(s), 'the slow request to be running');
+    for (let t = 0; t < 1000; t += 50) clock.advance(50);
+    const r = await pending;
     assert.equal(r.status, 200);
     assert.equal(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'slept 400');
   } finally {
