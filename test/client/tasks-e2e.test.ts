@@ -43,7 +43,8 @@ async function overHttp(t: TestContext, options: Partial<ClientOptions> = {}, po
 }
 
 async function overStdio(t: TestContext, options: Partial<ClientOptions> = {}): Promise<McpClient> {
-  const client = new McpClient({ name: 'e2e', version: '1.0.0', tasks: FAST, elicitation: yes, ...options });
+  // probeTimeoutMs: the fixture starts under tsx, slower than the 3 s default on a busy machine.
+  const client = new McpClient({ name: 'e2e', version: '1.0.0', tasks: FAST, elicitation: yes, probeTimeoutMs: 30_000, ...options });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/tasks-tools.ts'], cwd: ROOT }));
   t.after(() => client.close());
   return client;
