@@ -51,8 +51,7 @@ export interface PeerOptions {
   middleware?: MessageMiddleware[];
   /** Problems that have nowhere else to go (a handler that threw in a notification...). */
   onerror?: (error: Error) => void;
-  /** Where request timeouts read the time and arm their timers (default the system clock). */
-  clock?: Clock;
+  /** Where request timeouts read the time and arm timers (default the system clock). */ clock?: Clock;
 }
 
 interface Pending {

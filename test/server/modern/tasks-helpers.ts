@@ -16,7 +16,7 @@ export function gate(): { wait: () => Promise<void>; open: () => void } {
 }
 
 /** Polls tasks/get until `pred` holds and returns that task. */
-export async function until(w: Wire, taskId: string, pred: (t: Record<string, any>) => boolean, caps: Record<string, unknown> = TASKS): Promise<Record<string, any>> {
+export async function taskWhere(w: Wire, taskId: string, pred: (t: Record<string, any>) => boolean, caps: Record<string, unknown> = TASKS): Promise<Record<string, any>> {
   let last: Record<string, any> | undefined;
   return waitFor(async () => {
     last = await w.result('tasks/get', { taskId }, caps);
@@ -26,7 +26,7 @@ export async function until(w: Wire, taskId: string, pred: (t: Record<string, an
 
 /** Waits for a terminal status. */
 export function settled(w: Wire, taskId: string, caps: Record<string, unknown> = TASKS): Promise<Record<string, any>> {
-  return until(w, taskId, (t) => t.status === 'completed' || t.status === 'failed' || t.status === 'cancelled', caps);
+  return taskWhere(w, taskId, (t) => t.status === 'completed' || t.status === 'failed' || t.status === 'cancelled', caps);
 }
 
 /** Asserts a CreateTaskResult's exact wire shape and returns its taskId. */

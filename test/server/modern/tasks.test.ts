@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ErrorCode, McpError } from '../../../src/jsonrpc/errors.js';
 import { InMemoryTaskStore, McpServer, type McpServerOptions, type TaskStore } from '../../../src/server/index.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
-import { assertCreated, EXT, gate, settled, TASKS, until } from './tasks-helpers.js';
+import { assertCreated, EXT, gate, settled, TASKS, taskWhere } from './tasks-helpers.js';
 import { flush, ManualClock, sleep, waitFor } from '../../support/index.js';
 
 const INFO = { name: 'tasks', version: '1.0.0' };
@@ -248,7 +248,7 @@ test('request middleware sees tasks/* like any method', async () => {
   });
   const w = await Wire.connect(s);
   const id = (await w.result('tools/call', { name: 'job', arguments: { n: 1 } }, TASKS)).taskId;
-  await until(w, id, (t) => t.status === 'completed');
+  await taskWhere(w, id, (t) => t.status === 'completed');
   assert.deepEqual([...new Set(seen)], ['tools/call', 'tasks/get']);
 });
 
