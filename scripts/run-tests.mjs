@@ -23,7 +23,7 @@ if (files.length === 0) {
 // The Node 22 binary that the conformance suite needs is a dev dependency and shadows `node`
 // inside npm scripts; tests run on the Node that runs npm (the machine's), which is what users have.
 const node = process.env.npm_node_execpath || process.execPath;
-const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-concurrency=4', ...files], {
   stdio: 'inherit',
 });
 process.exit(r.status ?? 1);

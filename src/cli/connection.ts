@@ -8,12 +8,14 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import { connectHttp } from '../client/connect-http.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
+import { defaultEnvironment } from '../transports/stdio/process.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraChoice, type OptionSpecs } from './args.js';
 import { elicitationHandler, samplingHandler } from './interact.js';
 import { cliOAuth, OAUTH_HELP } from './oauth.js';
 import { resolveTarget, type Target } from './targets.js';
 import { formatLog, StatusLine } from './term.js';
 import { Tracer } from './trace.js';
+import type { CliIo } from './io.js';
 
 type Values = Parameters<typeof str>[0];
 
@@ -29,18 +31,22 @@ export interface Connection {
   connectMs: number;
   /** Aborted on Ctrl-C, before the connection closes: a running task gets its tasks/cancel. */
   interrupt: AbortController;
+  /** The streams, environment and signals the command runs with. */
+  io: CliIo;
   close(): Promise<void>;
 }
 
 export type { OptionSpecs };
 
 /** Connects to the TARGET with the client options from the command line. */
-export async function openConnection(spec: string, values: Values, status = new StatusLine()): Promise<Connection> {
+export async function openConnection(spec: string, values: Values, status: StatusLine, io: CliIo): Promise<Connection> {
   const era = eraOf(values);
   const target = resolveTarget(spec, {
     config: str(values, 'config'),
     headers: headersFrom(strs(values, 'header')),
     env: envFrom(strs(values, 'env')),
+    cwd: io.cwd,
+    home: io.env.HOME || undefined,
   });
   const traceFile = str(values, 'trace-file');
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
@@ -53,8 +59,8 @@ export async function openConnection(spec: string, values: Values, status = new 
     protocolVersion: str(values, 'protocol-version'),
     // The CLI can poll, so it takes tasks unless told not to (--no-tasks on `call`).
     tasks: !flag(values, 'no-tasks'),
-    elicitation: elicitationHandler(status),
-    sampling: samplingHandler(status),
+    elicitation: elicitationHandler(status, io),
+    sampling: samplingHandler(status, io),
     middleware,
     onerror: (err) => {
       if (tracer) status.print(status.style.dim(`mcpkit: ${err.message}`));
@@ -66,12 +72,12 @@ export async function openConnection(spec: string, values: Values, status = new 
   let transport: Connection['transport'];
   try {
     if (target.kind === 'http') {
-      oauth = await cliOAuth(target.url, values, status);
+      oauth = await cliOAuth(target.url, values, status, io);
       const r = await connectHttp(target.url, options, { headers: target.headers, fetch: tracer?.fetch(), auth: oauth?.auth });
       client = r.client;
       transport = r.transport;
     } else {
-      const t = new StdioClientTransport({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, stderr: 'pipe' });
+      const t = new StdioClientTransport({ command: target.command, args: target.args, env: { ...defaultEnvironment(io.env), ...target.env }, cwd: target.cwd ?? io.cwd, stderr: 'pipe' });
       forwardStderr(t, status);
       client = new McpClient(options);
       await client.connect(t);
@@ -92,6 +98,7 @@ export async function openConnection(spec: string, values: Values, status = new 
     eraRequested: era,
     connectMs,
     interrupt: new AbortController(),
+    io,
     async close() {
       await client.close().catch(() => {});
       await oauth?.close();

@@ -6,6 +6,7 @@ import { McpError } from '../jsonrpc/errors.js';
 import type { ElicitationHandler, SamplingHandler } from '../client/client.js';
 import type { CreateMessageParams, ElicitParams, ElicitResult } from '../protocol/types.js';
 import type { StatusLine } from './term.js';
+import type { CliIo } from './io.js';
 
 type Field = {
   type?: string;
@@ -20,13 +21,13 @@ type Field = {
 };
 
 /** Whether questions can be put to a person: stdin and stderr both a terminal. */
-export function canAsk(): boolean {
-  return !!process.stdin.isTTY && !!process.stderr.isTTY;
+export function canAsk(io: CliIo): boolean {
+  return !!io.stdin.isTTY && !!io.stderr.isTTY;
 }
 
-async function ask<T>(status: StatusLine, fn: (q: (text: string) => Promise<string>) => Promise<T>): Promise<T> {
+async function ask<T>(status: StatusLine, io: CliIo, fn: (q: (text: string) => Promise<string>) => Promise<T>): Promise<T> {
   status.clear();
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   try {
     return await fn((text) => rl.question(text));
   } finally {
@@ -74,18 +75,18 @@ function convert(f: Field, raw: string): { value: unknown } | { error: string } 
   return { value: raw };
 }
 
-export function elicitationHandler(status: StatusLine): ElicitationHandler {
+export function elicitationHandler(status: StatusLine, io: CliIo): ElicitationHandler {
   return async (params: ElicitParams): Promise<ElicitResult> => {
     const s = status.style;
     const message = (params as { message?: string }).message ?? '';
-    if (!canAsk()) {
+    if (!canAsk(io)) {
       status.print(`${s.yellow('!')} The server asked for input ("${message}") but mcpkit is not running on a terminal: declined.`);
       return { action: 'decline' };
     }
-    return ask(status, async (q) => {
-      process.stderr.write(`\n${s.yellow('?')} ${s.bold('The server asks:')} ${message}\n`);
+    return ask(status, io, async (q) => {
+      io.stderr.write(`\n${s.yellow('?')} ${s.bold('The server asks:')} ${message}\n`);
       if (params.mode === 'url') {
-        process.stderr.write(`  Open this URL to continue: ${s.cyan(String((params as { url?: string }).url))}\n`);
+        io.stderr.write(`  Open this URL to continue: ${s.cyan(String((params as { url?: string }).url))}\n`);
         const a = (await q(`  Done? ${s.dim('[Y]es / [n]o to decline / [c]ancel')} `)).trim().toLowerCase();
         return { action: a.startsWith('c') ? 'cancel' : a.startsWith('n') ? 'decline' : 'accept' };
       }
@@ -97,7 +98,7 @@ export function elicitationHandler(status: StatusLine): ElicitationHandler {
       const content: Record<string, unknown> = {};
       for (const [name, f] of Object.entries(schema.properties ?? {})) {
         const opts = choices(f);
-        if (opts) opts.forEach((o, i) => void process.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
+        if (opts) opts.forEach((o, i) => io.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
         const hint = [f.description, f.format].filter(Boolean).join(', ');
         const dflt = f.default !== undefined ? s.dim(` [${String(f.default)}]`) : '';
         const label = `  ${s.bold(f.title ?? name)}${required.has(name) ? s.red('*') : ''}${hint ? s.dim(` (${hint})`) : ''}${dflt}: `;
@@ -105,12 +106,12 @@ export function elicitationHandler(status: StatusLine): ElicitationHandler {
           const raw = (await q(label)).trim();
           if (raw === '') {
             if (!required.has(name) || f.default !== undefined) break; // defaults are applied by the client
-            process.stderr.write(`    ${s.red('required')}\n`);
+            io.stderr.write(`    ${s.red('required')}\n`);
             continue;
           }
           const c = convert(f, raw);
           if ('error' in c) {
-            process.stderr.write(`    ${s.red(c.error)}\n`);
+            io.stderr.write(`    ${s.red(c.error)}\n`);
             continue;
           }
           content[name] = c.value;
@@ -122,20 +123,20 @@ export function elicitationHandler(status: StatusLine): ElicitationHandler {
   };
 }
 
-export function samplingHandler(status: StatusLine): SamplingHandler {
+export function samplingHandler(status: StatusLine, io: CliIo): SamplingHandler {
   return async (params: CreateMessageParams) => {
     const s = status.style;
-    if (!canAsk()) {
+    if (!canAsk(io)) {
       status.print(`${s.yellow('!')} The server asked for a model completion (sampling) but mcpkit is not running on a terminal: refused.`);
       throw new McpError(-1, 'User rejected sampling request: mcpkit is not running on a terminal');
     }
-    return ask(status, async (q) => {
-      process.stderr.write(`\n${s.yellow('?')} ${s.bold('The server asks for a model completion')} ${s.dim(`(max ${params.maxTokens} tokens)`)}\n`);
-      if (params.systemPrompt) process.stderr.write(`  ${s.dim('system:')} ${params.systemPrompt}\n`);
+    return ask(status, io, async (q) => {
+      io.stderr.write(`\n${s.yellow('?')} ${s.bold('The server asks for a model completion')} ${s.dim(`(max ${params.maxTokens} tokens)`)}\n`);
+      if (params.systemPrompt) io.stderr.write(`  ${s.dim('system:')} ${params.systemPrompt}\n`);
       for (const m of params.messages) {
         const blocks = Array.isArray(m.content) ? m.content : [m.content];
         const text = blocks.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
-        process.stderr.write(`  ${s.dim(`${m.role}:`)} ${text}\n`);
+        io.stderr.write(`  ${s.dim(`${m.role}:`)} ${text}\n`);
       }
       const reply = (await q(`  ${s.bold('Reply as the model')} ${s.dim('(empty to refuse)')}: `)).trim();
       if (reply === '') throw new McpError(-1, 'User rejected sampling request');

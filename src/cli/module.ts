@@ -66,8 +66,8 @@ function isLowLevel(v: unknown): boolean {
 export const lowLevel = (s: McpServer | Server): Server => lowLevelServer(s);
 
 /** Imports MODULE and returns the server it exports (default export, or named `server`). */
-export async function loadServerModule(module: string): Promise<McpServer | Server> {
-  const file = resolve(module);
+export async function loadServerModule(module: string, cwd = process.cwd()): Promise<McpServer | Server> {
+  const file = resolve(cwd, module);
   if (!existsSync(file)) throw new UsageError(`serve: no such file: ${module}`);
   if (/\.[mc]?ts$/.test(file)) await enableTypeScript(file);
   let loaded: Record<string, unknown>;

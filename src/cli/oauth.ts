@@ -12,6 +12,7 @@ import type { OAuthStore, StoredTokens } from '../client/auth/store.js';
 import type { ClientRegistration } from '../client/auth/token-endpoint.js';
 import { flag, str, UsageError } from './args.js';
 import type { StatusLine } from './term.js';
+import type { CliIo } from './io.js';
 
 type Values = Parameters<typeof str>[0];
 
@@ -29,9 +30,9 @@ interface FileShape {
 const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 /** Default token file: $MCPKIT_OAUTH_FILE, else $XDG_CONFIG_HOME/mcpkit/oauth.json, else ~/.config/mcpkit/oauth.json. */
-export function defaultTokenFile(): string {
-  if (process.env.MCPKIT_OAUTH_FILE) return process.env.MCPKIT_OAUTH_FILE;
-  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'mcpkit', 'oauth.json');
+export function defaultTokenFile(env: Record<string, string | undefined> = process.env): string {
+  if (env.MCPKIT_OAUTH_FILE) return env.MCPKIT_OAUTH_FILE;
+  return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'mcpkit', 'oauth.json');
 }
 
 /**
@@ -159,15 +160,15 @@ function openBrowser(url: string): void {
  * it is offered when stderr is a terminal (or with --oauth); otherwise only stored tokens and
  * client credentials are used, and a server that wants a sign-in fails fast with its 401.
  */
-export async function cliOAuth(target: string, values: Values, status: StatusLine): Promise<{ auth: OAuthOptions; close(): Promise<void> } | undefined> {
+export async function cliOAuth(target: string, values: Values, status: StatusLine, io: CliIo): Promise<{ auth: OAuthOptions; close(): Promise<void> } | undefined> {
   if (flag(values, 'no-oauth')) {
     if (flag(values, 'oauth')) throw new UsageError('--oauth and --no-oauth contradict each other');
     return undefined;
   }
   const clientId = str(values, 'client-id');
-  const clientSecret = str(values, 'client-secret') ?? process.env.MCPKIT_CLIENT_SECRET;
-  const interactive = flag(values, 'oauth') || (!!process.stderr.isTTY && !flag(values, 'client-credentials'));
-  const store = new FileOAuthStore(str(values, 'oauth-file') ?? defaultTokenFile());
+  const clientSecret = str(values, 'client-secret') ?? io.env.MCPKIT_CLIENT_SECRET;
+  const interactive = flag(values, 'oauth') || (!!io.stderr.isTTY && !flag(values, 'client-credentials'));
+  const store = new FileOAuthStore(str(values, 'oauth-file') ?? defaultTokenFile(io.env));
   const auth = async (rest: Partial<OAuthOptions>): Promise<OAuthOptions> => ({
     clientId,
     clientSecret,

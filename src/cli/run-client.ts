@@ -4,6 +4,7 @@ import { HttpStatusError } from '../transports/http/client/http-common.js';
 import { CLIENT_OPTIONS, flag, parse, UsageError, type OptionSpecs } from './args.js';
 import { openConnection, type Connection } from './connection.js';
 import { StatusLine } from './term.js';
+import type { CliIo } from './io.js';
 
 type Values = ReturnType<typeof parse>['values'];
 
@@ -18,35 +19,36 @@ export interface ClientCommand {
 }
 
 /** Runs a client command; resolves to the exit code. */
-export async function runClientCommand(cmd: ClientCommand, argv: string[]): Promise<number> {
+export async function runClientCommand(cmd: ClientCommand, argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(cmd.name, argv, { ...CLIENT_OPTIONS, ...cmd.options });
   if (flag(values, 'help')) {
-    process.stdout.write(cmd.usage);
+    io.stdout.write(cmd.usage);
     return 0;
   }
   if (positionals.length < cmd.minArgs || (cmd.maxArgs !== undefined && positionals.length > cmd.maxArgs)) {
     throw new UsageError(`${cmd.name}: wrong number of arguments\n${cmd.usage.split('\n').find((l) => l.includes('mcpkit')) ?? ''}`);
   }
-  const status = new StatusLine();
+  const status = new StatusLine(io.stderr, io.env);
   const json = flag(values, 'json');
   let conn: Connection;
   try {
-    conn = await openConnection(positionals[0], values, status);
+    conn = await openConnection(positionals[0], values, status, io);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    showError(err, status, json, 'Could not connect');
+    showError(err, status, json, io, 'Could not connect');
     return 1;
   }
   let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(130);
+  const onSignal = (signal: string) => {
+    if (signal !== 'SIGINT') return;
+    if (interrupted) return io.exitNow(130);
     interrupted = true;
     status.clear();
     status.print(status.style.yellow('Interrupted: closing the connection (Ctrl-C again to quit at once)'));
     conn.interrupt.abort(new Error('interrupted (Ctrl-C)'));
-    void conn.close().finally(() => process.exit(130));
+    void conn.close().finally(() => io.exitNow(130));
   };
-  process.on('SIGINT', onSigint);
+  const unsubscribe = io.onSignal(onSignal);
   try {
     return await cmd.run(conn, positionals.slice(1), values);
   } catch (err) {
@@ -54,20 +56,20 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[]): Prom
     if (err instanceof UsageError) throw err;
     // Ctrl-C already said what happened; the aborted call's error would only repeat it.
     if (interrupted) return 130;
-    showError(err, status, json);
+    showError(err, status, json, io);
     return 1;
   } finally {
-    process.off('SIGINT', onSigint);
+    unsubscribe();
     await conn.close();
   }
 }
 
 /** A failure, said plainly on stderr (and as `{"error": ...}` on stdout with --json). */
-export function showError(err: unknown, status: StatusLine, json: boolean, prefix?: string): void {
+export function showError(err: unknown, status: StatusLine, json: boolean, io: CliIo, prefix?: string): void {
   const s = status.style;
   if (json) {
     const body = err instanceof McpError ? err.toJSON() : { message: err instanceof Error ? err.message : String(err) };
-    process.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
   }
   let text: string;
   if (err instanceof McpError) {

@@ -28,9 +28,9 @@ const COLOURS: Style = {
 const id = (s: string) => s;
 const PLAIN: Style = { bold: id, dim: id, red: id, green: id, yellow: id, blue: id, magenta: id, cyan: id };
 
-export function styleFor(stream: NodeJS.WriteStream): Style {
-  const on = !!stream.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
-  return on || process.env.FORCE_COLOR === '1' ? COLOURS : PLAIN;
+export function styleFor(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): Style {
+  const on = !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+  return on || env.FORCE_COLOR === '1' ? COLOURS : PLAIN;
 }
 
 /** stdout's style: results are coloured only when a person reads them. */
@@ -53,9 +53,12 @@ export class StatusLine {
   private label = '';
   private ticker: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {
-    this.tty = !!stream.isTTY && process.env.TERM !== 'dumb';
-    this.style = styleFor(stream);
+  constructor(
+    private readonly stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = process.stderr,
+    env: Record<string, string | undefined> = process.env,
+  ) {
+    this.tty = !!stream.isTTY && env.TERM !== 'dumb';
+    this.style = styleFor(stream, env);
   }
 
   /** Writes whole lines above the status line. */

@@ -8,20 +8,28 @@
 // child never answered with an error, and tells the client that lists may have changed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { watch } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { StatusLine } from './term.js';
+import type { CliIo } from './io.js';
+
+/** main.js (or main.ts, run through a loader), next to this file. */
+const MAIN = fileURLToPath(new URL(`./main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 const DEBOUNCE_MS = 200;
 const IGNORED = /(^|[/\\])(node_modules|\.git|dist)([/\\]|$)|(^|[/\\])\.[^/\\]/;
 
 type Msg = { id?: string | number | null; method?: string; params?: unknown };
 
-export function superviseWatch(module: string, serveArgs: string[], stdio: boolean): Promise<number> {
-  const status = new StatusLine();
+export function superviseWatch(module: string, serveArgs: string[], stdio: boolean, io: CliIo): Promise<number> {
+  const status = new StatusLine(io.stderr, io.env);
   const s = status.style;
-  const dir = dirname(resolve(module));
-  const argv = [...process.execArgv, process.argv[1], 'serve', ...serveArgs];
+  const dir = dirname(resolve(io.cwd, module));
+  // The child is this same CLI (the binary, or main.ts under a loader such as tsx).
+  const argv = [...process.execArgv, MAIN, 'serve', ...serveArgs];
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((r) => (finish = r));
   let child: ChildProcess | undefined;
   let generation = 0;
   let restarting = false;
@@ -33,7 +41,7 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
   let replayId: string | undefined;
   let queue: string[] = [];
 
-  const toClient = (line: string) => process.stdout.write(`${line}\n`);
+  const toClient = (line: string) => io.stdout.write(`${line}\n`);
   const failPending = (why: string) => {
     for (const id of pending) toClient(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: why } }));
     pending.clear();
@@ -48,8 +56,11 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
 
   const start = () => {
     const gen = ++generation;
-    const c = spawn(process.execPath, argv, { stdio: [stdio ? 'pipe' : 'ignore', stdio ? 'pipe' : 'inherit', 'inherit'] });
+    // Piped, not inherited: our stdout/stderr may be streams of an in-process caller.
+    const c = spawn(process.execPath, argv, { cwd: io.cwd, env: io.env, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     child = c;
+    c.stderr?.pipe(io.stderr, { end: false });
+    if (!stdio) c.stdout?.pipe(io.stdout, { end: false });
     c.on('exit', (code, signal) => {
       if (gen !== generation || restarting) return;
       child = undefined;
@@ -108,18 +119,19 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
     timer = setTimeout(() => void restart(`${changed} changed`), DEBOUNCE_MS);
   });
 
+  let unsubscribe = () => {};
   const stop = (code: number) => {
+    unsubscribe();
     watcher.close();
     clearTimeout(timer);
     generation++;
     child?.kill('SIGTERM');
-    process.exit(code);
+    finish(code);
   };
-  process.on('SIGINT', () => stop(130));
-  process.on('SIGTERM', () => stop(0));
+  unsubscribe = io.onSignal((signal) => stop(signal === 'SIGINT' ? 130 : 0));
 
   if (stdio) {
-    createInterface({ input: process.stdin, crlfDelay: Infinity })
+    createInterface({ input: io.stdin, crlfDelay: Infinity })
       .on('line', (line) => {
         if (line.trim() === '') return;
         const m = parse(line);
@@ -144,7 +156,7 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
   }
   status.print(s.dim(`watching ${dir} for changes`));
   start();
-  return new Promise<number>(() => {});
+  return finished;
 }
 
 function parse(line: string): Msg | undefined {

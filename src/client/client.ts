@@ -24,6 +24,7 @@ import { CoreTasks, modernNames } from './core-tasks.js';
 export type { SamplingHandler, ElicitationHandler };
 
 import type { ClientOptions } from './options.js';
+import { systemClock } from '../engine/clock.js';
 export type { ClientOptions, ReinitializeEvent } from './options.js';
 
 type Listener = (params: JsonObject | undefined) => void;
@@ -145,7 +146,7 @@ export class McpClient extends ServerCalls {
       // everything it sends belongs to that era. No transport guesses it from the body.
       new HeaderingTransport(transport, (m) => (this.session === undefined ? undefined : modernSendOptions(this.toolBook, m))),
       { onrequest: (req, inbound) => this.onServerRequest(req, inbound.signal), onnotification: (n) => this.onNotification(n) },
-      { requestTimeoutMs: this.options.requestTimeoutMs, middleware: this.options.middleware, onerror: this.options.onerror },
+      { requestTimeoutMs: this.options.requestTimeoutMs, middleware: this.options.middleware, onerror: this.options.onerror, clock: this.options.clock },
     );
     // Innermost: it sees listen requests exactly as this client built them.
     peer.use(this.listens.middleware);
@@ -204,6 +205,7 @@ export class McpClient extends ServerCalls {
       dropInvalidTools: transport instanceof StreamableHttpClientTransport,
       maxInputRounds: this.options.maxInputRounds ?? 8,
       cache: this.options.cache !== false,
+      clock: this.options.clock ?? systemClock,
       tasks: declaresTasks(this.declared),
       warn: (m) => this.options.onerror?.(new Error(m)),
     }, isHandshakeVersion(pinned) ? undefined : pinned);

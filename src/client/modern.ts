@@ -9,6 +9,7 @@ import { isDiscoverResult } from './era.js';
 import type { HandshakeOutcome } from './handshake.js';
 import type { ClientInputs } from './inputs.js';
 import type { ToolHeaderBook } from './param-headers.js';
+import type { Clock } from '../engine/clock.js';
 
 /** What `connect()` settled, in either era. */
 export interface ConnectOutcome extends HandshakeOutcome {
@@ -32,6 +33,8 @@ export interface ModernHost {
   readonly dropInvalidTools: boolean;
   readonly maxInputRounds: number;
   readonly cache: boolean;
+  /** Where cache freshness reads the time. */
+  readonly clock: Clock;
   /** Whether the requests declare the tasks extension: only then may tools/call answer a task. */
   readonly tasks: boolean;
   warn(message: string): void;
@@ -51,7 +54,7 @@ export class ModernSession {
 
   constructor(private readonly host: ModernHost, pinned: string | undefined) {
     this.current = pinned ?? MODERN_VERSIONS[0];
-    this.cache = host.cache ? new ResultCache() : undefined;
+    this.cache = host.cache ? new ResultCache(() => host.clock.now()) : undefined;
   }
 
   get version(): string {
@@ -146,7 +149,7 @@ export class ModernSession {
     const credential = await this.host.credential();
     const hit = this.cache!.get(method, params, credential);
     if (hit) return hit;
-    const sent = Date.now();
+    const sent = this.host.clock.now();
     let result: JsonObject;
     try {
       result = await this.exchange(method, params, options);

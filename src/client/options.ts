@@ -1,4 +1,5 @@
 import type { MessageMiddleware } from '../engine/middleware.js';
+import type { Clock } from '../engine/clock.js';
 import type { ClientCapabilities, Implementation, Root } from '../protocol/types.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import type { EraOption } from './era.js';
@@ -60,6 +61,8 @@ export interface ClientOptions extends Implementation {
   cache?: boolean;
   /** Default timeout (ms) for requests. Default 60 000. */
   requestTimeoutMs?: number;
+  /** Where request timeouts read the time and arm their timers (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
   /**
    * Refuse, locally, calls to capabilities the server did not declare (the spec's MUST).
    * Default true; turn off for servers that under-declare.

@@ -12,6 +12,8 @@ import type {
 import type { FrameInfo, Transport } from './transport.js';
 import { compose, type MessageMiddleware, type Next } from './middleware.js';
 import { InboundRequest, responseTo } from './inbound.js';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { abortError, asError, reasonText } from './abort.js';
 
 export interface ProgressInfo {
   progress: number;
@@ -51,6 +53,7 @@ export interface PeerOptions {
   middleware?: MessageMiddleware[];
   /** Problems that have nowhere else to go (a handler that threw in a notification...). */
   onerror?: (error: Error) => void;
+  /** Where request timeouts read the time and arm timers (default the system clock). */ clock?: Clock;
 }
 
 interface Pending {
@@ -58,7 +61,7 @@ interface Pending {
   resolve(result: JsonObject): void;
   reject(error: Error): void;
   onprogress?: (p: ProgressInfo) => void;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: TimerHandle;
   timeoutMs: number;
   startedAt: number;
   maxTotal: number;
@@ -80,6 +83,7 @@ export class Peer {
   /** A snapshot (copied on `use`): middleware added to a server later is not this peer's. */
   private middleware: readonly MessageMiddleware[];
   private readonly onerror?: (error: Error) => void;
+  private readonly clock: Clock;
   private nextId = 0;
   // The maps and the listener list are made on first use: a connection that only answers (every
   // stateless HTTP request is one) never sends a request, and most have no close listener.
@@ -99,6 +103,7 @@ export class Peer {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.middleware = options.middleware && options.middleware.length > 0 ? [...options.middleware] : NO_MIDDLEWARE;
     this.onerror = options.onerror;
+    this.clock = options.clock ?? systemClock;
     this.sendOut = this.buildOut();
   }
 
@@ -206,7 +211,7 @@ export class Peer {
         reject,
         onprogress: options.onprogress,
         timeoutMs,
-        startedAt: Date.now(),
+        startedAt: this.clock.now(),
         maxTotal: options.maxTotalTimeoutMs ?? Infinity,
         resetOnProgress: options.resetTimeoutOnProgress ?? false,
       };
@@ -244,12 +249,12 @@ export class Peer {
    * past the cap, and the cap holds even when the per-request timeout is disabled (0).
    */
   private arm(id: RequestId, p: Pending): void {
-    const left = p.maxTotal - (Date.now() - p.startedAt);
+    const left = p.maxTotal - (this.clock.now() - p.startedAt);
     const wait = Math.min(p.timeoutMs > 0 ? p.timeoutMs : Infinity, left);
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (!(wait <= MAX_TIMER_MS)) return;
     const capped = wait === left;
-    p.timer = setTimeout(() => {
+    p.timer = this.clock.setTimeout(() => {
       this.cancelOutgoing(
         id,
         capped
@@ -264,7 +269,7 @@ export class Peer {
     const p = this.pending?.get(id);
     if (!p) return undefined;
     this.pending!.delete(id);
-    if (p.timer) clearTimeout(p.timer);
+    if (p.timer !== undefined) this.clock.clearTimeout(p.timer);
     p.cleanup?.();
     return p;
   }
@@ -378,10 +383,10 @@ export class Peer {
     const token = params.progressToken as RequestId;
     const p = this.pending?.get(token);
     if (!p?.onprogress) return;
-    if (p.resetOnProgress && p.timer) {
-      clearTimeout(p.timer);
+    if (p.resetOnProgress && p.timer !== undefined) {
+      this.clock.clearTimeout(p.timer);
       p.timer = undefined;
-      if (Date.now() - p.startedAt < p.maxTotal) this.arm(token, p);
+      if (this.clock.now() - p.startedAt < p.maxTotal) this.arm(token, p);
       else {
         this.cancelOutgoing(token, new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`), 'Maximum total timeout exceeded');
         return;
@@ -482,17 +487,4 @@ function relatedOf(m: JsonRpcMessage): { relatedRequestId?: RequestId } | undefi
   // A response is related to the request it answers; transports read that from its id.
   const id = 'method' in m ? related.get(m) : (m as { id?: RequestId | null }).id ?? undefined;
   return id === undefined ? undefined : { relatedRequestId: id };
-}
-
-/** The abort reason as a sentence ("This operation was aborted", not "AbortError: ..."). */
-function reasonText(signal: AbortSignal): string {
-  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-}
-
-function abortError(method: string, signal: AbortSignal): LocalError {
-  return new LocalError('aborted', `Request "${method}" was aborted: ${reasonText(signal)}`);
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
 }

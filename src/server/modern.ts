@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
 import { responseTo, type InboundRequest } from '../engine/inbound.js';
+import type { Clock } from '../engine/clock.js';
 import { CACHEABLE, META, MRTR_METHODS, readEnvelope, REMOVED_IN_MODERN, type ModernEnvelope } from '../protocol/modern.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
 import type { CacheScope, Implementation, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
@@ -33,6 +34,8 @@ export interface ModernOptions {
   stateSecret?: string | Uint8Array;
   /** How long an `input_required` round stays answerable. Default 10 minutes. */
   stateTtlMs?: number;
+  /** Where `requestState` expiry reads the time (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
   /** Cache hints for cacheable results: a default, and per method (e.g. 'tools/list'). */
   cache?: Partial<CacheHint> & { methods?: Record<string, Partial<CacheHint>> };
 }
@@ -71,7 +74,7 @@ export class ModernEra {
 
   constructor(private readonly server: ModernHost, private readonly o: ModernOptions = {}) {
     this.versions = o.versions ?? MODERN_VERSIONS;
-    this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs });
+    this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs, clock: o.clock });
     this.baseMeta = { [META.serverInfo]: server.info };
   }
 

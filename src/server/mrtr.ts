@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import { base64ToBytes, base64ToText, bytesToBase64url, textToBase64url, utf8Bytes } from '../protocol/encoding.js';
+import { systemClock, type Clock } from '../engine/clock.js';
 import type { InputRequest, InputRequests } from '../protocol/types.js';
 
 /**
@@ -41,15 +42,18 @@ export class RequestStateSealer {
   private readonly secret: Uint8Array<ArrayBuffer>;
   private key: Promise<CryptoKey> | undefined;
   readonly ttlMs: number;
+  /** Where expiry reads the time. */
+  readonly clock: Clock;
 
   /** A random per-process key by default: set `secret` when several instances serve one client. */
-  constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
+  constructor(options: { secret?: string | Uint8Array; ttlMs?: number; clock?: Clock } = {}) {
     const { secret } = options;
     this.secret =
       secret === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(32)) : typeof secret === 'string' ? utf8Bytes(secret) : new Uint8Array(secret);
     // An empty HMAC key would let anyone forge requestState.
     if (this.secret.length === 0) throw new TypeError('modern.stateSecret must not be empty');
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
+    this.clock = options.clock ?? systemClock;
   }
 
   async seal(state: RoundState): Promise<string> {
@@ -254,7 +258,7 @@ export class InputCollector {
   }
 
   private async sealRound(requests: InputRequests): Promise<JsonObject> {
-    const expires = Date.now() + this.sealer.ttlMs;
+    const expires = this.sealer.clock.now() + this.sealer.ttlMs;
     const state: RoundState = {
       v: 1,
       m: this.method,
@@ -310,7 +314,7 @@ async function openSealedRound(
   if (!s || s.m !== method || s.d !== digest || s.p !== (principal ?? null)) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
   }
-  if (s.e < Date.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
+  if (s.e < sealer.clock.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
   return collectorFor(sealer, method, params, principal, { ...s.a }, digest);
 }
 

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../engine/clock.js';
 import type { ClientCapabilities, Implementation } from '../protocol/types.js';
 
 /** What another instance needs to go on serving a handshake-era session. */
@@ -30,11 +31,17 @@ export interface SessionStore {
 /** The in-process store: a Map with expiry, for tests and single-process multi-handler setups. */
 export class InMemorySessionStore implements SessionStore {
   private readonly records = new Map<string, { record: SessionRecord; expires: number }>();
+  private readonly clock: Clock;
+
+  /** `clock`: where expiry reads the time (default the system clock; tests pass a ManualClock). */
+  constructor(options: { clock?: Clock } = {}) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   get(id: string): SessionRecord | undefined {
     const e = this.records.get(id);
     if (!e) return undefined;
-    if (e.expires < Date.now()) {
+    if (e.expires < this.clock.now()) {
       this.records.delete(id);
       return undefined;
     }
@@ -42,13 +49,13 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   set(id: string, record: SessionRecord, ttlMs: number): void {
-    this.records.set(id, { record, expires: Date.now() + ttlMs });
+    this.records.set(id, { record, expires: this.clock.now() + ttlMs });
   }
 
   touch(id: string, ttlMs: number): boolean {
     const e = this.records.get(id);
     if (!e) return false;
-    const now = Date.now();
+    const now = this.clock.now();
     if (e.expires < now) {
       this.records.delete(id);
       return false;

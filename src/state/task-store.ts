@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../engine/clock.js';
 import type { DetailedTask } from '../protocol/tasks.js';
 
 /** One task as a store keeps it: its wire state plus what access control and expiry need. */
@@ -39,6 +40,8 @@ export class TaskLimitError extends Error {
 export interface InMemoryTaskStoreOptions {
   /** Records kept at once, finished ones included (default 10 000). Beyond it `create` rejects. */
   maxTasks?: number;
+  /** Where expiry reads the time (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 /** How often expired records are swept out, at most (a sweep walks the whole map). */
@@ -53,14 +56,16 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>();
   private readonly max: number;
   private nextSweep = 0;
+  private readonly clock: Clock;
 
   constructor(options: InMemoryTaskStoreOptions = {}) {
     this.max = options.maxTasks ?? 10_000;
+    this.clock = options.clock ?? systemClock;
     if (!(this.max >= 1)) throw new TypeError('InMemoryTaskStore: maxTasks must be at least 1');
   }
 
   async create(record: TaskRecord): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now >= this.nextSweep || this.records.size >= this.max) this.sweep(now);
     if (this.records.size >= this.max) throw new TaskLimitError(`the task store is full (${this.max} tasks)`);
     this.records.set(record.task.taskId, record);
@@ -69,7 +74,7 @@ export class InMemoryTaskStore implements TaskStore {
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const r = this.records.get(taskId);
     if (r === undefined) return undefined;
-    if (r.expiresAt !== null && r.expiresAt <= Date.now()) {
+    if (r.expiresAt !== null && r.expiresAt <= this.clock.now()) {
       this.records.delete(taskId);
       return undefined;
     }

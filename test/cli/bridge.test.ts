@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import { CLI, CLI_LINE, mcpkit, ROOT, startListening, TSX, type Running } from './helpers.js';
+import { waitFor } from '../support/index.js';
 
 describe('bridge --stdio-to-http: a stdio server forwarding to a remote HTTP server', () => {
   let remote: Running;
@@ -199,11 +200,10 @@ describe('bridge --http: roots cross from the HTTP clients to the stdio server',
       // A request first, so the bridge knows which session has roots.
       await client.callTool('roots');
       await client.setRoots([{ uri: 'file:///two', name: 'two' }]);
-      let seen = '';
-      for (let i = 0; i < 40 && !seen.includes('file:///two'); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        seen = text(await client.callTool('last_roots'));
-      }
+      const seen = await waitFor(async () => {
+        const last = text(await client.callTool('last_roots'));
+        return last.includes('file:///two') && last;
+      }, { what: 'the stdio server to see the new roots', intervalMs: 50 });
       assert.deepEqual(JSON.parse(seen), { roots: [{ uri: 'file:///two', name: 'two' }] });
     } finally {
       await client.close();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { CAPS, startTaskServer, TASKS, type TaskServer } from '../fixtures/tasks-server.js';
 import { cleanEnv, CLI, mcpkit, ROOT, TSX } from './helpers.js';
+import { waitFor } from '../support/index.js';
 
 let server: TaskServer;
 
@@ -66,11 +67,7 @@ test('mcpkit call: Ctrl-C cancels the running task (tasks/cancel) and exits 130'
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c));
   const code = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const end = Date.now() + 20_000;
-  while (!/still going/.test(stderr)) {
-    if (Date.now() > end) throw new Error(`no task status shown: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => /still going/.test(stderr), { what: 'the task status on stderr', timeoutMs: 30_000 });
   child.kill('SIGINT');
   assert.equal(await code, 130, stderr);
   const cancels = server.bodies('tasks/cancel').slice(before);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import { CLI, mcpkit, ROOT, startListening } from './helpers.js';
+import { sleep, waitFor } from '../support/index.js';
 
 const SERVER_INDEX = join(ROOT, 'src/entries/server.ts');
 
@@ -29,7 +30,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('serve MODULE over HTTP', () => {
   test('serves what the module exports', async () => {
@@ -116,6 +116,8 @@ describe('serve HTTP options', () => {
       const sid = init.headers.get('mcp-session-id');
       assert.ok(sid);
       await init.text();
+      // A real server's idle sweep on the wall clock (the ManualClock versions of this live in
+      // test/hosting/http): waiting longer than needed cannot break it, so load cannot either.
       await sleep(2500);
       const later = await fetch(s.url, {
         method: 'POST',
@@ -150,13 +152,12 @@ describe('serve --watch', () => {
     try {
       assert.equal((await mcpkit(['call', s.url, 'hello'])).stdout, 'first version\n');
       writeFileSync(join(dir, 'main.ts'), moduleSource('second version'));
-      let out = '';
-      for (let i = 0; i < 60 && out !== 'second version\n'; i++) {
-        await sleep(500);
-        if ((s.stdout().match(/listening on/g) ?? []).length < 2) continue;
-        out = (await mcpkit(['call', s.url, 'hello'])).stdout;
-      }
-      assert.equal(out, 'second version\n');
+      // The restarted child listens again (a second "listening on"), then serves the new code.
+      await waitFor(async () => (s.stdout().match(/listening on/g) ?? []).length >= 2 && (await mcpkit(['call', s.url, 'hello'])).stdout === 'second version\n', {
+        what: 'the restarted server to answer "second version"',
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
       assert.match(s.stderr(), /↻ main\.ts changed: restarting the server/);
     } finally {
       await s.stop();
@@ -171,13 +172,14 @@ describe('serve --watch', () => {
     try {
       assert.deepEqual((await client.callTool('hello')).content, [{ type: 'text', text: 'before' }]);
       writeFileSync(join(dir, 'main.ts'), moduleSource('after'));
-      let text = '';
-      for (let i = 0; i < 60 && text !== 'after'; i++) {
-        await sleep(500);
-        const r = await client.callTool('hello').catch((e: Error) => ({ content: [{ type: 'text', text: e.message }] }));
-        text = (r.content[0] as { text: string }).text;
-      }
-      assert.equal(text, 'after');
+      // Calls during the restart fail or answer "before"; the restarted child answers "after".
+      await waitFor(
+        async () => {
+          const r = await client.callTool('hello').catch((e: Error) => ({ content: [{ type: 'text', text: e.message }] }));
+          return (r.content[0] as { text: string }).text === 'after';
+        },
+        { what: 'the restarted server to answer "after"', timeoutMs: 30_000, intervalMs: 100 },
+      );
     } finally {
       await client.close();
     }

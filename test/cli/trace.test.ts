@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_LINE, mcpkit, startListening, type Running } from './helpers.js';
+import { waitFor } from '../support/index.js';
 
 let server: Running;
 before(async () => {
@@ -100,7 +101,8 @@ describe('--trace', () => {
       const refused = await fetch(traced.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25', 'last-event-id': 'ev-7' } });
       assert.equal(refused.status, 404);
       await refused.text();
-      await new Promise((r) => setTimeout(r, 300));
+      // The refusal is the last exchange: once its body is traced (stderr and file), all is.
+      await waitFor(() => /^← 404 Not Found GET \/mcp · \d+ ms\n {2}Content-Type: application\/json\n {4}\{\n {6}"jsonrpc": "2\.0",/m.test(traced.stderr()) && /"status":404/.test(readFileSync(file, 'utf8')), 'the traced 404');
       const e = traced.stderr();
       // The messages, as before.
       assert.match(e, /^→ tools\/call #\d+/m);

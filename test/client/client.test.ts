@@ -6,7 +6,8 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { Server } from '../../src/server/server.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { createLinkedPair } from '../../src/transports/memory/index.js';
-import { flush, rejectsLocally, rejectsWithCode, textOf } from '../server/helpers.js';
+import { rejectsLocally, rejectsWithCode, textOf } from '../server/helpers.js';
+import { flush } from '../support/index.js';
 
 function fullServer(): McpServer {
   const server = new McpServer({ name: 'full', version: '2.0.0', title: 'Full server', instructions: 'be nice' });

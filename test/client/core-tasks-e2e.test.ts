@@ -13,6 +13,7 @@ import { StreamableHttpClientTransport } from '../../src/transports/http/client/
 import { serve } from '../../src/hosting/node.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
+import { waitFor } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -121,18 +122,10 @@ test('core tasks HTTP: a required tool with an elicitation; abort cancels the ta
   const ctl = new AbortController();
   let id: string | undefined;
   const call = client.callTool('forever', { label: 'http' }, { signal: ctl.signal, ontask: (task) => (id ??= task.taskId) });
-  const until = Date.now() + 5000;
-  while (id === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(id);
+  const taskId = await waitFor(() => id, 'the task id');
   ctl.abort(new Error('stop'));
   await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
-  const end = Date.now() + 5000;
-  let status = '';
-  while (status !== 'cancelled' && Date.now() < end) {
-    status = (await client.getTask(id)).status;
-    if (status !== 'cancelled') await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.equal(status, 'cancelled');
+  await waitFor(async () => (await client.getTask(taskId)).status === 'cancelled', 'the task to be cancelled');
   assert.deepEqual(log.aborted, ['http']);
 });
 
@@ -141,8 +134,7 @@ test('core tasks HTTP: a call that times out cancels its task', async (t) => {
   let id: string | undefined;
   await assert.rejects(client.callTool('forever', { label: 'late' }, { timeoutMs: 200, ontask: (task) => (id ??= task.taskId) }), (e: unknown) => e instanceof LocalError && e.kind === 'timeout');
   assert.ok(id);
-  const end = Date.now() + 5000;
-  while (!log.aborted.includes('late') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => log.aborted.includes('late'), 'the handler to see its abort');
   assert.deepEqual(log.aborted, ['late']);
   const task = await client.getTask(id);
   assert.equal(task.status, 'cancelled');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { McpClient } from '../../src/client/client.js';
 import { ProbeClosedError } from '../../src/client/era.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
-import { EXIT_ON_UNKNOWN, until } from './modern/helpers.js';
+import { EXIT_ON_UNKNOWN } from './modern/helpers.js';
+import { waitFor } from '../support/index.js';
 
 test('default era, own stdio transport: a server killed by the probe → ProbeClosedError; reconnecting initializes directly', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-default-era-'));
@@ -29,7 +30,7 @@ test('default era, own stdio transport: a server killed by the probe → ProbeCl
     assert.equal(second.era, 'handshake');
     assert.deepEqual((await second.listTools()).tools.map((t) => t.name), ['noop']);
     await second.close();
-    await until(() => lines().length === 6);
+    await waitFor(() => lines().length === 6);
     assert.deepEqual(lines(), ['start', 'server/discover', 'start', 'initialize', 'notifications/initialized', 'tools/list']);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,8 +5,8 @@ import { McpClient, type ClientOptions } from '../../src/client/client.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/hosting/node.js';
+import { sleep } from '../support/index.js';
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const text = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 
 export interface OurServer {
@@ -72,10 +72,3 @@ export async function deleteSession(url: string, sessionId: string): Promise<voi
   if (res.status !== 200) throw new Error(`DELETE answered ${res.status}`);
 }
 
-export async function until(cond: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ElicitParams } from '../../src/protocol/types.js';
 import type { ServeOptions } from '../../src/hosting/node.js';
-import { openClient, startOurServer, text, until, type OurServer } from './http-fixture.js';
+import { openClient, startOurServer, text, type OurServer } from './http-fixture.js';
+import { waitFor } from '../support/index.js';
 
 /** Whether the server has a connected standalone GET stream for this session (peeks inside). */
 function getStreamOpen(s: OurServer, sessionId: string): boolean {
@@ -40,7 +41,7 @@ for (const responseMode of ['auto', 'sse'] as const) {
     const { client, transport, errors } = await openClient(s.url, {}, { era: 'handshake' });
     try {
       const changed = new Promise<void>((resolve) => client.on('notifications/tools/list_changed', () => resolve()));
-      await until(() => getStreamOpen(s, transport.sessionId!), 3000, 'the GET stream');
+      await waitFor(() => getStreamOpen(s, transport.sessionId!), 'the GET stream');
       s.mcp.tool('late', () => 'late');
       await changed;
       const tools = await client.listTools();
@@ -96,7 +97,7 @@ test('stateless (stateful: false): no session id, no GET stream, calls and progr
     assert.deepEqual(seen, [1, 2], 'progress rides on the POST response stream');
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
     // The GET was refused (405: no standalone stream here), once, quietly.
-    await until(() => wire.includes('GET -'));
+    await waitFor(() => wire.includes('GET -'));
     assert.equal(wire.filter((w) => w.startsWith('GET')).length, 1);
     assert.ok(wire.every((w) => w.endsWith(' -')), 'no session id ever sent');
     assert.equal(s.running.handler.streamable.sessionCount, 0);

@@ -12,7 +12,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
-import { sleep, until } from './http-fixture.js';
+import { sleep, waitFor } from '../support/index.js';
 
 interface Setup {
   mcp: McpServer;
@@ -85,7 +85,7 @@ test('relisten: a broken listen stream is listened again, cached lists are dropp
     t.breakListen();
     // Changed while no stream is open: this notification is lost, as on a real dropped connection.
     t.mcp.tool('b', () => 'b');
-    await until(() => relistened.length === 1, 3000, 'the listen to be acknowledged again');
+    await waitFor(() => relistened.length === 1, 'the listen to be acknowledged again');
     assert.deepEqual(relistened, [{ toolsListChanged: true }]);
     assert.deepEqual(seen, [], 'the change made while away was not delivered');
     assert.equal(ended, false, 'the subscription lives on');
@@ -103,7 +103,7 @@ test('relisten: a broken listen stream is listened again, cached lists are dropp
 
     // The new stream carries notifications, tagged with the new id, to the same subscription.
     t.mcp.tool('c', () => 'c');
-    await until(() => seen.length === 1, 3000, 'a list_changed on the new stream');
+    await waitFor(() => seen.length === 1, 'a list_changed on the new stream');
     assert.deepEqual(seen, ['notifications/tools/list_changed']);
     const tagged = t.wire.messages('notifications/tools/list_changed').at(-1);
     assert.equal((tagged?.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'], listens[1].id);

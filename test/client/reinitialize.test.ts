@@ -7,7 +7,8 @@ import type { ReinitializeEvent } from '../../src/client/client.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import { HttpStatusError, SessionExpiredError } from '../../src/transports/http/client/http-common.js';
 import { rpcId, rpcMethod, startScriptedServer } from '../fixtures/http/scripted-server.js';
-import { deleteSession, openClient, startOurServer, text, until } from './http-fixture.js';
+import { deleteSession, openClient, startOurServer, text } from './http-fixture.js';
+import { waitFor } from '../support/index.js';
 
 test('session DELETEd server-side: the next call re-initializes transparently and succeeds', async () => {
   const s = await startOurServer();
@@ -47,9 +48,9 @@ test('expiry first noticed by the GET stream: the call fails locally, re-initial
   const { client, transport } = await openClient(s.url, { fetch: recording }, { era: 'handshake' });
   try {
     const old = transport.sessionId!;
-    await until(() => s.methods.includes('notifications/initialized'));
+    await waitFor(() => s.methods.includes('notifications/initialized'));
     await deleteSession(s.url, old);
-    await until(() => transport.sessionId === undefined, 3000, 'the GET stream to see the 404');
+    await waitFor(() => transport.sessionId === undefined, 'the GET stream to see the 404');
     const before = s.methods.length;
     const posted = wire.filter((w) => w.method === 'POST').length;
     assert.equal(text(await client.callTool('echo', { text: 'x' })), 'x');
@@ -59,10 +60,10 @@ test('expiry first noticed by the GET stream: the call fails locally, re-initial
     assert.equal(posts[0].session, null, 'initialize carries no session id');
     assert.ok(posts[1].session && posts[1].session !== old && posts[2].session === posts[1].session);
     // The standalone stream comes back on the new session.
-    await until(() => {
+    await waitFor(() => {
       const inner = s.running.handler.streamable as unknown as { sessions: Map<string, { transport: { standalone?: { connected: boolean } } }> };
       return inner.sessions.get(transport.sessionId!)?.transport.standalone?.connected === true;
-    }, 3000, 'the GET stream on the new session');
+    }, 'the GET stream on the new session');
   } finally {
     await client.close();
     await s.close();
@@ -75,7 +76,7 @@ test('session idle expiry (sessionIdleMs) → the next call succeeds after re-in
   const { client, transport } = await openClient(s.url, { openGetStream: false }, { era: 'handshake' });
   try {
     const old = transport.sessionId!;
-    await until(() => s.running.handler.streamable.sessionCount === 0, 3000, 'the session to expire');
+    await waitFor(() => s.running.handler.streamable.sessionCount === 0, 'the session to expire');
     assert.equal(text(await client.callTool('echo', { text: 'awake' })), 'awake');
     assert.equal(s.inits(), 2);
     assert.notEqual(transport.sessionId, old);

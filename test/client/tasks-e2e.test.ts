@@ -14,6 +14,7 @@ import { StreamableHttpClientTransport } from '../../src/transports/http/client/
 import { serve } from '../../src/hosting/node.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
+import { waitFor } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAST = { minPollIntervalMs: 5 };
@@ -47,7 +48,8 @@ async function overHttp(t: TestContext, options: Partial<ClientOptions> = {}, po
 }
 
 async function overStdio(t: TestContext, options: Partial<ClientOptions> = {}): Promise<McpClient> {
-  const client = new McpClient({ name: 'e2e', version: '1.0.0', tasks: FAST, elicitation: yes, ...options });
+  // probeTimeoutMs: the fixture starts under tsx, slower than the 3 s default on a busy machine.
+  const client = new McpClient({ name: 'e2e', version: '1.0.0', tasks: FAST, elicitation: yes, probeTimeoutMs: 30_000, ...options });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/tasks-tools.ts'], cwd: ROOT }));
   t.after(() => client.close());
   return client;
@@ -109,11 +111,10 @@ test('e2e HTTP: aborting the call cancels the task on the server', async (t) => 
   const ctl = new AbortController();
   let id = '';
   const call = client.callTool('forever', { label: 'http' }, { signal: ctl.signal, ontask: (task) => (id ||= task.taskId) });
-  while (!id) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => id, 'the task id');
   ctl.abort(new Error('stop'));
   await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
-  const end = Date.now() + 3000;
-  while (!log.aborted.includes('http') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => log.aborted.includes('http'), 'the handler to see its abort');
   assert.deepEqual(log.aborted, ['http']);
   const after = await client.getTask(id);
   assert.equal(after.status, 'cancelled');
@@ -133,11 +134,10 @@ test('e2e HTTP: startToolCall + cancelTask + waitForTask, by hand', async (t) =>
 
   const confirm = await client.startToolCall('confirm');
   if (confirm.resultType !== 'task') throw new Error('expected a task');
-  let task = await client.getTask(confirm.taskId);
-  for (let i = 0; task.status !== 'input_required' && i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-    task = await client.getTask(confirm.taskId);
-  }
+  const task = await waitFor(async () => {
+    const t = await client.getTask(confirm.taskId);
+    return t.status === 'input_required' && t;
+  }, 'the task to ask for input');
   const [key] = Object.keys(task.inputRequests ?? {});
   await client.updateTask(confirm.taskId, { [key]: { action: 'accept', content: { ok: false } } });
   assert.deepEqual((await client.waitForTask(confirm)).content, [{ type: 'text', text: 'confirmed: false' }]);
@@ -169,15 +169,10 @@ test('e2e stdio: a task with an elicitation, a failed task, and a cancelled one'
   const ctl = new AbortController();
   let id = '';
   const call = client.callTool('forever', { label: 'stdio' }, { signal: ctl.signal, ontask: (task) => (id ||= task.taskId) });
-  while (!id) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => id, 'the task id');
   ctl.abort();
   await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
-  let status = '';
-  for (let i = 0; status !== 'cancelled' && i < 100; i++) {
-    status = (await client.getTask(id)).status;
-    if (status !== 'cancelled') await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.equal(status, 'cancelled');
+  await waitFor(async () => (await client.getTask(id)).status === 'cancelled', 'the task to be cancelled');
 });
 
 test('e2e stdio: the handshake era ignores the tasks option and runs task tools as ordinary tools', async (t) => {

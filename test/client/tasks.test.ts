@@ -11,6 +11,7 @@ import type { DetailedTask } from '../../src/protocol/tasks.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { startTaskServer, TASKS, type TaskServer, type TaskServerOptions } from '../fixtures/tasks-server.js';
+import { waitFor } from '../support/index.js';
 
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const FAST = { minPollIntervalMs: 5, pollIntervalMs: 10 };
@@ -25,10 +26,9 @@ interface Setup {
 }
 
 /** A client opted in to tasks (fast polling) against a scripted server; disposed after the test. */
-/** Waits (5 s at most) until the server has received `n` requests for `method`. */
+/** Waits until the server has received `n` requests for `method`. */
 async function received(server: TaskServer, method: string, n: number): Promise<void> {
-  const end = Date.now() + 5000;
-  while (server.bodies(method).length < n && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => server.bodies(method).length >= n, `${n} ${method} request(s)`);
 }
 
 async function setup(t: TestContext | undefined, script: TaskServerOptions, options: Partial<ClientOptions> = {}): Promise<Setup> {
@@ -210,7 +210,7 @@ test('tasks: aborting the call sends tasks/cancel and rejects at once', async (t
   const s = await setup(t, { call: (_p, server) => ({ result: server.createTask([{ status: 'working' }], { pollIntervalMs: 20 }) }) });
   const ctl = new AbortController();
   const call = s.client.callTool('slow', {}, { signal: ctl.signal });
-  while (s.server.bodies('tasks/get').length < 2) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => s.server.bodies('tasks/get').length >= 2, 'two tasks/get polls');
   ctl.abort(new Error('user gave up'));
   await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted' && /tasks\/cancel sent.*user gave up/.test(e.message));
   await s.client.close(); // gives the best-effort tasks/cancel time to leave
@@ -302,7 +302,7 @@ test('tasks: listen({ taskIds }) delivers notifications/tasks, and they wake a w
   s.client.on('notifications/tasks', (p) => on.push(String(p?.status)));
   const started = Date.now();
   const call = s.client.callTool('slow');
-  while (!id || s.server.bodies('subscriptions/listen').length === 0) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => id && s.server.bodies('subscriptions/listen').length > 0, 'the task id and the listen request');
   const sub = s.client.listen({ taskIds: [id] }, (n) => seen.push({ method: n.method, status: n.params?.status as string }));
   assert.deepEqual(await sub.acknowledged, { taskIds: [id] });
   await new Promise((r) => setTimeout(r, 30));

@@ -4,7 +4,8 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { Server } from '../../src/server/server.js';
 import { createTestPair, WireRecorder } from '../../src/testing/index.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { flush, textOf } from '../server/helpers.js';
+import { textOf } from '../server/helpers.js';
+import { flush } from '../support/index.js';
 
 test('WireRecorder: records exact messages, in order, with directions', async () => {
   const server = new McpServer({ name: 'kit', version: '1' });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import type { CreateMessageParams } from '../../src/protocol/types.js';
 import type { WireRecorder } from '../../src/testing/index.js';
-import { aborted, clientPair, flush, rawClient, rejectsLocally, sleep, testServer, waitFor } from '../jsonrpc/harness.js';
+import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
+import { aborted, flush, sleep, waitFor } from '../support/index.js';
 
 const SAMPLE = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } as unknown as JsonObject;
 
@@ -24,18 +25,18 @@ test('client → server: aborting the signal aborts ctx.signal, sends notificati
   const { client, wire } = await clientPair(server);
   const ac = new AbortController();
   const p = client.request('test/slow', {}, { signal: ac.signal });
-  await waitFor(() => handlerSignal !== undefined, 500, 'handler start');
+  await waitFor(() => handlerSignal !== undefined, 'handler start');
   ac.abort('user pressed stop');
   await rejectsLocally(p, 'aborted', /user pressed stop/);
-  await waitFor(() => finished, 500, 'handler finish');
+  await waitFor(() => finished, 'handler finish');
   assert.equal(handlerSignal!.aborted, true);
   const req = wire.messages('test/slow')[0] as { id: number };
   const cancel = wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>;
   assert.equal(cancel.length, 1);
   assert.deepEqual(cancel[0].params, { requestId: req.id, reason: 'user pressed stop' });
-  await sleep(20);
-  assert.deepEqual(responsesTo(wire, 'server→client', req.id), []);
+  // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
   assert.deepEqual(await client.ping(), {});
+  assert.deepEqual(responsesTo(wire, 'server→client', req.id), []);
   await client.close();
 });
 
@@ -82,17 +83,17 @@ test('server → client: cancelling a server request aborts the client handler, 
   });
   const ac = new AbortController();
   const p = session.request('sampling/createMessage', SAMPLE, { signal: ac.signal });
-  await waitFor(() => clientSignal !== undefined, 500, 'client handler start');
+  await waitFor(() => clientSignal !== undefined, 'client handler start');
   ac.abort('server changed its mind');
   await rejectsLocally(p, 'aborted');
-  await waitFor(() => returned, 500, 'client handler return');
+  await waitFor(() => returned, 'client handler return');
   assert.equal(clientSignal!.aborted, true);
   const req = wire.messages('sampling/createMessage')[0] as { id: number };
   const cancel = wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>;
   assert.deepEqual(cancel.map((c) => c.params.requestId), [req.id]);
-  await sleep(10);
-  assert.deepEqual(responsesTo(wire, 'client→server', req.id), [], 'the client sent no response for the cancelled id');
+  // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
   assert.deepEqual(await session.ping(), {});
+  assert.deepEqual(responsesTo(wire, 'client→server', req.id), [], 'the client sent no response for the cancelled id');
   await client.close();
 });
 
@@ -117,16 +118,18 @@ test('server → client: cancelling a tool call also cancels the sampling reques
   });
   const ac = new AbortController();
   const p = client.request('test/sample', {}, { signal: ac.signal });
-  await waitFor(() => clientSignal !== undefined, 500, 'sampling start');
+  await waitFor(() => clientSignal !== undefined, 'sampling start');
   ac.abort();
   await rejectsLocally(p, 'aborted');
-  await waitFor(() => clientSignal!.aborted && toolError !== undefined, 500, 'nested cancel');
+  await waitFor(() => clientSignal!.aborted && toolError !== undefined, 'nested cancel');
   const outer = wire.messages('test/sample')[0] as { id: number };
   const inner = wire.messages('sampling/createMessage')[0] as { id: number };
   const cancels = (wire.entries.filter((e) => 'method' in e.message && e.message.method === 'notifications/cancelled'))
     .map((e) => [e.direction, (e.message as { params: JsonObject }).params.requestId]);
   assert.deepEqual(cancels, [['client→server', outer.id], ['server→client', inner.id]]);
-  await sleep(10);
+  // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
+  assert.deepEqual(await client.ping(), {});
+  assert.deepEqual(await [...server.sessions][0]!.ping(), {});
   assert.deepEqual(responsesTo(wire, 'server→client', outer.id), []);
   assert.deepEqual(responsesTo(wire, 'client→server', inner.id), []);
   await client.close();
@@ -143,7 +146,7 @@ test('server → client: a timed-out server request cancels the client handler',
     },
   });
   await rejectsLocally(session.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object', properties: {} } }, { timeoutMs: 30 }), 'timeout');
-  await waitFor(() => clientSignal?.aborted === true, 500, 'client abort');
+  await waitFor(() => clientSignal?.aborted === true, 'client abort');
   const req = wire.messages('elicitation/create')[0] as { id: number };
   assert.deepEqual((wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>).map((c) => c.params.requestId), [req.id]);
   await client.close();
@@ -176,7 +179,7 @@ test('a cancelled handler\'s later progress and notifications are not sent', asy
   const raw = await rawClient(server);
   await raw.initialize();
   raw.send({ jsonrpc: '2.0', id: 'h', method: 'test/hold', params: { _meta: { progressToken: 't' } } });
-  await waitFor(() => ctxRef !== undefined, 500, 'handler');
+  await waitFor(() => ctxRef !== undefined, 'handler');
   await ctxRef!.progress(1);
   assert.deepEqual((await raw.next()).params, { progressToken: 't', progress: 1 });
   raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'h', reason: 'stop' } });

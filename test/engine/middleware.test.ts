@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { compose, type MessageMiddleware } from '../../src/engine/middleware.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { clientPair, rejectsLocally, rejectsWithCode, sleep, testServer } from '../jsonrpc/harness.js';
+import { clientPair, rejectsLocally, rejectsWithCode, testServer } from '../jsonrpc/harness.js';
+import { sleep } from '../support/index.js';
 
 const label = (m: JsonRpcMessage) => ('method' in m ? m.method : `response ${String(m.id)}`);
 
@@ -34,10 +35,11 @@ test('server message middleware observes every message, both directions, in wire
   const { client } = await clientPair(server);
   await client.request('test/echo', {});
   await client.notify('test/note');
-  await sleep(5);
+  await client.ping(); // answered after the notification was handled (one ordered connection)
   assert.deepEqual(log, [
     'S in initialize', 'S out response 0', 'S in notifications/initialized',
     'S in test/echo', 'S out response 1', 'S in test/note',
+    'S in ping', 'S out response 2',
   ]);
   await client.close();
 });
@@ -78,7 +80,7 @@ test('server message middleware can drop messages: a dropped request is never an
   await rejectsLocally(client.request('test/secret', {}, { timeoutMs: 30 }), 'timeout');
   await client.notify('test/note');
   assert.deepEqual(await client.request('test/log'), {});
-  await sleep(5);
+  await client.ping(); // anything sent before this answer has arrived (one ordered connection)
   assert.equal(notes, 0);
   assert.deepEqual(wire.messages('notifications/message'), []);
   await client.close();
@@ -147,7 +149,9 @@ test('client middleware observes, modifies and drops; the wire recorder (outermo
   let hidden = 0;
   client.on('test/hidden', () => void hidden++);
   await [...server.sessions][0].notify('test/hidden');
-  await sleep(5);
+  // Round trips both ways after them (one ordered connection): had either arrived, it would have by now.
+  await client.ping();
+  await [...server.sessions][0].ping();
   assert.equal(serverGot, 0);
   assert.equal(hidden, 0);
   await client.close();

@@ -4,7 +4,8 @@ import { Peer, type PeerHandlers } from '../../src/engine/peer.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { FrameInfo, SendOptions, Transport } from '../../src/engine/transport.js';
-import { flush, rejectsLocally, rejectsWithCode, sleep, type Frame } from '../jsonrpc/harness.js';
+import { rejectsLocally, rejectsWithCode, type Frame } from '../jsonrpc/harness.js';
+import { flush, sleep, waitFor } from '../support/index.js';
 
 /** A transport driven by hand: `deliver` feeds frames in, `sent` collects what goes out. */
 class FakeTransport implements Transport {
@@ -77,7 +78,7 @@ test('each frame keeps its own info, even when an async middleware holds an earl
   );
   t.deliver({ jsonrpc: '2.0', id: 1, method: 'slow' }, { authInfo: { principal: 'alice' } });
   t.deliver({ jsonrpc: '2.0', id: 2, method: 'fast' }, { authInfo: { principal: 'bob' } });
-  await sleep(30);
+  await waitFor(() => t.messages.length === 2, 'both replies');
   const byId = Object.fromEntries((t.messages as Array<{ id: number; result: { principal: string } }>).map((m) => [m.id, m.result.principal]));
   assert.deepEqual(byId, { 1: 'alice', 2: 'bob' });
   // Replies name the request they belong to (HTTP routes them by it).
@@ -158,6 +159,7 @@ test('timeouts beyond the timer range mean "no timeout" instead of firing at onc
   const { t, peer } = await peerOn();
   const p = peer.request('x', undefined, { timeoutMs: 2 ** 31 + 5 });
   const q = peer.request('y', undefined, { maxTotalTimeoutMs: 2 ** 40 });
+  // A timer that overflowed would fire after 1 ms, well before this one (timers run in due order).
   await sleep(15);
   const ids = (t.messages as Array<{ id: number }>).map((m) => m.id);
   assert.equal(t.messages.length, 2, 'no notifications/cancelled was sent');

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
-import { clientPair, flush, rawClient, rejectsLocally, sleep, testServer, waitFor } from '../jsonrpc/harness.js';
+import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
+import { aborted, deferred, flush, ManualClock, sleep, waitFor } from '../support/index.js';
 
 /**
  * `test/progress` reports `values` (with `gap` ms between them, `total`, and a message each);
@@ -10,6 +11,8 @@ import { clientPair, flush, rawClient, rejectsLocally, sleep, testServer, waitFo
  */
 function progressServer() {
   const t = testServer();
+  /** Settles once a `late` progress has been attempted (sent or dropped). */
+  const lateAttempt = deferred();
   t.server.setRequestHandler('test/progress', async (params, ctx) => {
     const p = params as { values?: number[]; gap?: number; total?: number; forever?: boolean; late?: number; start?: number };
     if (p.start) await sleep(p.start);
@@ -21,96 +24,156 @@ function progressServer() {
       await ctx.progress(i);
       await sleep(p.gap ?? 10);
     }
-    if (p.late !== undefined) setTimeout(() => void ctx.progress(p.late!).catch(() => {}), 5);
+    if (p.late !== undefined) setTimeout(() => void ctx.progress(p.late!).catch(() => {}).finally(() => lateAttempt.resolve()), 5);
     return { done: true };
   });
-  return t;
+  return { ...t, lateAttempt: lateAttempt.promise };
 }
 
 const requestsOf = (msgs: JsonRpcMessage[], method: string) =>
   msgs.filter((m): m is JsonRpcMessage & { id: number; params: JsonObject } => 'method' in m && m.method === method && 'id' in m);
 
-test('timeout: rejects with LocalError "timeout" and sends notifications/cancelled for that id', async () => {
+/**
+ * `test/driven` reports progress only when the test says so (`step(n)`), and returns at
+ * `step('done')` or when cancelled: with a ManualClock the test decides what happens when.
+ */
+function drivenServer() {
+  const t = testServer();
+  let next = deferred<number | 'done'>();
+  t.server.setRequestHandler('test/driven', async (_p, ctx) => {
+    ctx.signal.addEventListener('abort', () => t.aborts.push(ctx.requestId), { once: true });
+    for (;;) {
+      const s = await Promise.race([next.promise, aborted(ctx.signal).then(() => 'done' as const)]);
+      if (s === 'done') return { done: true };
+      next = deferred();
+      await ctx.progress(s);
+    }
+  });
+  return { ...t, step: (s: number | 'done') => next.resolve(s) };
+}
+
+/** Tracks whether `p` has settled (after the deliveries queued so far have run). */
+function watch<T>(p: Promise<T>): { settled(): Promise<boolean> } {
+  let done = false;
+  p.then(() => (done = true), () => (done = true));
+  return {
+    settled: async () => {
+      await flush();
+      return done;
+    },
+  };
+}
+
+test('timeout: rejects with LocalError "timeout" at timeoutMs, not before, and sends notifications/cancelled for that id', async () => {
   const { server, aborts } = testServer();
-  const { client, wire } = await clientPair(server);
-  const started = Date.now();
-  const e = await rejectsLocally(client.request('test/wait', {}, { timeoutMs: 40 }), 'timeout', /timed out after 40 ms/);
-  assert.ok(Date.now() - started < 150);
+  const clock = new ManualClock();
+  const { client, wire } = await clientPair(server, { clock });
+  const pending = client.request('test/wait', {}, { timeoutMs: 40 });
+  const state = watch(pending);
+  clock.advance(39);
+  assert.equal(await state.settled(), false, 'still waiting at 39 ms');
+  clock.advance(1);
+  const e = await rejectsLocally(pending, 'timeout', /timed out after 40 ms/);
   assert.equal(e.name, 'LocalError');
   const [req] = requestsOf(wire.messages(), 'test/wait');
   const cancels = wire.messages('notifications/cancelled');
   assert.equal(cancels.length, 1);
   assert.equal((cancels[0] as { params: JsonObject }).params.requestId, req.id);
   assert.match(String((cancels[0] as { params: JsonObject }).params.reason), /timed out/);
-  // The server handler saw the cancellation, and answered nothing.
-  await waitFor(() => aborts.length === 1, 500, 'handler abort');
+  // The server handler saw the cancellation, and answered nothing: a ping sent after it is
+  // answered on the same ordered connection, so an answer to the cancelled id would come first.
+  await waitFor(() => aborts.length === 1, 'handler abort');
   assert.deepEqual(aborts, [req.id]);
-  await sleep(10);
+  await client.request('ping', {});
   assert.equal(wire.entries.filter((x) => x.direction === 'server→client' && !('method' in x.message) && x.message.id === req.id).length, 0);
   await client.close();
 });
 
 test('timeout: the client-wide default (requestTimeoutMs) applies; 0 disables it', async () => {
   const { server } = testServer();
-  const { client } = await clientPair(server, { requestTimeoutMs: 30 });
-  await rejectsLocally(client.request('test/wait', {}), 'timeout', /after 30 ms/);
-  assert.deepEqual(await client.request('test/wait', { ms: 50 }, { timeoutMs: 0 }), { waited: true });
+  const clock = new ManualClock();
+  const { client } = await clientPair(server, { requestTimeoutMs: 30, clock });
+  const first = client.request('test/wait', {});
+  clock.advance(30);
+  await rejectsLocally(first, 'timeout', /after 30 ms/);
+  const off = client.request('test/wait', { ms: 50 }, { timeoutMs: 0 });
+  clock.advance(24 * 3_600_000);
+  assert.deepEqual(await off, { waited: true });
   await client.close();
 });
 
 test('resetTimeoutOnProgress keeps a slow but progressing request alive', async () => {
-  const { server } = progressServer();
-  const { client } = await clientPair(server);
+  const { server, step } = drivenServer();
+  const clock = new ManualClock();
+  const { client } = await clientPair(server, { clock });
   const seen: number[] = [];
-  const params = { values: [1, 2, 3, 4, 5, 6], gap: 25 };
-  const r = await client.request('test/progress', params, {
-    timeoutMs: 60, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p.progress),
-  });
-  assert.deepEqual(r, { done: true });
+  const r = client.request('test/driven', {}, { timeoutMs: 60, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p.progress) });
+  // Six progress reports 50 ms apart: 300 ms in all, each gap within the 60 ms timeout.
+  for (let i = 1; i <= 6; i++) {
+    clock.advance(50);
+    step(i);
+    await waitFor(() => seen.length === i, `progress ${i}`);
+  }
+  step('done');
+  assert.deepEqual(await r, { done: true });
   assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
-  // Without the reset the same request runs past its 60 ms timeout.
-  await rejectsLocally(client.request('test/progress', params, { timeoutMs: 60, onprogress: () => {} }), 'timeout');
+  // Without the reset the same request times out 60 ms after it was sent, progress or not.
+  const again = drivenServer();
+  const plain = await clientPair(again.server, { clock });
+  const noReset = plain.client.request('test/driven', {}, { timeoutMs: 60, onprogress: () => {} });
+  clock.advance(50);
+  again.step(1);
+  clock.advance(10);
+  await rejectsLocally(noReset, 'timeout');
   await client.close();
+  await plain.client.close();
 });
 
 test('maxTotalTimeoutMs caps a request that keeps progressing', async () => {
-  const { server, aborts } = progressServer();
-  server.setRequestHandler('test/progress-forever', async (_p, ctx) => {
-    ctx.signal.addEventListener('abort', () => aborts.push(ctx.requestId));
-    for (let i = 1; !ctx.signal.aborted; i++) {
-      await ctx.progress(i);
-      await sleep(10);
-    }
-    return {};
-  });
-  const { client, wire } = await clientPair(server);
-  const started = Date.now();
+  const { server, aborts, step } = drivenServer();
+  const clock = new ManualClock();
+  const { client, wire } = await clientPair(server, { clock });
   let count = 0;
-  await rejectsLocally(client.request('test/progress-forever', {}, {
-    timeoutMs: 50, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 120, onprogress: () => count++,
-  }), 'timeout', /maximum total time of 120 ms/);
-  const elapsed = Date.now() - started;
-  assert.ok(elapsed >= 110 && elapsed < 300, `capped at ~120 ms, took ${elapsed}`);
-  assert.ok(count >= 5, 'progress did arrive');
+  const pending = client.request('test/driven', {}, { timeoutMs: 50, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 120, onprogress: () => count++ });
+  const state = watch(pending);
+  // Progress every 40 ms keeps re-arming the 50 ms timeout; the 120 ms cap still holds.
+  for (let i = 1; i <= 2; i++) {
+    clock.advance(40);
+    step(i);
+    await waitFor(() => count === i, `progress ${i}`);
+  }
+  clock.advance(39);
+  assert.equal(await state.settled(), false, 'not capped before 120 ms');
+  clock.advance(1);
+  await rejectsLocally(pending, 'timeout', /maximum total time of 120 ms/);
+  assert.equal(count, 2, 'progress did arrive');
   assert.equal(wire.messages('notifications/cancelled').length, 1);
-  await waitFor(() => aborts.length === 1, 500, 'server-side abort');
+  await waitFor(() => aborts.length === 1, 'server-side abort');
   await client.close();
 });
 
 test('maxTotalTimeoutMs holds even when progress stops just before the cap, or the timeout is off', async () => {
-  const { server } = progressServer();
-  const { client } = await clientPair(server);
-  // One progress at ~40 ms re-arms a 150 ms timeout; the 60 ms cap must still win.
-  let started = Date.now();
-  await rejectsLocally(client.request('test/progress', { start: 40, values: [1], gap: 200 }, {
-    timeoutMs: 150, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 60, onprogress: () => {},
-  }), 'timeout', /maximum total time of 60 ms/);
-  let elapsed = Date.now() - started;
-  assert.ok(elapsed < 170, `the cap fires at ~60 ms, not after the re-armed timeout (took ${elapsed})`);
-  started = Date.now();
-  await rejectsLocally(client.request('test/wait', {}, { timeoutMs: 0, maxTotalTimeoutMs: 40 }), 'timeout', /maximum total time of 40 ms/);
-  elapsed = Date.now() - started;
-  assert.ok(elapsed < 200, `took ${elapsed}`);
+  const { server, step } = drivenServer();
+  const clock = new ManualClock();
+  const { client } = await clientPair(server, { clock });
+  // One progress at 40 ms re-arms a 150 ms timeout; the 60 ms cap must still win.
+  let seen = 0;
+  const capped = client.request('test/driven', {}, { timeoutMs: 150, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 60, onprogress: () => seen++ });
+  const state = watch(capped);
+  clock.advance(40);
+  step(1);
+  await waitFor(() => seen === 1, 'the progress at 40 ms');
+  clock.advance(19);
+  assert.equal(await state.settled(), false, 'not before the cap');
+  clock.advance(1);
+  await rejectsLocally(capped, 'timeout', /maximum total time of 60 ms/);
+  // The cap holds with the per-request timeout off.
+  const off = client.request('test/wait', {}, { timeoutMs: 0, maxTotalTimeoutMs: 40 });
+  const offState = watch(off);
+  clock.advance(39);
+  assert.equal(await offState.settled(), false);
+  clock.advance(1);
+  await rejectsLocally(off, 'timeout', /maximum total time of 40 ms/);
   await client.close();
 });
 
@@ -146,12 +209,17 @@ test('progress: delivered in order with total and message; the sender drops non-
 });
 
 test('progress: no notification after the response; late ones for a finished token are ignored', async () => {
-  const { server } = progressServer();
+  const { server, lateAttempt } = progressServer();
   const { client, wire, serverSide, clientErrors } = await clientPair(server);
   const seen: number[] = [];
   await client.request('test/progress', { values: [1, 2], late: 99 }, { onprogress: (p) => seen.push(p.progress) });
-  await sleep(30);
-  const kinds = wire.entries.filter((e) => e.direction === 'server→client').map((e) => e.message)
+  // The late report has been tried; a ping after it is answered on the same ordered connection,
+  // so anything the late report put on the wire is recorded by then.
+  await lateAttempt;
+  await client.request('ping', {});
+  const fromServer = wire.entries.filter((e) => e.direction === 'server→client').map((e) => e.message);
+  assert.ok(!('method' in fromServer.at(-1)!), 'the ping answer comes last');
+  const kinds = fromServer.slice(0, -1)
     .filter((m) => !('method' in m) || m.method === 'notifications/progress')
     .map((m) => ('method' in m ? `progress ${(m.params as JsonObject).progress}` : 'response'));
   assert.deepEqual(kinds.slice(-3), ['progress 1', 'progress 2', 'response']);

@@ -67,6 +67,9 @@ async function open(via: Via, era: EraChoice, wire: WireRecorder, asked: string[
     version: '0.0.1',
     // 'auto' is the default: leave it unsaid, as most callers will.
     ...(era === 'auto' ? {} : { era }),
+    // A stdio server under tsx on a busy machine can take longer than the 3 s default to answer
+    // the probe, and would be taken for a legacy one.
+    probeTimeoutMs: 30_000,
     middleware: [wire],
     roots: [{ uri: 'file:///work', name: 'work' }],
     elicitation: (params: ElicitParams): ElicitResult => {

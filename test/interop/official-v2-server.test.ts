@@ -72,6 +72,8 @@ function options(wire: WireRecorder, asked: string[], era?: 'handshake') {
     version: '0.0.1',
     middleware: [wire],
     ...(era ? { era } : {}),
+    // The stdio server starts under tsx: on a busy machine slower than the 3 s default probe wait.
+    probeTimeoutMs: 30_000,
     elicitation: (p: { message: string }) => {
       asked.push(p.message);
       return { action: 'accept' as const, content: { ok: true } };

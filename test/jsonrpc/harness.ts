@@ -7,30 +7,11 @@ import { Server, type ServerOptions } from '../../src/server/server.js';
 import type { ServerSession } from '../../src/server/session.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { createLinkedPair, type MemoryTransport } from '../../src/transports/memory/index.js';
+import { aborted, sleep } from '../support/index.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Frame = any;
 
-/** Lets queued microtasks and in-memory deliveries run. */
-export async function flush(rounds = 5): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls `cond` until true (fails after `ms`). */
-export async function waitFor(cond: () => boolean, ms = 1000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
-
-/** Resolves when `signal` aborts (or at once if it already has). */
-export function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((r) => (signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true })));
-}
 
 export async function rejectsWithCode(p: Promise<unknown>, code: number, message?: RegExp): Promise<McpError> {
   const e = await p.then(() => assert.fail(`expected an McpError ${code}, but it resolved`), (err: unknown) => err);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { flush, rawClient, testServer, clientPair, rejectsLocally, type RawClient } from './harness.js';
+import { rawClient, testServer, clientPair, rejectsLocally, type RawClient } from './harness.js';
+import { flush } from '../support/index.js';
 
 async function ready(options: Parameters<typeof testServer>[0] = {}): Promise<RawClient & { errors: Error[] }> {
   const { server, errors } = testServer(options);

@@ -5,8 +5,13 @@ import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, negotiateVersion } from '../../src/protocol/versions.js';
 import { createLinkedPair } from '../../src/transports/memory/index.js';
 import {
-  aborted, clientPair, flush, rawClient, rejectsLocally, rejectsWithCode, sleep, testServer, waitFor,
+  clientPair,
+  rawClient,
+  rejectsLocally,
+  rejectsWithCode,
+  testServer,
 } from '../jsonrpc/harness.js';
+import { aborted, flush, sleep, waitFor } from '../support/index.js';
 
 /** A hand-written server that answers initialize with `result` (or never, when undefined). */
 async function fakeServer(result: JsonObject | undefined) {
@@ -122,7 +127,7 @@ test('the client sends notifications/initialized right after the initialize resu
   assert.deepEqual(wire.methods(), ['→ initialize', '← response 0', '→ notifications/initialized']);
   const init = wire.messages('initialize')[0] as { params: JsonObject };
   assert.equal(init.params.protocolVersion, '2025-11-25');
-  await waitFor(() => session.era.state === 'ready', 500, 'server ready');
+  await waitFor(() => session.era.state === 'ready', 'server ready');
   await client.close();
 });
 
@@ -207,7 +212,7 @@ test('clean shutdown: client.close() closes both ends; pending requests on eithe
   session.onClose(() => closes.push('server'));
   const clientPending = client.request('test/hang');
   const serverPending = session.request('sampling/createMessage', { messages: [], maxTokens: 1 });
-  await waitFor(() => handlerSignal !== undefined, 500, 'handler start');
+  await waitFor(() => handlerSignal !== undefined, 'handler start');
   await client.close();
   await rejectsLocally(clientPending, 'closed', /Connection closed before "test\/hang"/);
   await rejectsLocally(serverPending, 'closed', /Connection closed before "sampling\/createMessage"/);
@@ -227,7 +232,7 @@ test('server-side close: the client learns of it and its pending requests reject
   let clientClosed = false;
   client.onClose(() => (clientClosed = true));
   const pending = client.request('test/wait');
-  await sleep(5);
+  await flush(); // the request is delivered (in-memory)
   await server.close();
   await rejectsLocally(pending, 'closed');
   assert.equal(clientClosed, true);

@@ -10,9 +10,9 @@ import { connect } from '../../src/client/connect.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { M, V } from './modern/helpers.js';
 import { tasks } from '../../src/extensions/tasks/extension.js';
+import { sleep, waitFor } from '../support/index.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface Instance {
   mcp: McpServer;
@@ -58,15 +58,6 @@ export async function call(url: string, method: string, params: Record<string, u
   return body.result;
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 3000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** The cross-instance checks, run against any bus (the Redis test runs them on RedisBus). */
 export async function crossInstanceChecks(a: Instance, b: Instance): Promise<void> {
@@ -82,7 +73,7 @@ export async function crossInstanceChecks(a: Instance, b: Instance): Promise<voi
   a.mcp.resourceUpdated('file:///other.txt'); // nobody subscribed: filtered out on B
   a.mcp.log('info', 'below the session level');
   a.mcp.log('error', 'disk full');
-  await until('the update and the log on B', async () => (updates.length >= 1 && logs.length >= 1 ? true : undefined));
+  await waitFor(async () => (updates.length >= 1 && logs.length >= 1 ? true : undefined), 'the update and the log on B');
   await sleep(50);
   assert.deepEqual(updates, ['file:///report.txt']);
   assert.deepEqual(logs, ['disk full']);
@@ -92,9 +83,9 @@ export async function crossInstanceChecks(a: Instance, b: Instance): Promise<voi
   const modern = await connect(b.url, { era: 'modern' });
   const seen: string[] = [];
   const sub = modern.listen({ toolsListChanged: true }, (n) => seen.push(n.method));
-  await sleep(100);
+  await sub.acknowledged;
   a.mcp.tool('added_on_a', () => 'hi');
-  await until('list_changed on B', async () => (seen.includes('notifications/tools/list_changed') ? true : undefined));
+  await waitFor(async () => (seen.includes('notifications/tools/list_changed') ? true : undefined), 'list_changed on B');
   await sub.close();
   await modern.close();
 
@@ -102,24 +93,24 @@ export async function crossInstanceChecks(a: Instance, b: Instance): Promise<voi
   // tasks/update reaches the handler waiting on A.
   const created = await call(a.url, 'tools/call', { name: 'confirm', arguments: { what: 'old.log' } });
   assert.equal(created.resultType, 'task');
-  const waiting = await until('input_required on B', async () => {
+  const waiting = await waitFor(async () => {
     const t = await call(b.url, 'tasks/get', { taskId: created.taskId });
     return t.status === 'input_required' ? t : undefined;
-  });
+  }, 'input_required on B');
   const [key] = Object.keys(waiting.inputRequests);
   assert.equal(waiting.inputRequests[key].method, 'elicitation/create');
   const ack = await call(b.url, 'tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: { ok: true } } } });
   assert.equal(ack.resultType, 'complete');
-  const done = await until('completed on B', async () => {
+  const done = await waitFor(async () => {
     const t = await call(b.url, 'tasks/get', { taskId: created.taskId });
     return t.status === 'completed' ? t : undefined;
-  });
+  }, 'completed on B');
   assert.deepEqual(done.result.content, [{ type: 'text', text: 'old.log: accept true' }]);
 
   // Cancelled through B: the handler on A is stopped, not just the record marked.
   const slow = await call(a.url, 'tools/call', { name: 'slow', arguments: { label: 'x1' } });
   await call(b.url, 'tasks/cancel', { taskId: slow.taskId });
-  await until('the handler on A aborted', async () => (a.aborted.includes('x1') ? true : undefined));
+  await waitFor(async () => (a.aborted.includes('x1') ? true : undefined), 'the handler on A aborted');
   assert.equal((await call(a.url, 'tasks/get', { taskId: slow.taskId })).status, 'cancelled');
   assert.deepEqual(b.aborted, []);
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { InMemoryTaskStore } from '../../src/state/task-store.js';
 import { MemoryBus } from '../../src/state/bus.js';
 import { connect } from '../../src/client/connect.js';
-import { call, crossInstanceChecks, instance, sleep, until } from './bus-helpers.js';
+import { call, crossInstanceChecks, instance } from './bus-helpers.js';
+import { sleep, waitFor } from '../support/index.js';
 
 test('MemoryBus: updates, logs, list changes and task events cross instances; own messages are not applied twice', async () => {
   const bus = new MemoryBus();
@@ -20,9 +21,9 @@ test('MemoryBus: updates, logs, list changes and task events cross instances; ow
     const client = await connect(b.url, { era: 'modern', tasks: true });
     const statuses: string[] = [];
     const sub = client.listen({ taskIds: [created.taskId] }, (n) => statuses.push((n.params as { status: string }).status));
-    await sleep(100);
+    await sub.acknowledged;
     await call(a.url, 'tasks/cancel', { taskId: created.taskId });
-    await until('notifications/tasks on B', async () => (statuses.includes('cancelled') ? true : undefined));
+    await waitFor(async () => (statuses.includes('cancelled') ? true : undefined), 'notifications/tasks on B');
     await sub.close();
     await client.close();
 
@@ -32,8 +33,8 @@ test('MemoryBus: updates, logs, list changes and task events cross instances; ow
     hs.on('notifications/resources/updated', (p) => updates.push(p.uri));
     await hs.subscribeResource('file:///report.txt');
     a.mcp.resourceUpdated('file:///report.txt');
-    await until('the update on A', async () => (updates.length > 0 ? true : undefined));
-    await sleep(100);
+    await waitFor(async () => (updates.length > 0 ? true : undefined), 'the update on A');
+    await sleep(100); // a duplicate from the bus would come within this (one-sided: load only makes it longer)
     assert.deepEqual(updates, ['file:///report.txt']);
     await hs.close();
     assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
@@ -50,10 +51,14 @@ test('a malformed bus message is reported and ignored', async () => {
     await bus.publish('not json');
     await bus.publish(JSON.stringify({ o: 'someone', k: 'notify', m: 42 }));
     await bus.publish(JSON.stringify({ o: 'someone', k: 'ext', x: 'io.modelcontextprotocol/tasks', d: { cancel: 'no-such-task' } })); // unknown here: nothing to do
-    await sleep(20);
+    // A marker after them (the bus delivers in order): once its report is in, the cancel before it
+    // has been handled, and it reported nothing.
+    await bus.publish('marker: not json either');
+    await waitFor(() => a.errors.length >= 3, 'the reports');
     assert.deepEqual(a.errors.map((e) => e.message), [
       'message bus: ignored a message that is not JSON',
       'message bus: ignored an unknown or malformed "notify" message',
+      'message bus: ignored a message that is not JSON',
     ]);
   } finally {
     await a.running.close();

@@ -5,7 +5,8 @@ import type { RequestContext } from '../../src/server/context.js';
 import { createTestPair } from '../../src/testing/index.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import type { ElicitParams } from '../../src/protocol/types.js';
-import { flush, textOf } from './helpers.js';
+import { textOf } from './helpers.js';
+import { flush } from '../support/index.js';
 
 const newServer = () => new McpServer({ name: 'ctx-test', version: '1.0.0' });
 

@@ -2,11 +2,6 @@
 import assert from 'node:assert/strict';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 
-/** Lets every queued microtask and in-memory delivery run. */
-export async function flush(rounds = 3): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
-}
-
 /** Asserts `p` rejects with a JSON-RPC error of `code` (and optionally a message match). */
 export async function rejectsWithCode(p: Promise<unknown>, code: number, message?: RegExp): Promise<McpError> {
   let caught: unknown;

@@ -8,10 +8,11 @@ import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { rejectsWithCode } from './helpers.js';
 import { tasks } from '../../src/extensions/tasks/extension.js';
+import { ManualClock, waitFor } from '../support/index.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
-function build(options: { maxTasks?: number; ttlMs?: number } = {}): { mcp: McpServer; release: () => void } {
+function build(options: { maxTasks?: number; ttlMs?: number; clock?: ManualClock } = {}): { mcp: McpServer; release: () => void } {
   const mcp = new McpServer({ name: 'legacy-tasks', version: '1.0.0', extensions: [tasks(options)] });
   let release!: () => void;
   let gate = new Promise<void>((r) => (release = r));
@@ -38,13 +39,6 @@ interface Task {
   statusMessage?: string;
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error('condition never held');
-}
 
 test('capability and execution.taskSupport appear only at 2025-11-25', async () => {
   const { mcp } = build();
@@ -136,15 +130,18 @@ test('cancel, -32601 and -32602 cases, tasks bound to their session', async () =
 });
 
 test('status notifications carry the full task; expired tasks are unknown', async () => {
-  const { mcp } = build({ ttlMs: 50 });
+  const clock = new ManualClock();
+  const { mcp } = build({ ttlMs: 50, clock });
   const { client, wire, close } = await createTestPair(mcp, { protocolVersion: '2025-11-25' });
   const task = ((await client.request('tools/call', { name: 'quick', arguments: {}, task: {} })) as unknown as { task: Task }).task;
-  await until(async () => wire.messages('notifications/tasks/status').length > 0);
+  await waitFor(async () => wire.messages('notifications/tasks/status').length > 0);
   const note = wire.messages('notifications/tasks/status')[0].params as unknown as Task;
   assert.equal(note.taskId, task.taskId);
   assert.equal(note.status, 'completed');
   assert.equal(note.ttl, 50);
-  await new Promise((r) => setTimeout(r, 80));
+  clock.advance(49);
+  assert.equal(((await client.request('tasks/get', { taskId: task.taskId })) as unknown as Task).status, 'completed', 'readable for its whole TTL');
+  clock.advance(1);
   await rejectsWithCode(client.request('tasks/get', { taskId: task.taskId }), ErrorCode.InvalidParams);
   await close();
 });
@@ -175,7 +172,7 @@ test('a question of a task waits for tasks/result and travels on it, tagged with
     },
   });
   const task = ((await client.request('tools/call', { name: 'ask', arguments: {}, task: {} })) as unknown as { task: Task }).task;
-  await until(async () => ((await client.request('tasks/get', { taskId: task.taskId })) as unknown as Task).status === 'input_required');
+  await waitFor(async () => ((await client.request('tasks/get', { taskId: task.taskId })) as unknown as Task).status === 'input_required');
   // Nothing pending to carry it yet: the question is queued, not sent.
   assert.equal(questions.length, 0);
   const r = (await client.request('tasks/result', { taskId: task.taskId })) as JsonObject;

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair, type TestPair } from '../../src/testing/index.js';
-import { flush, rejectsWithCode } from './helpers.js';
+import { rejectsWithCode } from './helpers.js';
+import { flush } from '../support/index.js';
 
 type Kind = 'tools' | 'resources' | 'prompts';
 

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair } from '../../src/testing/index.js';
-import { flush, rejectsWithCode } from './helpers.js';
+import { rejectsWithCode } from './helpers.js';
+import { flush } from '../support/index.js';
 
 test('logging: ctx.log sends notifications/message before the response', async () => {
   const server = new McpServer({ name: 'log', version: '1' });

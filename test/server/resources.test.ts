@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair } from '../../src/testing/index.js';
-import { flush, rejectsWithCode } from './helpers.js';
+import { rejectsWithCode } from './helpers.js';
+import { flush } from '../support/index.js';
 
 const newServer = () => new McpServer({ name: 'res-test', version: '1.0.0' });
 

@@ -11,6 +11,7 @@ import { envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError
 import { cliOAuth, OAUTH_HELP } from '../oauth.js';
 import { bridgeHttp } from '../bridge-http.js';
 import { StatusLine } from '../term.js';
+import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
 import { HTTP_HELP, HTTP_OPTIONS, httpOptions, listeningText } from './serve.js';
 
@@ -40,7 +41,7 @@ ${OAUTH_HELP}`;
 
 const FALLBACK = new Set([400, 404, 405]);
 
-export async function bridgeCommand(argv: string[]): Promise<number> {
+export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> {
   const dash = argv.indexOf('--');
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
@@ -56,10 +57,10 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
-  const status = new StatusLine();
+  const status = new StatusLine(io.stderr, io.env);
   const traceFile = str(values, 'trace-file');
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
   const url = str(values, 'stdio-to-http');
@@ -68,9 +69,9 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new UsageError(`bridge --stdio-to-http: not an http(s) URL: ${url}`);
     // A host that starts the bridge (a desktop app) has a person in front of it but no
     // terminal: signing in through the browser is the default here, not only with --oauth.
-    const oauth = await cliOAuth(url, { ...values, oauth: !flag(values, 'no-oauth') && !flag(values, 'client-credentials') }, status);
+    const oauth = await cliOAuth(url, { ...values, oauth: !flag(values, 'no-oauth') && !flag(values, 'client-credentials') }, status, io);
     const auth = oauth ? new OAuthClientAuth(url, oauth.auth) : undefined;
-    return stdioToHttp(url, headersFrom(strs(values, 'header')), status, tracer, auth);
+    return stdioToHttp(url, headersFrom(strs(values, 'header')), status, tracer, auth, io);
   }
   if (flag(values, 'http')) {
     const cmd = command.length > 0 ? command : positionals;
@@ -81,15 +82,16 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
       tracer.httpServer(running.httpServer);
     }
     const name = proxy.client.serverInfo?.name ?? 'bridged';
-    process.stdout.write(listeningText(name, running.url, values, new StatusLine(process.stdout), false));
-    proxy.client.onClose((reason) => {
-      status.print(status.style.red(`✖ the stdio server exited${reason ? `: ${reason.message}` : ''}`));
-      void running.close().finally(() => process.exit(1));
+    io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), false));
+    // Runs until SIGINT/SIGTERM (exit 0) or until the stdio server exits (exit 1).
+    return new Promise<number>((resolveCode) => {
+      let unsubscribe = () => {};
+      proxy.client.onClose((reason) => {
+        status.print(status.style.red(`✖ the stdio server exited${reason ? `: ${reason.message}` : ''}`));
+        void running.close().finally(() => (unsubscribe(), resolveCode(1)));
+      });
+      unsubscribe = io.onSignal(() => void Promise.allSettled([running.close(), proxy.close()]).finally(() => (unsubscribe(), resolveCode(0))));
     });
-    const stop = () => void Promise.allSettled([running.close(), proxy.close()]).finally(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    return new Promise<number>(() => {});
   }
   throw new UsageError('bridge: say which way: --stdio-to-http URL, or --http -- COMMAND');
 }
@@ -99,8 +101,10 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
  * message. Requests the remote side can no longer answer get an error reply, so the host is
  * never left waiting.
  */
-async function stdioToHttp(url: string, headers: Record<string, string>, status: StatusLine, tracer: Tracer | undefined, auth: OAuthClientAuth | undefined): Promise<number> {
-  const stdio = new StdioServerTransport();
+async function stdioToHttp(url: string, headers: Record<string, string>, status: StatusLine, tracer: Tracer | undefined, auth: OAuthClientAuth | undefined, io: CliIo): Promise<number> {
+  const stdio = new StdioServerTransport({ stdin: io.stdin, stdout: io.stdout });
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((r) => (finish = r));
   const traced = tracer?.fetch();
   // One sign-in for both transports (and the re-initializations after a lost session).
   const fetchFn = auth ? auth.wrap(traced ?? ((input, init) => fetch(input, init))).fetch : traced;
@@ -149,7 +153,7 @@ async function stdioToHttp(url: string, headers: Record<string, string>, status:
     t.onclose = () => {
       if (closing) return;
       status.print(status.style.red('mcpkit bridge: the remote server closed the connection'));
-      process.exit(1);
+      finish(1);
     };
   };
   /**
@@ -239,12 +243,12 @@ async function stdioToHttp(url: string, headers: Record<string, string>, status:
     closing = true;
     void upstream.close().finally(() => {
       tracer?.close();
-      process.exit(0);
+      finish(0);
     });
   };
   await stdio.start();
-  if (process.stderr.isTTY) status.print(status.style.dim(`mcpkit bridge: stdio ⇄ ${url}`));
-  return new Promise<number>(() => {});
+  if (io.stderr.isTTY) status.print(status.style.dim(`mcpkit bridge: stdio ⇄ ${url}`));
+  return finished;
 }
 
 function asMessages(frame: unknown): JsonRpcMessage[] {

@@ -16,8 +16,8 @@ async function applyLogLevel(client: McpClient, level: string | undefined): Prom
   if (client.serverCapabilities?.logging) await client.setLoggingLevel(level as LoggingLevel);
 }
 
-function json(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+function json(out: NodeJS.WritableStream, value: unknown): void {
+  out.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 export const callCommand: ClientCommand = {
@@ -55,14 +55,14 @@ ${CLIENT_HELP}${LOG_HELP}  --no-tasks             no tasks: do not declare the 2
       },
     });
     status.end(!result.isError);
-    if (flag(values, 'json')) json(result);
+    if (flag(values, 'json')) json(conn.io.stdout, result);
     if (result.isError) {
       const s = status.style;
       const text = renderContent(result.content ?? []);
       status.print(`${s.red(s.bold(`✖ Tool "${tool}" returned an error`))} ${s.dim('(isError: true)')}${text ? `\n${text}` : ''}`);
       return 1;
     }
-    if (!flag(values, 'json')) process.stdout.write(renderCallResult(result));
+    if (!flag(values, 'json')) conn.io.stdout.write(renderCallResult(result));
     return 0;
   },
 };
@@ -82,7 +82,7 @@ ${CLIENT_HELP}${LOG_HELP}`,
     conn.status.begin(uri);
     const r = await conn.client.readResource(uri, { onprogress: (p) => conn.status.progress(p) });
     conn.status.end(true);
-    process.stdout.write(flag(values, 'json') ? `${JSON.stringify(r, null, 2)}\n` : renderRead(r));
+    conn.io.stdout.write(flag(values, 'json') ? `${JSON.stringify(r, null, 2)}\n` : renderRead(r));
     return 0;
   },
 };
@@ -105,7 +105,7 @@ ${CLIENT_HELP}${LOG_HELP}`,
     conn.status.begin(name);
     const r = await conn.client.getPrompt(name, args, { onprogress: (p) => conn.status.progress(p) });
     conn.status.end(true);
-    process.stdout.write(flag(values, 'json') ? `${JSON.stringify(r, null, 2)}\n` : renderPrompt(r));
+    conn.io.stdout.write(flag(values, 'json') ? `${JSON.stringify(r, null, 2)}\n` : renderPrompt(r));
     return 0;
   },
 };

@@ -49,11 +49,11 @@ ${CLIENT_HELP}`,
     }
     const r = await conn.client.complete(params);
     if (flag(values, 'json')) {
-      process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+      conn.io.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       return 0;
     }
     const { values: found, total, hasMore } = r.completion;
-    if (found.length > 0) process.stdout.write(`${found.join('\n')}\n`);
+    if (found.length > 0) conn.io.stdout.write(`${found.join('\n')}\n`);
     // The count goes to stderr: stdout stays a plain list for `| fzf`, `$(...)` and the like.
     const s = conn.status.style;
     const what = ref.type === 'ref/prompt' ? `prompt "${ref.name}"` : `resource template ${ref.uri}`;

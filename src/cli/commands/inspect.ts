@@ -80,7 +80,7 @@ ${CLIENT_HELP}`,
         connectMs: round(conn.connectMs),
         roundTrip: 'ms' in rtt ? { ...rtt, ms: round(rtt.ms) } : rtt,
       };
-      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      conn.io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       return 0;
     }
     const info = c.serverInfo;
@@ -105,7 +105,7 @@ ${CLIENT_HELP}`,
     if (info?.websiteUrl) rows.splice(1, 0, ['Website', info.websiteUrl]);
     let text = rows.map(([k, v]) => `${s.dim(k.padEnd(13))}${v}`).join('\n');
     if (c.instructions) text += `\n${s.dim('Instructions')}\n${c.instructions.trim().replace(/^/gm, '  ')}`;
-    process.stdout.write(`${text}\n`);
+    conn.io.stdout.write(`${text}\n`);
     return 0;
   },
 };

@@ -31,7 +31,7 @@ ${CLIENT_HELP}`,
       const capability = kind === 'templates' ? 'resources' : kind;
       if (!c.serverCapabilities?.[capability]) {
         conn.status.print(conn.status.style.yellow(`The server offers no ${kind}: it does not declare the "${capability}" capability.`));
-        if (json) process.stdout.write(`${JSON.stringify({ [key]: [] }, null, 2)}\n`);
+        if (json) conn.io.stdout.write(`${JSON.stringify({ [key]: [] }, null, 2)}\n`);
         return 0;
       }
       let items: unknown[];
@@ -54,7 +54,7 @@ ${CLIENT_HELP}`,
           text = renderPrompts;
           break;
       }
-      process.stdout.write(json ? `${JSON.stringify({ [key]: items }, null, 2)}\n` : text(items as never[]));
+      conn.io.stdout.write(json ? `${JSON.stringify({ [key]: items }, null, 2)}\n` : text(items as never[]));
       return 0;
     },
   };

@@ -10,6 +10,7 @@ import { createDemoServer } from '../demo/server.js';
 import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
 import { configSnippet } from '../targets.js';
 import { StatusLine } from '../term.js';
+import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
 import { superviseWatch } from '../watch.js';
 
@@ -94,7 +95,7 @@ function stdioEntry(module: string | undefined): Record<string, unknown> {
   return { command: 'npx', args: ['mcpkit', 'serve', '--stdio', ...(module ? [module] : [])] };
 }
 
-export async function serveCommand(argv: string[]): Promise<number> {
+export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse('serve', argv, {
     ...HTTP_OPTIONS,
     stdio: { type: 'boolean' },
@@ -104,7 +105,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (positionals.length > 1) throw new UsageError(`serve: one MODULE at most (got ${positionals.join(' ')})`);
@@ -113,40 +114,44 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const options = stdio ? undefined : httpOptions(values);
   if (flag(values, 'watch')) {
     if (!module || module === 'conformance') throw new UsageError('serve --watch: needs a MODULE to watch');
-    return superviseWatch(module, argv.filter((a) => a !== '--watch'), stdio);
+    return superviseWatch(module, argv.filter((a) => a !== '--watch'), stdio, io);
   }
   let server: McpServer | Server;
   if (module === undefined) server = createDemoServer();
   else if (module === 'conformance') server = await loadConformanceServer();
-  else server = await loadServerModule(module);
+  else server = await loadServerModule(module, io.cwd);
   const low = lowLevel(server);
-  const status = new StatusLine();
+  const status = new StatusLine(io.stderr, io.env);
   const traceFile = str(values, 'trace-file');
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
   if (tracer) low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
   const name = low.info.name;
   if (stdio) {
-    await serveStdio(server);
-    if (process.stderr.isTTY) {
+    const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
+    if (io.stderr.isTTY) {
       status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, stdioEntry(module))}`);
     } else {
       status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: stdioEntry(module) } })}`);
     }
-    return new Promise<number>(() => {}); // serveStdio exits the process when stdin ends
+    // Done when the client closes our stdin.
+    return new Promise<number>((r) => session.onClose(() => r(0)));
   }
   if (options && !isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate) {
     status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use the server.`));
   }
   const running = await serve(server, options);
   tracer?.httpServer(running.httpServer);
-  process.stdout.write(listeningText(name, running.url, values, new StatusLine(process.stdout), module === undefined));
-  let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    void running.close().finally(() => process.exit(0));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  return new Promise<number>(() => {});
+  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined));
+  // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
+  return new Promise<number>((resolveCode) => {
+    let stopping = false;
+    const unsubscribe = io.onSignal(() => {
+      if (stopping) return resolveCode(130);
+      stopping = true;
+      void running.close().finally(() => {
+        unsubscribe();
+        resolveCode(0);
+      });
+    });
+  });
 }

@@ -1,6 +1,7 @@
 import { ErrorCode, LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { RequestOptions } from '../../engine/peer.js';
+import { unrefTimer, type Clock, type TimerHandle } from '../../engine/clock.js';
 import type { LoggingLevel, ServerTasksCapability } from '../../protocol/types.js';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../protocol/tasks.js';
 import { features } from '../../protocol/versions.js';
@@ -32,6 +33,7 @@ export interface LegacyLimits {
   ttlMs: number | null;
   pollIntervalMs: number;
   maxTasks: number;
+  clock: Clock;
 }
 
 /** Tasks kept at once (finished ones included), as the extension's default store. */
@@ -66,7 +68,7 @@ class Run {
   /** Pending `tasks/result` requests: the streams questions may travel on. */
   readonly waiters = new Set<ServerContext>();
   private readonly ended: Array<() => void> = [];
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timer: TimerHandle | undefined;
 
   constructor(
     readonly taskId: string,
@@ -75,8 +77,9 @@ class Run {
     readonly session: Session,
     readonly ttl: number | null,
     readonly pollInterval: number,
+    private readonly clock: Clock,
   ) {
-    const now = Date.now();
+    const now = clock.now();
     this.createdAt = this.lastUpdatedAt = new Date(now).toISOString();
     this.expiresAt = ttl === null ? null : now + ttl;
   }
@@ -102,7 +105,7 @@ class Run {
     this.statusMessage = message;
     this.lastUpdatedAt = new Date().toISOString();
     if (this.terminal) {
-      if (this.timer !== undefined) clearTimeout(this.timer);
+      if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       if (status !== 'completed') this.controller.abort(new LocalError('aborted', message ?? `The task is ${status}`));
       for (const q of this.queue.splice(0)) q.reject(new LocalError('aborted', `The task is ${status}`));
       for (const r of this.ended.splice(0)) r();
@@ -144,17 +147,17 @@ export class LegacyTasks {
     const ttl = typeof asked === 'number' ? (cap === null ? asked : Math.min(asked, cap)) : cap;
     const session = ctx.session;
     const principal = ctx.authInfo?.principal;
-    const run = new Run(globalThis.crypto.randomUUID(), principal ?? session, session, ttl, this.limits.pollIntervalMs);
+    const run = new Run(globalThis.crypto.randomUUID(), principal ?? session, session, ttl, this.limits.pollIntervalMs, this.limits.clock);
     this.runs.set(run.taskId, run);
     this.running++;
     if (principal === undefined) this.forgetOnClose(session);
     if (ttl !== null && ttl <= MAX_TIMER_MS) {
       // Past its TTL the task is gone; work still running has nobody left to report to.
-      run.timer = setTimeout(() => {
+      run.timer = this.limits.clock.setTimeout(() => {
         this.finish(run, { error: new McpError(ErrorCode.InternalError, 'The task expired before it finished') }, 'failed');
         this.runs.delete(run.taskId);
       }, ttl);
-      run.timer.unref?.();
+      unrefTimer(run.timer);
     }
     const taskCtx = new LegacyTaskContext(ctx, run, (m, p, o) => this.ask(run, m, p, o));
     queueMicrotask(() => {
@@ -207,7 +210,7 @@ export class LegacyTasks {
 
   list(params: JsonObject | undefined, ctx: ServerContext): JsonObject {
     const owner = ownerOf(ctx);
-    const now = Date.now();
+    const now = this.limits.clock.now();
     const mine = [...this.runs.values()].filter((r) => r.owner === owner && (r.expiresAt === null || r.expiresAt > now));
     let start = 0;
     const cursor = params?.cursor;
@@ -288,7 +291,7 @@ export class LegacyTasks {
     const run = this.runs.get(id);
     // Someone else's task answers exactly like an unknown one: ids are not an oracle.
     if (run === undefined || run.owner !== ownerOf(ctx)) throw new McpError(ErrorCode.InvalidParams, NOT_FOUND);
-    if (run.expiresAt !== null && run.expiresAt <= Date.now()) {
+    if (run.expiresAt !== null && run.expiresAt <= this.limits.clock.now()) {
       this.runs.delete(id);
       throw new McpError(ErrorCode.InvalidParams, NOT_FOUND);
     }
@@ -309,7 +312,7 @@ export class LegacyTasks {
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = this.limits.clock.now();
     for (const [id, r] of this.runs) if (r.terminal && r.expiresAt !== null && r.expiresAt <= now) this.runs.delete(id);
   }
 }

@@ -5,6 +5,7 @@ import { missingCapability } from '../../protocol/modern.js';
 import type { RequestContext } from '../../server/context.js';
 import type { ContextBinding, ExtensionApi } from '../../server/extension.js';
 import type { ModernContext } from '../../server/modern-context.js';
+import { systemClock, type Clock } from '../../engine/clock.js';
 import { TaskRun, type TaskHost } from './run.js';
 import { InMemoryTaskStore, TaskLimitError, type TaskRecord, type TaskStore } from '../../state/task-store.js';
 
@@ -24,6 +25,8 @@ export interface TaskServerOptions {
   maxTasks?: number;
   /** Where task state lives. Default: an InMemoryTaskStore (10 000 tasks at most). */
   store?: TaskStore;
+  /** Where TTLs read the time and arm their timers (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 /**
@@ -78,14 +81,14 @@ export function toolTaskOptions(name: string, task: unknown): Required<ToolTaskO
 }
 
 /** Checks the shared settings of both task flavours. */
-export function taskLimits(options: TaskServerOptions = {}): { ttlMs: number | null; pollIntervalMs: number; maxTasks: number } {
+export function taskLimits(options: TaskServerOptions = {}): { ttlMs: number | null; pollIntervalMs: number; maxTasks: number; clock: Clock } {
   const ttl = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
   if (ttl !== null && !(Number.isInteger(ttl) && ttl > 0)) throw new TypeError('tasks.ttlMs must be a positive integer (ms) or null');
   const poll = options.pollIntervalMs ?? 1000;
   if (!(Number.isInteger(poll) && poll > 0)) throw new TypeError('tasks.pollIntervalMs must be a positive integer (ms)');
   const max = options.maxTasks ?? 1000;
   if (!(Number.isInteger(max) && max > 0)) throw new TypeError('tasks.maxTasks must be a positive integer');
-  return { ttlMs: ttl, pollIntervalMs: poll, maxTasks: max };
+  return { ttlMs: ttl, pollIntervalMs: poll, maxTasks: max, clock: options.clock ?? systemClock };
 }
 
 /**
@@ -107,9 +110,11 @@ export class TaskManager {
     this.ttlMs = limits.ttlMs;
     this.pollIntervalMs = limits.pollIntervalMs;
     this.maxTasks = limits.maxTasks;
-    this.store = options.store ?? new InMemoryTaskStore();
+    const clock = limits.clock;
+    this.store = options.store ?? new InMemoryTaskStore({ clock });
     this.host = {
       store: this.store,
+      clock,
       publish: (task) => {
         this.publish(task);
         this.api.relay({ task: task as unknown as JsonObject });

@@ -4,10 +4,13 @@ import type { InputRequest, InputRequests } from '../../protocol/types.js';
 import { TERMINAL_STATUSES, type DetailedTask, type TaskStatus } from '../../protocol/tasks.js';
 import { answerProblem, INPUT_KEY_PREFIX } from '../../server/mrtr.js';
 import type { TaskRecord, TaskStore } from '../../state/task-store.js';
+import { unrefTimer, type Clock, type TimerHandle } from '../../engine/clock.js';
 
 /** What a running task needs from the server that owns it. */
 export interface TaskHost {
   readonly store: TaskStore;
+  /** Where TTLs read the time and arm their timers. */
+  readonly clock: Clock;
   /** Every new state, once written (status notifications on listen streams). */
   publish(task: DetailedTask): void;
   /** The task reached a terminal status: it no longer counts as running. */
@@ -47,7 +50,7 @@ export class TaskRun {
   private readonly counts: Record<string, number> = {};
   private writes: Promise<void> = Promise.resolve();
   private dirty = false;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: TimerHandle | undefined;
   readonly createdAt: string;
   readonly expiresAt: number | null;
 
@@ -58,13 +61,13 @@ export class TaskRun {
     readonly ttlMs: number | null,
     readonly pollIntervalMs: number,
   ) {
-    const now = Date.now();
+    const now = host.clock.now();
     this.createdAt = this.lastUpdatedAt = new Date(now).toISOString();
     this.expiresAt = ttlMs === null ? null : now + ttlMs;
     if (ttlMs !== null && ttlMs <= MAX_TIMER_MS) {
       // Past its TTL the record is gone; the work has nobody left to report to.
-      this.timer = setTimeout(() => this.end('failed', new McpError(ErrorCode.InternalError, 'The task expired before it finished')), ttlMs);
-      this.timer.unref?.();
+      this.timer = host.clock.setTimeout(() => this.end('failed', new McpError(ErrorCode.InternalError, 'The task expired before it finished')), ttlMs);
+      unrefTimer(this.timer);
     }
   }
 
@@ -220,7 +223,7 @@ export class TaskRun {
       this.error = error.toJSON();
       this.statusMessage = error.message;
     } else if (status === 'cancelled') this.statusMessage = 'Cancelled by the client';
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
     // Whoever still waits on an answer is told the task is over.
     const waiting = [...this.pending.values()];
     this.pending.clear();

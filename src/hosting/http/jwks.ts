@@ -7,6 +7,8 @@
  * against its own authorization server.
  */
 
+import type { Clock } from '../../engine/clock.js';
+
 /** A public key of a JWK Set (RFC 7517), as far as verification reads it. */
 export interface Jwk {
   kty: string;
@@ -194,6 +196,8 @@ export interface RemoteJwksOptions {
   cooldownMs: number;
   timeoutMs: number;
   onError: (error: Error) => void;
+  /** Where key age and the refetch cooldown read the time. */
+  clock: Clock;
 }
 
 /** One issuer's key set: discovered once, fetched lazily, refetches coalesced and rate-limited. */
@@ -217,7 +221,7 @@ export class RemoteJwks {
    * tokens it already issued.
    */
   async key(alg: JwsAlgorithm, kid: string | undefined): Promise<Jwk | undefined> {
-    const fetched = await this.refreshIf(this.keys === undefined || Date.now() - this.fetchedAt >= this.o.maxAgeMs);
+    const fetched = await this.refreshIf(this.keys === undefined || this.o.clock.now() - this.fetchedAt >= this.o.maxAgeMs);
     const key = selectKey(this.keys ?? [], alg, kid);
     if (key || fetched) return key;
     return (await this.refreshIf(true)) ? selectKey(this.keys ?? [], alg, kid) : undefined;
@@ -227,7 +231,7 @@ export class RemoteJwks {
   private async refreshIf(due: boolean): Promise<boolean> {
     if (!due) return false;
     if (!this.inflight) {
-      if (Date.now() - this.lastAttempt < this.o.cooldownMs) return false;
+      if (this.o.clock.now() - this.lastAttempt < this.o.cooldownMs) return false;
       this.inflight = this.refresh().finally(() => (this.inflight = undefined));
     }
     await this.inflight;
@@ -235,14 +239,14 @@ export class RemoteJwks {
   }
 
   private async refresh(): Promise<void> {
-    this.lastAttempt = Date.now();
+    this.lastAttempt = this.o.clock.now();
     try {
       this.uri ??= await this.discover();
       const { json } = await this.getJson(this.uri, true);
       const list = json && typeof json === 'object' ? (json as { keys?: unknown }).keys : undefined;
       if (!Array.isArray(list)) throw new Error(`${this.uri} is not a JWK Set (no "keys" array)`);
       this.keys = list.filter(isJwk);
-      this.fetchedAt = Date.now();
+      this.fetchedAt = this.o.clock.now();
       this.failing = false;
     } catch (err) {
       if (this.failing) return;

@@ -8,6 +8,7 @@
  * proof.
  */
 import type { AuthInfo } from '../../engine/transport.js';
+import { systemClock, type Clock } from '../../engine/clock.js';
 import type { HttpRequestView } from './exchange.js';
 import { ALGORITHMS, parseCompactJws, RemoteJwks, verifySignature, type JwsAlgorithm } from './jwks.js';
 import { audienceKey } from './oauth-resource.js';
@@ -74,6 +75,8 @@ export interface JwtAccessTokenOptions {
   jwksCooldownSec?: number;
   /** Timeout of each metadata or JWKS request, in milliseconds. Default 5000. */
   fetchTimeoutMs?: number;
+  /** Where token times (exp, nbf, iat) and key age are checked against (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
   /**
    * Told once when the keys cannot be loaded (unreachable JWKS, bad metadata), and again only
    * after they loaded in between. Bad tokens are not reported. Default: a line on stderr.
@@ -206,6 +209,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): JwtAccessTokenV
   const toAuthInfo = options.toAuthInfo;
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') fail('no fetch: pass options.fetch');
+  const clock = options.clock ?? systemClock;
   const jwks = new RemoteJwks({
     issuer,
     jwksUri,
@@ -214,6 +218,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): JwtAccessTokenV
     cooldownMs: amount(options.jwksCooldownSec, 30, 'jwksCooldownSec') * 1000,
     timeoutMs: amount(options.fetchTimeoutMs, 5000, 'fetchTimeoutMs'),
     onError: options.onError ?? ((e) => console.error(`[mcpkit] ${e.message}`)),
+    clock,
   });
 
   /** Everything but the signature: cheap, and a token failing here never costs a JWKS fetch. */
@@ -222,7 +227,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): JwtAccessTokenV
     const aud = claims.aud;
     const auds = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
     if (!auds.some((a) => typeof a === 'string' && audiences.has(audKey(a)))) return false;
-    const now = Date.now();
+    const now = clock.now();
     if (!isTime(claims.exp) || claims.exp * 1000 + toleranceMs <= now) return false;
     if (claims.nbf !== undefined && (!isTime(claims.nbf) || claims.nbf * 1000 - toleranceMs > now)) return false;
     if (claims.iat !== undefined && (!isTime(claims.iat) || claims.iat * 1000 - toleranceMs > now)) return false;

@@ -2,6 +2,7 @@ import { bytesToBase64url } from '../../protocol/encoding.js';
 import type { Server } from '../../server/server.js';
 import type { ServerSession } from '../../server/session.js';
 import type { AuthInfo } from '../../engine/transport.js';
+import type { Clock } from '../../engine/clock.js';
 import type { EventStore } from '../../state/event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { sendError } from './responses.js';
@@ -34,6 +35,7 @@ export interface SessionTableOptions {
   idleMs: number;
   /** Least time between two checks of one session against `store`. */
   checkMs: number;
+  clock: Clock;
 }
 
 /** lookupNow's answer when the session must be looked up asynchronously (or refused by `lookup`). */
@@ -65,6 +67,7 @@ export class SessionTable {
   private readonly eventStore: EventStore | undefined;
   private readonly idleMs: number;
   private readonly checkMs: number;
+  private readonly clock: Clock;
   /**
    * The record outlives the local idle time by one check interval: a session used here within
    * `checkMs` of its last check has not refreshed its record, yet must not expire elsewhere first.
@@ -76,6 +79,7 @@ export class SessionTable {
     this.eventStore = o.eventStore;
     this.idleMs = o.idleMs;
     this.checkMs = o.checkMs;
+    this.clock = o.clock;
     this.ttlMs = o.idleMs + o.checkMs;
   }
 
@@ -86,7 +90,7 @@ export class SessionTable {
     const live = this.sessions.get(id);
     if (!live) return this.store ? RESTORE : this.admit(live, res, authInfo);
     // Without a store this is one test of a field: the in-process case pays nothing more.
-    if (this.store !== undefined && live.checkAt <= Date.now()) return RESTORE;
+    if (this.store !== undefined && live.checkAt <= this.clock.now()) return RESTORE;
     return this.admit(live, res, authInfo);
   }
 
@@ -99,7 +103,7 @@ export class SessionTable {
     const held = this.sessions.get(id);
     if (!held) return this.admit(await this.restore(id), res, authInfo);
     // Only its owner's requests check (and so keep alive) a session; checkAt is Infinity without a store.
-    if (held.principal === authInfo?.principal && held.checkAt <= Date.now()) return this.admit(await this.recheck(held), res, authInfo);
+    if (held.principal === authInfo?.principal && held.checkAt <= this.clock.now()) return this.admit(await this.recheck(held), res, authInfo);
     return this.admit(held, res, authInfo);
   }
 
@@ -109,7 +113,7 @@ export class SessionTable {
       sendError(res, 404, 'Not Found: session not found or expired; initialize a new session');
       return undefined;
     }
-    live.lastSeen = Date.now();
+    live.lastSeen = this.clock.now();
     return live;
   }
 
@@ -119,7 +123,7 @@ export class SessionTable {
     if (!record || this.sessions.has(id)) return this.sessions.get(id);
     const live = await this.open(record.principal === undefined ? undefined : { principal: record.principal }, id);
     live.session.era.assume({ era: 'handshake', protocolVersion: record.protocolVersion, clientCapabilities: record.clientCapabilities, clientInfo: record.clientInfo });
-    live.checkAt = Date.now() + this.checkMs;
+    live.checkAt = this.clock.now() + this.checkMs;
     return live;
   }
 
@@ -131,7 +135,7 @@ export class SessionTable {
   private async recheck(live: LiveSession): Promise<LiveSession | undefined> {
     const store = this.store!;
     // Moved before asking: requests arriving meanwhile go on without a round trip of their own.
-    live.checkAt = Date.now() + this.checkMs;
+    live.checkAt = this.clock.now() + this.checkMs;
     let exists: boolean;
     try {
       exists = store.touch ? await store.touch(live.id, this.ttlMs) : (await store.get(live.id)) !== undefined;
@@ -162,7 +166,7 @@ export class SessionTable {
       await store.set(live.id, record, this.ttlMs);
       // Checked only from now on: before the record is written, the store would say it is gone.
       // (If writing failed, the session stays unchecked: held here only, as without a store.)
-      live.checkAt = Date.now() + this.checkMs;
+      live.checkAt = this.clock.now() + this.checkMs;
     } catch (e) {
       this.server.onerror(asError(e));
     }
@@ -175,7 +179,7 @@ export class SessionTable {
     const jsonHeaders = { 'mcp-session-id': id, 'content-type': 'application/json' };
     const streamPrefix = `${id}/${this.tag}.`;
     const live: LiveSession = {
-      id, transport, session, principal: authInfo?.principal, lastSeen: Date.now(), streams: 0, streamPrefix, headers, jsonHeaders, checkAt: Infinity,
+      id, transport, session, principal: authInfo?.principal, lastSeen: this.clock.now(), streams: 0, streamPrefix, headers, jsonHeaders, checkAt: Infinity,
     };
     this.sessions.set(id, live);
     session.onClose(() => {
@@ -194,7 +198,7 @@ export class SessionTable {
 
   /** Ends idle sessions; checks busy ones against the store, which their requests no longer do. */
   sweep(): void {
-    const now = Date.now();
+    const now = this.clock.now();
     const cutoff = now - this.idleMs;
     for (const live of this.sessions.values()) {
       const idle = live.lastSeen < cutoff;

@@ -5,6 +5,7 @@ import { lowLevelServer, type Server } from '../../server/server.js';
 import { isModernVersion, requestEra } from '../../protocol/era.js';
 import { DEFAULT_HTTP_VERSION, features, HANDSHAKE_VERSIONS, negotiateVersion } from '../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../engine/transport.js';
+import { systemClock, unrefTimer, type Clock, type TimerHandle } from '../../engine/clock.js';
 import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from '../../state/event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
@@ -57,6 +58,8 @@ export interface StreamableHttpOptions extends OriginPolicy {
    * Default: a tenth of `sessionIdleMs`, at most 10 s. 0 checks on every request.
    */
   sessionCheckMs?: number;
+  /** Where session idle time and store checks read the time and arm the sweep (default the system clock). */
+  clock?: Clock;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -83,7 +86,8 @@ export class StreamableHttpHandler {
   private readonly table: SessionTable;
   /** The table's sessions, under the name tests (and debuggers) look for. */
   private readonly sessions: Map<string, LiveSession>;
-  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private sweeper: TimerHandle | undefined;
+  private readonly clock: Clock;
   /** Made once: every event stream's channel reports a failing event store here. */
   private readonly reportError: (error: Error) => void;
   /** The OAuth resource server, when `oauth` is set. */
@@ -106,7 +110,8 @@ export class StreamableHttpHandler {
     const idle = options.sessionIdleMs ?? 60 * 60_000;
     const checkMs = options.sessionCheckMs ?? defaultCheckMs(idle);
     if (!(checkMs >= 0)) throw new RangeError(`sessionCheckMs must be 0 or more, got ${String(options.sessionCheckMs)}`);
-    this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs });
+    this.clock = options.clock ?? systemClock;
+    this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs, clock: this.clock });
     this.sessions = this.table.sessions;
     this.reportError = (e) => this.server.onerror(e);
     const depth = this.server.limits?.maxDepth;
@@ -118,8 +123,8 @@ export class StreamableHttpHandler {
     this.scopeGate = this.oauth?.perMessage ? this.oauth : undefined;
     this.guarded = options.authenticate !== undefined || this.oauth !== undefined;
     if (options.stateful !== false) {
-      this.sweeper = setInterval(() => this.table.sweep(), Math.max(10, Math.min(idle / 2, 60_000)));
-      this.sweeper.unref?.();
+      this.sweeper = this.clock.setInterval(() => this.table.sweep(), Math.max(10, Math.min(idle / 2, 60_000)));
+      unrefTimer(this.sweeper);
     }
   }
 
@@ -393,7 +398,7 @@ export class StreamableHttpHandler {
 
   /** Closes every session and stops timers. */
   async close(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
+    if (this.sweeper !== undefined) this.clock.clearInterval(this.sweeper);
     await this.table.close();
   }
 }

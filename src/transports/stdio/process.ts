@@ -18,10 +18,10 @@ export const DEFAULT_INHERITED_ENV_VARS: readonly string[] =
     : ['HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'TZ', 'USER'];
 
 /** The safe subset of `process.env` described by {@link DEFAULT_INHERITED_ENV_VARS}. */
-export function defaultEnvironment(): Record<string, string> {
+export function defaultEnvironment(from: Record<string, string | undefined> = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of DEFAULT_INHERITED_ENV_VARS) {
-    const value = process.env[key];
+    const value = from[key];
     if (value === undefined) continue;
     // Exported shell functions ("() { ...") are code, not configuration; never pass them on.
     if (value.startsWith('()')) continue;

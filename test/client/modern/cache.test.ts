@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { ResultCache } from '../../../src/client/cache.js';
 import type { ReadResourceResult } from '../../../src/protocol/types.js';
 import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
-import { memoryClient, sleep, until } from './helpers.js';
+import { memoryClient } from './helpers.js';
+import { ManualClock, waitFor } from '../../support/index.js';
 
 function server(options: Partial<McpServerOptions> = {}): McpServer {
   const s = new McpServer({ name: 'cache', version: '1.0.0', onerror: () => {}, modern: { cache: { ttlMs: 60_000, scope: 'public' } }, ...options });
@@ -51,11 +52,11 @@ test('cache: list_changed and resources/updated arriving on a listen stream inva
   assert.equal(body(await client.readResource('file:///counter')), '1');
   await client.readResource('file:///other');
   s.tool('d', () => 'd');
-  await until(() => wire.received.some((m) => m.method === 'notifications/tools/list_changed'));
+  await waitFor(() => wire.received.some((m) => m.method === 'notifications/tools/list_changed'));
   assert.equal((await client.listTools()).tools.length, 4);
   assert.equal(wire.requests('tools/list').length, 2);
   s.resourceUpdated('file:///counter');
-  await until(() => wire.received.some((m) => m.method === 'notifications/resources/updated'));
+  await waitFor(() => wire.received.some((m) => m.method === 'notifications/resources/updated'));
   assert.equal(body(await client.readResource('file:///counter')), '2');
   await client.readResource('file:///other');
   assert.equal(wire.requests('resources/read').length, 3, 'only the updated uri was dropped');
@@ -64,11 +65,13 @@ test('cache: list_changed and resources/updated arriving on a listen stream inva
 });
 
 test('cache: entries expire after ttlMs; ttlMs 0 is never cached; cache:false always asks', async () => {
-  const short = await memoryClient(server({ modern: { cache: { ttlMs: 40, scope: 'public' } } }));
+  const clock = new ManualClock();
+  const short = await memoryClient(server({ modern: { cache: { ttlMs: 40, scope: 'public' } } }), { clock });
   await short.client.listTools();
+  clock.advance(39);
   await short.client.listTools();
-  assert.equal(short.wire.requests('tools/list').length, 1);
-  await sleep(60);
+  assert.equal(short.wire.requests('tools/list').length, 1, 'fresh for its whole ttlMs');
+  clock.advance(1);
   await short.client.listTools();
   assert.equal(short.wire.requests('tools/list').length, 2);
   await short.client.close();

@@ -92,12 +92,3 @@ export function initializeResult(): Record<string, unknown> {
 
 export const text = (r: { content?: Array<{ type: string; text?: string }> }) => r.content?.[0]?.text;
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-export async function until(cond: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}

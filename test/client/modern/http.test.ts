@@ -14,7 +14,8 @@ import { HttpStatusError } from '../../../src/transports/http/client/http-common
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { startStreamableServer } from '../../fixtures/http/official-servers.js';
-import { text, until, V } from './helpers.js';
+import { text, V } from './helpers.js';
+import { waitFor } from '../../support/index.js';
 
 interface Seen {
   method: string;
@@ -207,15 +208,15 @@ test('http: cancelling a call aborts its POST; the server handler sees ctx.signa
   try {
     const ctl = new AbortController();
     const call = client.callTool('wait', {}, { signal: ctl.signal });
-    await until(() => rec.posts('tools/call').length === 1);
+    await waitFor(() => rec.posts('tools/call').length === 1);
     await new Promise((r) => setTimeout(r, 50));
     ctl.abort();
     await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
-    await until(() => fx.aborted.length === 1, 3000, 'the server handler to be cancelled');
+    await waitFor(() => fx.aborted.length === 1, 'the server handler to be cancelled');
     assert.equal(rec.posts('notifications/cancelled').length, 0);
     // Timeouts cancel the same way.
     await assert.rejects(client.callTool('wait', {}, { timeoutMs: 50 }), (e: unknown) => e instanceof LocalError && e.kind === 'timeout');
-    await until(() => fx.aborted.length === 2, 3000, 'the timed-out handler to be cancelled');
+    await waitFor(() => fx.aborted.length === 2, 'the timed-out handler to be cancelled');
     assert.equal(text(await client.callTool('echo', { text: 'after' })), 'after');
   } finally {
     await client.close();
@@ -232,10 +233,10 @@ test('http: listen (acknowledged, a list change, close aborts the stream) and an
     assert.deepEqual(await sub.acknowledged, { toolsListChanged: true });
     assert.equal(fx.mcp.server.modern!.listenCount, 1);
     fx.mcp.tool('late', () => 'late');
-    await until(() => seen.length === 1, 3000, 'the list change');
+    await waitFor(() => seen.length === 1, 'the list change');
     assert.deepEqual(seen, ['notifications/tools/list_changed']);
     await sub.close();
-    await until(() => fx.mcp.server.modern!.listenCount === 0, 3000, 'the server to see the stream closed');
+    await waitFor(() => fx.mcp.server.modern!.listenCount === 0, 'the server to see the stream closed');
     assert.equal(text(await client.callTool('ask')), 'hello Grace');
   } finally {
     await client.close();

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { discoverResult, M, memoryClient, scriptedClient, sleep, until } from './helpers.js';
+import { discoverResult, M, memoryClient, scriptedClient } from './helpers.js';
+import { flush, waitFor } from '../../support/index.js';
 
 function server(): McpServer {
   const s = new McpServer({ name: 'listen', version: '1.0.0', onerror: () => {} });
@@ -28,7 +29,7 @@ test('listen: acknowledgement, a tool list change, then close() cancels the stre
   assert.deepEqual(listen.params!.notifications, { toolsListChanged: true, promptsListChanged: true });
   assert.equal(listen.params!._meta[M.protocolVersion], '2026-07-28', 'the listen request carries the envelope');
   s.tool('b', () => 'b');
-  await until(() => seen.length === 1, 2000, 'the list_changed notification');
+  await waitFor(() => seen.length === 1, 'the list_changed notification');
   assert.equal(seen[0].method, 'notifications/tools/list_changed');
   assert.equal(seen[0].params?._meta?.[M.subscriptionId], listen.id);
   assert.equal(onAll.length, 1, 'client.on() listeners get listen notifications too');
@@ -37,9 +38,9 @@ test('listen: acknowledgement, a tool list change, then close() cancels the stre
   await sub.ended;
   // stdio-like transports cancel with notifications/cancelled for the listen id.
   assert.deepEqual(wire.requests('notifications/cancelled').map((m) => m.params!.requestId), [listen.id]);
-  await until(() => s.server.modern!.listenCount === 0, 2000, 'the server to drop the stream');
+  await waitFor(() => s.server.modern!.listenCount === 0, 'the server to drop the stream');
   s.tool('c', () => 'c');
-  await sleep(20);
+  await flush(); // in-memory deliveries (no timers) have run
   assert.equal(seen.length, 1, 'nothing after close');
   await client.close();
 });
@@ -56,13 +57,13 @@ test('listen: several streams at once, each gets only its own notifications', as
   await Promise.all([t.acknowledged, p.acknowledged, r.acknowledged]);
   assert.deepEqual(await r.acknowledged, { resourceSubscriptions: ['file:///r'] });
   s.tool('b', () => 'b');
-  await until(() => tools.length === 1);
+  await waitFor(() => tools.length === 1);
   s.prompt('q', () => 'q');
-  await until(() => prompts.length === 1);
+  await waitFor(() => prompts.length === 1);
   s.resourceUpdated('file:///r');
   s.resourceUpdated('file:///other');
-  await until(() => resources.length === 1);
-  await sleep(20);
+  await waitFor(() => resources.length === 1);
+  await flush(); // in-memory deliveries (no timers) have run
   assert.deepEqual([tools.length, prompts.length, resources.length], [1, 1, 1]);
   assert.equal(tools[0].method, 'notifications/tools/list_changed');
   assert.equal(prompts[0].method, 'notifications/prompts/list_changed');
@@ -79,7 +80,7 @@ test('listen: the server ending the stream (final result) ends the subscription'
   let ended = false;
   void sub.ended.then(() => (ended = true));
   await s.server.modern!.endAll();
-  await until(() => ended, 2000, 'the subscription to end');
+  await waitFor(() => ended, 'the subscription to end');
   await client.close();
 });
 

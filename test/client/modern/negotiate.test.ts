@@ -7,7 +7,8 @@ import { McpClient } from '../../../src/client/client.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
-import { discoverResult, initializeResult, M, memoryClient, scriptedClient, sleep, text, V } from './helpers.js';
+import { discoverResult, initializeResult, M, memoryClient, scriptedClient, text, V } from './helpers.js';
+import { flush, waitFor } from '../../support/index.js';
 
 function ourServer(options: Partial<ConstructorParameters<typeof McpServer>[0]> = {}): McpServer {
   const s = new McpServer({ name: 'ours', version: '3.1.0', instructions: 'be brief', onerror: () => {}, ...options });
@@ -157,12 +158,12 @@ test('modern: setLoggingLevel is local and travels in each request; removed meth
   const logs: unknown[] = [];
   client.on('notifications/message', (p) => logs.push(p.data));
   await client.callTool('log');
-  await sleep(10);
+  await flush(); // notifications precede the response on this in-memory connection; listeners have run
   assert.deepEqual(logs, [], 'without a logLevel the server must not log');
   assert.deepEqual(await client.setLoggingLevel('error'), {});
   assert.ok(!wire.methods().includes('logging/setLevel'));
   await client.callTool('log');
-  await sleep(10);
+  await waitFor(() => logs.length > 0, 'the log line');
   assert.deepEqual(logs, ['an error line']);
   assert.equal(wire.sent.at(-1)!.params?._meta?.[M.logLevel], 'error');
   await assert.rejects(client.setLoggingLevel('loud' as never), TypeError);
@@ -204,7 +205,8 @@ test('modern: a request from the server is never answered (clients send no respo
   }, { roots: [], onerror: (e) => errors.push(e.message) });
   await connecting;
   await client.listTools();
-  await sleep(20);
+  // The client reports the request it ignores (and sends nothing) when it handles it.
+  await waitFor(() => errors.some((e) => /roots\/list/.test(e)), 'the ignored roots/list to be reported');
   assert.ok(wire.received.some((m) => m.method === 'roots/list'));
   assert.ok(!wire.sent.some((m) => m.id === 'srv-1'), 'no response went out');
   assert.ok(errors.some((e) => /roots\/list/.test(e)), errors.join());

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAny as connect } from '../../../src/client/connect-stdio.js';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
-import { EXIT_ON_UNKNOWN, M, OFFICIAL_STDIO, Recorder, STDIO_EXAMPLE, text, until, V } from './helpers.js';
+import { EXIT_ON_UNKNOWN, M, OFFICIAL_STDIO, Recorder, STDIO_EXAMPLE, text, V } from './helpers.js';
+import { waitFor } from '../../support/index.js';
 
 test('stdio auto: our example server speaks 2026-07-28', async () => {
   const wire = new Recorder();
@@ -79,7 +80,7 @@ test('stdio auto: a legacy server that exits on the probe is started again and i
     const again = await connect(target, { era: 'auto' });
     assert.equal(again.era, 'handshake');
     await again.close();
-    await until(() => lines().length === 9);
+    await waitFor(() => lines().length === 9);
     assert.deepEqual(lines().slice(6), ['start', 'initialize', 'notifications/initialized']);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { InMemoryEventStore, type EventStore } from '../../../src/state/event-store.js';
-import { call, LATEST, open, post, sleep, SseReader, start } from './helpers.js';
+import { call, LATEST, open, post, SseReader, start } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 function fixture(errors: Error[]) {
   const mcp = new McpServer({ name: 'failing-store', version: '1.0.0', onerror: (e) => errors.push(e) });

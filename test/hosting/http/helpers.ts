@@ -6,9 +6,9 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
+import { SAFETY_NET_MS, sleep } from '../../support/index.js';
 
 export const LATEST = '2025-11-25';
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Accept + Content-Type every well-behaved client sends. */
 export const BOTH = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -158,7 +158,7 @@ export class SseReader {
   }
 
   /** The next block, or undefined when the stream ended. Fails after `timeoutMs`. */
-  async next(timeoutMs = 3000): Promise<SseEvent | undefined> {
+  async next(timeoutMs = SAFETY_NET_MS): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const cut = this.buffer.indexOf('\n\n');
@@ -231,11 +231,3 @@ export function getStreamOpen(s: Started): boolean {
   return [...inner.sessions.values()].some((l) => l.transport.standalone?.connected === true);
 }
 
-/** Waits until `cond()` holds (polling), or fails. */
-export async function until(cond: () => boolean, timeoutMs = 2000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}

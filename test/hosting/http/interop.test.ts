@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServeOptions } from '../../../src/hosting/node.js';
-import { getStreamOpen, start, until, type Started } from './helpers.js';
+import { getStreamOpen, start, type Started } from './helpers.js';
+import { waitFor } from '../../support/index.js';
 
 type Text = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
@@ -61,14 +62,14 @@ for (const stateful of [true, false]) {
         if (stateful) assert.match(transport.sessionId ?? '', /^[\x21-\x7e]+$/);
         else assert.equal(transport.sessionId, undefined);
         // Stateful JSON mode: progress travels on the SDK's GET stream instead (once it is open).
-        if (stateful && responseMode === 'json') await until(() => getStreamOpen(s), 2000, 'the SDK GET stream');
+        if (stateful && responseMode === 'json') await waitFor(() => getStreamOpen(s), 'the SDK GET stream');
         await exercise(client, s, stateful || responseMode !== 'json');
         if (stateful) {
           assert.equal(s.running.handler.streamable.sessionCount, 1);
           await transport.terminateSession();
           assert.equal(s.running.handler.streamable.sessionCount, 0);
         } else {
-          await until(() => s.mcp.server.sessions.size === 0, 1000, 'no transient session left');
+          await waitFor(() => s.mcp.server.sessions.size === 0, 'no transient session left');
         }
       } finally {
         await client.close();
@@ -95,9 +96,9 @@ test('official client: elicitation during a tool call, and list_changed on its G
     const r = (await client.callTool({ name: 'ask', arguments: {} })) as Text;
     assert.equal(r.content[0].text, 'hello Linus');
     // The SDK opens its GET stream after initialized; wait until it is attached.
-    await until(() => getStreamOpen(s), 2000, 'the SDK GET stream');
+    await waitFor(() => getStreamOpen(s), 'the SDK GET stream');
     s.mcp.tool('late', () => 'late');
-    await until(() => changed === 1, 2000, 'tools/list_changed');
+    await waitFor(() => changed === 1, 'tools/list_changed');
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'late'));
   } finally {
     await client.close();
@@ -114,7 +115,7 @@ test('official SSEClientTransport against our /sse endpoint', async () => {
     await exercise(client, s);
     assert.equal(s.running.handler.legacy!.connectionCount, 1);
     await client.close();
-    await until(() => s.running.handler.legacy!.connectionCount === 0 && s.mcp.sessions.size === 0, 1000, 'the SSE connection to be freed');
+    await waitFor(() => s.running.handler.legacy!.connectionCount === 0 && s.mcp.sessions.size === 0, 'the SSE connection to be freed');
   } finally {
     await client.close();
     await s.running.close();

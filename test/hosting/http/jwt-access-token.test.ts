@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jwtAccessTokens, type JwtAccessTokenOptions } from '../../../src/hosting/http/jwt-access-token.js';
 import { hs256, makeKey, signJwt, startIssuer, unsigned, type TestIssuer } from '../../fixtures/oauth/jwt-issuer.js';
-import { jsonError, open, post, req, sleep, start } from './helpers.js';
+import { jsonError, open, post, req, start } from './helpers.js';
+import { ManualClock } from '../../support/index.js';
 
 const RESOURCE = 'http://mcp.example.test/mcp';
 const now = () => Math.floor(Date.now() / 1000);
@@ -210,13 +211,14 @@ test('keys without kid: the only suitable key is used, an ambiguous choice refus
 
 test('key rotation: an unknown kid refetches the JWKS once, never more often than the cooldown', () =>
   withIssuer(async (as) => {
-    const { check, errors } = verifier(as, { jwksCooldownSec: 0.3 });
+    const clock = new ManualClock();
+    const { check, errors } = verifier(as, { jwksCooldownSec: 0.3, clock });
     const a = as.keys[0]!;
     const b = makeKey('RS256', 'rsa-2');
     assert.ok(await check(as.token({}, a)));
     assert.equal(as.hits.jwks, 1);
     as.keys = [b]; // the AS rotates
-    await sleep(350);
+    clock.advance(300);
     assert.ok(await check(as.token({}, b)), 'the new key is fetched');
     assert.equal(as.hits.jwks, 2);
     assert.ok(await check(as.token({}, b)));
@@ -226,8 +228,10 @@ test('key rotation: an unknown kid refetches the JWKS once, never more often tha
     // A storm of made-up kids: within the cooldown nothing, after it one coalesced fetch.
     const forged = (i: number) => as.token({}, { ...b, kid: `made-up-${i}` });
     for (let i = 0; i < 20; i++) assert.equal(await check(forged(i)), undefined);
-    assert.equal(as.hits.jwks, 2);
-    await sleep(350);
+    clock.advance(299);
+    for (let i = 0; i < 20; i++) assert.equal(await check(forged(i)), undefined);
+    assert.equal(as.hits.jwks, 2, 'still within the cooldown at 299 ms');
+    clock.advance(1);
     const all = await Promise.all(Array.from({ length: 50 }, (_, i) => check(forged(i))));
     assert.ok(all.every((r) => r === undefined));
     assert.equal(as.hits.jwks, 3);
@@ -248,11 +252,13 @@ test('defaults: concurrent first requests share one fetch; unknown kids right af
 
 test('keys older than jwksMaxAgeSec are fetched again', () =>
   withIssuer(async (as) => {
-    const { check } = verifier(as, { jwksMaxAgeSec: 0.2, jwksCooldownSec: 0 });
+    const clock = new ManualClock();
+    const { check } = verifier(as, { jwksMaxAgeSec: 0.2, jwksCooldownSec: 0, clock });
     assert.ok(await check(as.token()));
+    clock.advance(199);
     assert.ok(await check(as.token()));
     assert.equal(as.hits.jwks, 1);
-    await sleep(250);
+    clock.advance(1);
     assert.ok(await check(as.token()));
     assert.equal(as.hits.jwks, 2);
   }));

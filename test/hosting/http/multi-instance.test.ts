@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { InMemoryEventStore } from '../../../src/state/event-store.js';
 import { InMemorySessionStore, type SessionRecord, type SessionStore } from '../../../src/state/session-store.js';
-import { call, makeServer, open, post, req, sleep, SseReader, start, until, type Started } from './helpers.js';
+import { call, makeServer, open, post, req, SseReader, start, type Started } from './helpers.js';
+import { flush, ManualClock, waitFor } from '../../support/index.js';
 
 const sseGet = (url: string, headers: Record<string, string>) => fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
 
@@ -50,7 +51,7 @@ const closeAll = (all: Started[]) => Promise.all(all.map((s) => s.running.close(
 /** Opens a session on `on` and waits until its record is in the store (written without being awaited). */
 async function openShared(on: Started, store: InMemorySessionStore): Promise<{ sid: string; headers: Record<string, string> }> {
   const opened = await open(on.url);
-  await until(() => store.get(opened.sid) !== undefined, 1000, 'the session record');
+  await waitFor(() => store.get(opened.sid) !== undefined, 'the session record');
   return opened;
 }
 
@@ -63,7 +64,7 @@ test('after DELETE on B, A (which holds the session) answers 404 at its next che
     assert.equal(await status(fetch(b.url, { method: 'DELETE', headers })), 200);
     assert.equal(await status(post(a.url, req('ping'), headers)), 404);
     assert.equal(a.running.handler.streamable.sessionCount, 0, 'A ended its copy');
-    await until(() => a.mcp.sessions.size === 0 && b.mcp.sessions.size === 0, 1000, 'both sessions to close');
+    await waitFor(() => a.mcp.sessions.size === 0 && b.mcp.sessions.size === 0, 'both sessions to close');
     assert.equal(await status(sseGet(a.url, headers)), 404);
     assert.equal(await status(fetch(a.url, { method: 'DELETE', headers })), 404);
   } finally {
@@ -72,14 +73,17 @@ test('after DELETE on B, A (which holds the session) answers 404 at its next che
 });
 
 test('checks are throttled: one store round trip per session per sessionCheckMs, none without a store', async () => {
-  const store = new CountingStore();
-  const [a] = await instances(1, { sessionStore: store, sessionCheckMs: 1000 });
+  const clock = new ManualClock();
+  const store = new CountingStore({ clock });
+  const [a] = await instances(1, { sessionStore: store, sessionCheckMs: 1000, clock });
   try {
     const { headers } = await openShared(a, store);
     const before = { ...store.calls };
     for (let i = 0; i < 10; i++) assert.equal(await status(post(a.url, req('ping'), headers)), 200);
+    clock.advance(999);
+    for (let i = 0; i < 10; i++) assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.deepEqual(store.calls, before, 'within the interval: no store call at all');
-    await sleep(1100);
+    clock.advance(1);
     for (let i = 0; i < 10; i++) assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.equal(store.calls.touch, before.touch + 1, 'one touch for ten requests');
     assert.equal(store.calls.get, before.get);
@@ -89,15 +93,15 @@ test('checks are throttled: one store round trip per session per sessionCheckMs,
 });
 
 test('a session in use keeps its record alive: instances that never held it serve it past sessionIdleMs', async () => {
-  const store = new InMemorySessionStore();
-  const [a, c] = await instances(2, { sessionStore: store, sessionIdleMs: 600, sessionCheckMs: 50 });
+  const clock = new ManualClock();
+  const store = new InMemorySessionStore({ clock });
+  const [a, c] = await instances(2, { sessionStore: store, sessionIdleMs: 600, sessionCheckMs: 50, clock });
   try {
     const { headers } = await openShared(a, store);
-    // Well past the idle time since initialize, with requests to A all along.
-    const until1500 = Date.now() + 1500;
-    while (Date.now() < until1500) {
+    // Well past the idle time since initialize (1500 ms), with requests to A every 100 ms.
+    for (let t = 0; t < 1500; t += 100) {
       assert.equal(await status(post(a.url, req('ping'), headers)), 200);
-      await sleep(100);
+      clock.advance(100);
     }
     assert.equal(c.running.handler.streamable.sessionCount, 0);
     assert.equal(await status(post(c.url, req('ping'), headers)), 200, 'C restores it from the record');
@@ -112,7 +116,7 @@ test('a store without touch is checked with get', async () => {
   const [a, b] = await instances(2, { sessionStore: store, sessionCheckMs: 0 });
   try {
     const { headers } = await open(a.url);
-    await until(() => inner.size === 1, 1000, 'the session record');
+    await waitFor(() => inner.size === 1, 'the session record');
     const gets = inner.calls.get;
     assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.equal(inner.calls.get, gets + 1);
@@ -140,7 +144,7 @@ test('a failing check keeps the session served here and reports the error', asyn
   const a = await start({ sessionStore: store, sessionCheckMs: 0 }, fixture);
   try {
     const { headers } = await open(a.url);
-    await until(() => inner.size === 1, 1000, 'the session record');
+    await waitFor(() => inner.size === 1, 'the session record');
     down = true;
     assert.equal(await status(post(a.url, req('ping'), headers)), 200);
     assert.ok(errors.some((e) => e.message === 'store unreachable'), errors.map((e) => e.message).join());
@@ -150,8 +154,9 @@ test('a failing check keeps the session served here and reports the error', asyn
 });
 
 test('a session kept by its GET stream alone stays alive in the store, and a DELETE elsewhere ends the stream', async () => {
-  const store = new InMemorySessionStore();
-  const [a, b, c] = await instances(3, { sessionStore: store, sessionIdleMs: 300, sessionCheckMs: 30 });
+  const clock = new ManualClock();
+  const store = new InMemorySessionStore({ clock });
+  const [a, b, c] = await instances(3, { sessionStore: store, sessionIdleMs: 300, sessionCheckMs: 30, clock });
   try {
     const { headers } = await openShared(a, store);
     const g = await sseGet(a.url, headers);
@@ -159,12 +164,17 @@ test('a session kept by its GET stream alone stays alive in the store, and a DEL
     const stream = new SseReader(g);
     await stream.next(); // priming
     // No request for three idle times: the open stream keeps the session, and A's sweeps its record.
-    await sleep(900);
+    // The sweeps' store checks are async: let each settle before time moves on.
+    for (let t = 0; t < 900; t += 30) {
+      clock.advance(30);
+      await flush();
+    }
     assert.equal(a.running.handler.streamable.sessionCount, 1);
     assert.equal(await status(post(c.url, req('ping'), headers)), 200, 'the record is still there');
     assert.equal(await status(fetch(b.url, { method: 'DELETE', headers })), 200);
-    // A's next sweep finds the record gone and ends the session, and with it the stream.
-    for (let e = await stream.next(2000); e; e = await stream.next(2000)) assert.ok(e.comment !== undefined || e.data === undefined);
+    // A's next sweep (every idle/2 = 150 ms) finds the record gone and ends the session, and with it the stream.
+    clock.advance(150);
+    for (let e = await stream.next(); e; e = await stream.next()) assert.ok(e.comment !== undefined || e.data === undefined);
     assert.ok(stream.ended);
     assert.equal(a.running.handler.streamable.sessionCount, 0);
   } finally {
@@ -206,7 +216,7 @@ test('two instances serving one session keep their streams apart in a shared eve
     // A's copy of the session ends (closing A): it drops its own logs only.
     await a.running.close();
     aClosed = true;
-    await until(() => eventStore.size === 2, 1000, "A's logs to be dropped");
+    await waitFor(() => eventStore.size === 2, "A's logs to be dropped");
     assert.deepEqual(await replay(b, b1.priming), b1.events);
   } finally {
     await closeAll(aClosed ? [b] : [a, b]);

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiKeyGuard } from '../../../src/hosting/http/security.js';
-import { BOTH, call, initReq, jsonError, LATEST, open, post, raw, SseReader, start, until, type Started } from './helpers.js';
+import { BOTH, call, initReq, jsonError, LATEST, open, post, raw, SseReader, start, type Started } from './helpers.js';
+import { waitFor } from '../../support/index.js';
 
 test('Origin: foreign → 403 (JSON-RPC body without id), localhost accepted, none accepted', async () => {
   const s = await start();
@@ -167,7 +168,7 @@ test('GET /sse announces the endpoint; POSTs there get 202 and answers arrive on
     assert.equal(got[2].result.content[0].text, 'did 2');
     assert.equal(s.running.handler.legacy!.connectionCount, 1);
     await sse.cancel();
-    await until(() => s.running.handler.legacy!.connectionCount === 0 && s.mcp.sessions.size === 0, 1000, 'the connection to be freed');
+    await waitFor(() => s.running.handler.legacy!.connectionCount === 0 && s.mcp.sessions.size === 0, 'the connection to be freed');
     await jsonError(await post(endpoint, call('echo', { text: 'x' })), 404);
   } finally {
     await s.running.close();

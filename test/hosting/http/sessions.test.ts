@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore } from '../../../src/state/event-store.js';
-import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start, until } from './helpers.js';
+import { BOTH, call, initReq, jsonError, LATEST, open, post, req, start } from './helpers.js';
+import { ManualClock, waitFor } from '../../support/index.js';
 
 test('stateful: initialize returns a random visible-ASCII Mcp-Session-Id', async () => {
   const s = await start();
@@ -57,7 +58,7 @@ test('stateful: DELETE ends the session, later requests are 404', async () => {
     const del = await fetch(s.url, { method: 'DELETE', headers });
     assert.equal(del.status, 200);
     await del.text();
-    await until(() => s.mcp.sessions.size === 0, 1000, 'the session to be freed');
+    await waitFor(() => s.mcp.sessions.size === 0, 'the session to be freed');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     await jsonError(await post(s.url, call('echo', { text: 'x' }), headers), 404);
     await jsonError(await fetch(s.url, { method: 'DELETE', headers }), 404);
@@ -68,16 +69,19 @@ test('stateful: DELETE ends the session, later requests are 404', async () => {
 });
 
 test('stateful: idle sessions expire and are freed', async () => {
-  // 400 ms: long enough that a loaded CI machine still sees the sessions before they idle out.
-  const s = await start({ sessionIdleMs: 400 });
+  const clock = new ManualClock();
+  const s = await start({ sessionIdleMs: 400, clock });
   try {
-    // Only initialize (one round trip): a slow machine could let the idle time pass before a second one.
     const [a, b] = await Promise.all([post(s.url, initReq()), post(s.url, initReq())]);
     const sids = [a.headers.get('mcp-session-id')!, b.headers.get('mcp-session-id')!];
     await Promise.all([a.text(), b.text()]);
     assert.equal(new Set(sids).size, 2);
-    assert.ok(s.mcp.sessions.size >= 1, 'the sessions exist until they idle out');
-    await until(() => s.mcp.sessions.size === 0, 4000, 'idle sessions to expire');
+    assert.equal(s.mcp.sessions.size, 2);
+    // The sweep runs every 200 ms: at 400 ms the sessions are not yet idle, at 600 they are.
+    clock.advance(400);
+    assert.equal(s.running.handler.streamable.sessionCount, 2, 'the sessions exist until they idle out');
+    clock.advance(200);
+    await waitFor(() => s.mcp.sessions.size === 0, 'idle sessions to expire');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     for (const sid of sids) await jsonError(await post(s.url, req('ping'), { 'mcp-session-id': sid }), 404);
   } finally {
@@ -86,11 +90,13 @@ test('stateful: idle sessions expire and are freed', async () => {
 });
 
 test('stateful: activity keeps a session alive past the idle time', async () => {
-  const s = await start({ sessionIdleMs: 300 });
+  const clock = new ManualClock();
+  const s = await start({ sessionIdleMs: 300, clock });
   try {
     const { headers } = await open(s.url);
+    // 400 ms in all, 80 ms between requests; the sweeps (every 150 ms) run as time passes.
     for (let i = 0; i < 5; i++) {
-      await new Promise((r) => setTimeout(r, 80));
+      clock.advance(80);
       const r = await post(s.url, req('ping'), headers);
       assert.equal(r.status, 200, `ping ${i}`);
       await r.text();
@@ -157,7 +163,7 @@ test('stateless: many POSTs are served by the one McpServer, and nothing leaks',
     const n = await post(s.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     assert.equal(n.status, 202);
     assert.equal(s.counter.n, 15);
-    await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+    await waitFor(() => s.mcp.server.sessions.size === 0, 'transient sessions to be closed');
     assert.equal(s.running.handler.streamable.sessionCount, 0);
   } finally {
     await s.running.close();
@@ -175,18 +181,29 @@ test('stateless: SSE responses and progress work without a session', async () =>
     assert.doesNotMatch(text, /^id:/m);
     const messages = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
     assert.deepEqual(messages.map((m) => m.method ?? 'result'), ['notifications/progress', 'notifications/progress', 'result']);
-    await until(() => s.mcp.server.sessions.size === 0, 1000, 'transient sessions to be closed');
+    await waitFor(() => s.mcp.server.sessions.size === 0, 'transient sessions to be closed');
   } finally {
     await s.running.close();
   }
 });
 
+/** Whether some session of `s` has a request in progress (peeks inside, like getStreamOpen). */
+function requestRunning(s: Awaited<ReturnType<typeof start>>): boolean {
+  const inner = s.running.handler.streamable as unknown as { sessions: Map<string, { transport: { openChannels: Array<{ connected: boolean }>; standalone?: unknown } }> };
+  return [...inner.sessions.values()].some((l) => l.transport.openChannels.some((c) => c !== l.transport.standalone));
+}
+
 test('stateful: a session is not idle while one of its requests is still running', async () => {
-  const s = await start({ sessionIdleMs: 100 });
+  const clock = new ManualClock();
+  const s = await start({ sessionIdleMs: 100, clock });
   try {
     const { headers } = await open(s.url);
     // JSON response (no progress token): nothing is streamed while the tool works.
-    const r = await post(s.url, call('slow', { ms: 400 }), headers);
+    const pending = post(s.url, call('slow', { ms: 400 }), headers);
+    // Once the request runs, ten idle times pass (with their sweeps) before it answers.
+    await waitFor(() => requestRunning(s), 'the slow request to be running');
+    for (let t = 0; t < 1000; t += 50) clock.advance(50);
+    const r = await pending;
     assert.equal(r.status, 200);
     assert.equal(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'slept 400');
   } finally {
@@ -203,7 +220,7 @@ test('stateful: an ended session forgets its streams in the event store', async 
     await r.text();
     assert.ok(eventStore.size > 0);
     await (await fetch(s.url, { method: 'DELETE', headers })).text();
-    await until(() => eventStore.size === 0, 1000, 'the event log to be dropped');
+    await waitFor(() => eventStore.size === 0, 'the event log to be dropped');
   } finally {
     await s.running.close();
   }
@@ -215,7 +232,7 @@ test('stateful: a failed initialize leaves no session behind', async () => {
     const r = await post(s.url, req('initialize', { capabilities: {} }));
     assert.equal(r.status, 200);
     assert.equal(((await r.json()) as { error: { code: number } }).error.code, -32602);
-    await until(() => s.mcp.sessions.size === 0 && s.running.handler.streamable.sessionCount === 0, 1000, 'the failed session to be dropped');
+    await waitFor(() => s.mcp.sessions.size === 0 && s.running.handler.streamable.sessionCount === 0, 'the failed session to be dropped');
   } finally {
     await s.running.close();
   }

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore, type EventStore } from '../../../src/state/event-store.js';
-import { call, jsonError, LATEST, open, post, sleep, SseReader, start } from './helpers.js';
+import { call, getStreamOpen, jsonError, LATEST, open, post, SseReader, start } from './helpers.js';
+import { flush, sleep, waitFor } from '../../support/index.js';
 
 type JSONRPCMessageLike = Parameters<EventStore['storeEvent']>[1];
 
@@ -179,9 +180,9 @@ test('GET stream: messages sent while disconnected are replayed on resume', asyn
     const sse = new SseReader(await sseGet(s.url, headers, abort.signal));
     const priming = await sse.next();
     abort.abort();
-    await sleep(30);
+    await waitFor(() => !getStreamOpen(s), 'the server to see the GET stream go');
     s.mcp.log('warning', 'while you were away');
-    await sleep(30);
+    await flush(); // stored in the (in-memory) event store
     const back = new SseReader(await sseGet(s.url, { ...headers, 'last-event-id': priming!.id! }));
     const m = await back.message();
     assert.equal(m.method, 'notifications/message');

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { flush, M, meta, V, Wire, type Frame } from './helpers.js';
+import { M, meta, V, Wire, type Frame } from './helpers.js';
+import { flush } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INIT = (caps: Record<string, unknown> = {}) => ({ protocolVersion: '2025-11-25', capabilities: caps, clientInfo: { name: 'legacy', version: '1' } });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FrameInfo, Transport } from '../../../src/engine/transport.js';
 import { createLinkedPair, type MemoryTransport } from '../../../src/transports/memory/index.js';
+import { SAFETY_NET_MS } from '../../support/index.js';
 
 export const V = '2026-07-28';
 export const M = {
@@ -26,11 +27,6 @@ export type Frame = {
 /** The modern envelope: `_meta` with version, capabilities, client info (and extras). */
 export function meta(caps: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { [M.protocolVersion]: V, [M.clientCapabilities]: caps, [M.clientInfo]: { name: 'raw-test', version: '1.0.0' }, ...extra };
-}
-
-/** Lets queued microtasks and in-memory deliveries run. */
-export async function flush(rounds = 5): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
 }
 
 /** A raw client connection: send frames, read every frame the server wrote. */
@@ -80,7 +76,7 @@ export class Wire {
   }
 
   /** Waits for the first frame matching `pred` (already received or future). */
-  async waitFor(what: string, pred: (f: Frame) => boolean, timeoutMs = 2000, from = 0): Promise<Frame> {
+  async waitFor(what: string, pred: (f: Frame) => boolean, timeoutMs = SAFETY_NET_MS, from = 0): Promise<Frame> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const hit = this.frames.slice(from).find(pred);
@@ -96,7 +92,7 @@ export class Wire {
 
   /** The response with this id (received at or after frame index `from`). */
   response(id: string | number, from = 0): Promise<Frame> {
-    return this.waitFor(`response ${JSON.stringify(id)}`, (f) => f.id === id && f.method === undefined, 2000, from);
+    return this.waitFor(`response ${JSON.stringify(id)}`, (f) => f.id === id && f.method === undefined, SAFETY_NET_MS, from);
   }
 
   /** Notifications received so far (optionally of one method). */

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { flush, M, meta, Wire, type Frame } from './helpers.js';
+import { M, meta, Wire, type Frame } from './helpers.js';
+import { flush } from '../../support/index.js';
 
 const INFO = { name: 'listen', version: '1.0.0' };
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
+import { ManualClock } from '../../support/index.js';
 
 const INFO = { name: 'mrtr', version: '1.0.0' };
 const ELICIT = { elicitation: {} };
@@ -207,9 +208,10 @@ test('requestState: tampered, from another method, for other params, expired, or
 });
 
 test('an expired requestState is -32602', async () => {
-  const w = await Wire.connect(server({ modern: { stateTtlMs: 1 } }));
+  const clock = new ManualClock();
+  const w = await Wire.connect(server({ modern: { stateTtlMs: 1, clock } }));
   const { state } = await firstRound(w, 'greet', ELICIT);
-  await new Promise((r) => setTimeout(r, 10));
+  clock.advance(2);
   const f = await w.modern('tools/call', { name: 'greet', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Old') }, requestState: state }, ELICIT, 'exp');
   assertError(f, 'exp', -32602, /expired/);
 });

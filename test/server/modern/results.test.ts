@@ -7,7 +7,8 @@ import { Server } from '../../../src/server/server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 import type { JsonRpcMessage, RequestId } from '../../../src/jsonrpc/messages.js';
 import type { Transport } from '../../../src/engine/transport.js';
-import { assertError, flush, M, meta, Wire } from './helpers.js';
+import { assertError, M, meta, Wire } from './helpers.js';
+import { flush } from '../../support/index.js';
 
 const INFO = { name: 'results', version: '1.0.0' };
 const INIT = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } };

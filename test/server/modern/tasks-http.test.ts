@@ -8,8 +8,9 @@ import { McpServer } from '../../../src/server/mcp-server.js';
 import { apiKeyGuard } from '../../../src/hosting/http/security.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { M, V } from './helpers.js';
-import { EXT, sleep, UUID } from './tasks-helpers.js';
+import { EXT, UUID } from './tasks-helpers.js';
 import { tasks } from '../../../src/extensions/tasks/extension.js';
+import { sleep } from '../../support/index.js';
 
 const CAPS = { extensions: { [EXT]: {} }, elicitation: {} };
 

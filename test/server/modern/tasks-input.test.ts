@@ -4,8 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, M, meta, Wire, type Frame } from './helpers.js';
-import { assertCreated, EXT, settled, sleep, TASKS, until } from './tasks-helpers.js';
+import { assertCreated, EXT, settled, TASKS, taskWhere } from './tasks-helpers.js';
 import { tasks } from '../../../src/extensions/tasks/extension.js';
+import { flush } from '../../support/index.js';
 
 const INFO = { name: 'tasks-input', version: '1.0.0' };
 const FORM = { type: 'object' as const, properties: { name: { type: 'string' as const } } };
@@ -56,7 +57,7 @@ test('a task that asks parks in input_required with the question on tasks/get; t
   const w = await Wire.connect(server());
   const created = await w.result('tools/call', { name: 'ask', arguments: {} }, TASKS);
   const id = assertCreated(created, 3_600_000, 100);
-  const parked = await until(w, id, (t) => t.status === 'input_required');
+  const parked = await taskWhere(w, id, (t) => t.status === 'input_required');
   assert.deepEqual(parked.inputRequests, { 'elicit-1': { method: 'elicitation/create', params: { message: 'Your name?', requestedSchema: FORM } } });
   assert.equal('requestState' in parked, false);
   // No server-to-client request ever went on the wire.
@@ -72,7 +73,7 @@ test('a task that asks parks in input_required with the question on tasks/get; t
 test('partial answers: the task stays input_required listing only what is still open, and resumes when all are in', async () => {
   const w = await Wire.connect(server());
   const id = (await w.result('tools/call', { name: 'two', arguments: {} }, TASKS)).taskId;
-  const parked = await until(w, id, (t) => t.status === 'input_required');
+  const parked = await taskWhere(w, id, (t) => t.status === 'input_required');
   assert.deepEqual(Object.keys(parked.inputRequests).sort(), ['elicit-1', 'elicit-2']);
   await w.result('tasks/update', { taskId: id, inputResponses: { 'elicit-2': ACCEPT('second') } }, TASKS);
   const half = await w.result('tasks/get', { taskId: id }, TASKS);
@@ -88,7 +89,7 @@ test('partial answers: the task stays input_required listing only what is still 
 test('a malformed answer is -32602 and changes nothing; keys are never reused within a task', async () => {
   const w = await Wire.connect(server());
   const id = (await w.result('tools/call', { name: 'steps', arguments: {} }, TASKS)).taskId;
-  await until(w, id, (t) => t.status === 'input_required');
+  await taskWhere(w, id, (t) => t.status === 'input_required');
   assertError(await w.modern('tasks/update', { taskId: id, inputResponses: { 'elicit-1': 12345 } }, TASKS, 'bad'), 'bad', -32602, /elicit-1.*ElicitResult/);
   assertError(await w.modern('tasks/update', { taskId: id, inputResponses: { 'elicit-1': { action: 'maybe' } } }, TASKS, 'bad2'), 'bad2', -32602);
   assert.deepEqual(Object.keys((await w.result('tasks/get', { taskId: id }, TASKS)).inputRequests), ['elicit-1']);
@@ -104,7 +105,7 @@ test('roots and sampling park the task too, each answer checked against its ques
   const w = await Wire.connect(server());
   const caps = { ...TASKS, roots: {}, sampling: {} };
   const id = (await w.result('tools/call', { name: 'mixed', arguments: {} }, caps)).taskId;
-  const parked = await until(w, id, (t) => t.status === 'input_required', caps);
+  const parked = await taskWhere(w, id, (t) => t.status === 'input_required', caps);
   assert.deepEqual(parked.inputRequests.where, { method: 'roots/list' });
   assert.equal(parked.inputRequests['sample-1'].method, 'sampling/createMessage');
   assertError(await w.modern('tasks/update', { taskId: id, inputResponses: { where: { roots: 'x' } } }, caps, 'r'), 'r', -32602, /ListRootsResult/);
@@ -118,14 +119,14 @@ test('roots and sampling park the task too, each answer checked against its ques
 test('cancelling a task that waits for input ends the wait; the task is cancelled', async () => {
   const w = await Wire.connect(server());
   const id = (await w.result('tools/call', { name: 'ask', arguments: {} }, TASKS)).taskId;
-  await until(w, id, (t) => t.status === 'input_required');
+  await taskWhere(w, id, (t) => t.status === 'input_required');
   await w.result('tasks/cancel', { taskId: id }, TASKS);
   const t = await w.result('tasks/get', { taskId: id }, TASKS);
   assert.equal(t.status, 'cancelled');
   assert.equal('inputRequests' in t, false);
   // Late answers are acknowledged and ignored.
   await w.result('tasks/update', { taskId: id, inputResponses: { 'elicit-1': ACCEPT('late') } }, TASKS);
-  await sleep(10);
+  await flush(); // whatever the late answer could set off has run (in-memory, no timers)
   assert.equal((await w.result('tasks/get', { taskId: id }, TASKS)).status, 'cancelled');
 });
 
@@ -145,7 +146,7 @@ test('MRTR then task: round 1 is a plain input_required; the round that calls ct
   assert.deepEqual(Object.keys(r1.inputRequests), ['user_name']);
   const r2 = await w.result('tools/call', { name: 'escalate', arguments: {}, inputResponses: { user_name: ACCEPT('Alice') }, requestState: r1.requestState }, TASKS);
   const id = assertCreated(r2, 3_600_000, 100);
-  const parked = await until(w, id, (t) => t.status === 'input_required');
+  const parked = await taskWhere(w, id, (t) => t.status === 'input_required');
   assert.deepEqual(Object.keys(parked.inputRequests), ['elicit-1']);
   await w.result('tasks/update', { taskId: id, inputResponses: { 'elicit-1': { action: 'accept', content: { ok: true } } } }, TASKS);
   const done = await settled(w, id);
@@ -169,7 +170,7 @@ test('notifications/tasks: a listen stream with taskIds gets every state of the 
   const s = server();
   const w = await Wire.connect(s);
   const id = (await w.result('tools/call', { name: 'ask', arguments: {} }, TASKS)).taskId;
-  await until(w, id, (t) => t.status === 'input_required');
+  await taskWhere(w, id, (t) => t.status === 'input_required');
   w.send({ jsonrpc: '2.0', id: 'L', method: 'subscriptions/listen', params: { _meta: meta(TASKS), notifications: { taskIds: [id, 'tasks-unknown', 7] } } });
   const ack = await w.waitFor('ack', (f) => f.method === 'notifications/subscriptions/acknowledged');
   assert.deepEqual(ack.params, { notifications: { taskIds: [id] }, _meta: { [M.subscriptionId]: 'L' } });
@@ -192,13 +193,13 @@ test("a listen stream never follows someone else's task: it is not acknowledged 
   const alice = await Wire.connect(s, { authInfo: { principal: 'alice' } });
   const bob = await Wire.connect(s, { authInfo: { principal: 'bob' } });
   const id = (await alice.result('tools/call', { name: 'ask', arguments: {} }, TASKS)).taskId;
-  await until(alice, id, (t) => t.status === 'input_required');
+  await taskWhere(alice, id, (t) => t.status === 'input_required');
   bob.send({ jsonrpc: '2.0', id: 'B', method: 'subscriptions/listen', params: { _meta: meta(TASKS), notifications: { taskIds: [id] } } });
   const ack = await bob.waitFor('ack', (f) => f.method === 'notifications/subscriptions/acknowledged');
   assert.deepEqual(ack.params!.notifications, { taskIds: [] });
   await alice.result('tasks/update', { taskId: id, inputResponses: { 'elicit-1': ACCEPT('Di') } }, TASKS);
   await settled(alice, id);
-  await sleep(10);
+  await flush(); // notifications are published as the task settles (in-memory, no timers)
   assert.deepEqual(bob.notifications('notifications/tasks'), []);
   await s.close();
 });

@@ -7,8 +7,9 @@ import { ErrorCode, McpError } from '../../../src/jsonrpc/errors.js';
 import { InMemoryTaskStore, type TaskStore } from '../../../src/state/task-store.js';
 import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
 import { assertError, errorSink, M, Wire } from './helpers.js';
-import { assertCreated, EXT, gate, settled, sleep, TASKS, until } from './tasks-helpers.js';
+import { assertCreated, EXT, gate, settled, TASKS, taskWhere } from './tasks-helpers.js';
 import { tasks, type TaskServerOptions } from '../../../src/extensions/tasks/extension.js';
+import { flush, ManualClock, sleep, waitFor } from '../../support/index.js';
 
 const INFO = { name: 'tasks', version: '1.0.0' };
 
@@ -143,8 +144,8 @@ test('tasks/cancel: an empty ack, the handler sees its signal abort, and the tas
   const t = await w.result('tasks/get', { taskId: id }, TASKS);
   assert.equal(t.status, 'cancelled');
   assert.equal('result' in t, false);
-  await sleep(10);
-  assert.equal(seen.aborted, true);
+  await waitFor(() => seen.aborted === true, 'the handler to see its signal abort');
+  await flush(); // the handler's late return is processed
   assert.equal((await w.result('tasks/get', { taskId: id }, TASKS)).status, 'cancelled', 'the late return changed nothing');
   // Cancelling a terminal task is the same ack.
   assert.deepEqual(await w.result('tasks/cancel', { taskId: id }, TASKS), ack);
@@ -201,16 +202,21 @@ test('maxTasks caps running tasks: then an optional tool runs synchronously and 
 });
 
 test('ttlMs: readable for its whole TTL, gone after it (-32602); a task still running then is stopped', async () => {
-  const { s, seen } = server({ tasks: { ttlMs: 300, pollIntervalMs: 10 } });
+  const clock = new ManualClock();
+  const { s, seen } = server({ tasks: { ttlMs: 300, pollIntervalMs: 10, clock } });
   const w = await Wire.connect(s);
   const done = (await w.result('tools/call', { name: 'job', arguments: { n: 1 } }, TASKS)).taskId;
+  await settled(w, done);
   const running = await w.result('tools/call', { name: 'wait', arguments: {} }, TASKS);
   assertCreated(running, 300, 10);
-  await sleep(150);
+  clock.advance(299);
   assert.equal((await w.result('tasks/get', { taskId: done }, TASKS)).status, 'completed', 'still there before its TTL');
-  await sleep(250);
+  assert.equal((await w.result('tasks/get', { taskId: running.taskId }, TASKS)).status, 'working', 'and the running one too');
+  assert.equal(seen.aborted, undefined, 'its handler still runs');
+  clock.advance(1);
   assertError(await w.modern('tasks/get', { taskId: done }, TASKS, 'x'), 'x', -32602);
   assertError(await w.modern('tasks/get', { taskId: running.taskId }, TASKS, 'y'), 'y', -32602);
+  await waitFor(() => seen.aborted !== undefined, 'the expired task\'s handler to return');
   assert.equal(seen.aborted, true, 'the expired task was stopped');
 });
 
@@ -250,7 +256,7 @@ test('request middleware sees tasks/* like any method', async () => {
   });
   const w = await Wire.connect(s);
   const id = (await w.result('tools/call', { name: 'job', arguments: { n: 1 } }, TASKS)).taskId;
-  await until(w, id, (t) => t.status === 'completed');
+  await taskWhere(w, id, (t) => t.status === 'completed');
   assert.deepEqual([...new Set(seen)], ['tools/call', 'tasks/get']);
 });
 
@@ -260,7 +266,7 @@ test('a custom store: the CreateTaskResult waits for a slow create, and every st
   let created = false;
   const store: TaskStore = {
     create: async (r) => {
-      await sleep(30);
+      await sleep(30); // a slow store (pacing, not a condition)
       await inner.create(r);
       created = true;
     },

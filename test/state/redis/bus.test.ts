@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { RedisBus } from '../../../src/state/redis/bus.js';
 import { RedisTaskStore } from '../../../src/state/redis/task-store.js';
 import { crossInstanceChecks, instance } from '../../server/bus-helpers.js';
-import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 after(cleanup);
 

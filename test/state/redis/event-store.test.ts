@@ -2,7 +2,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../../../src/state/redis/event-store.js';
-import { cleanup, connectRedis, PREFIX, sleep, until } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
+import { sleep, waitFor } from '../../support/index.js';
 
 after(cleanup);
 
@@ -117,7 +118,7 @@ test('streams expire after their TTL, and every append refreshes it', async () =
   await sleep(200);
   await s.storeEvent('ttl/1', note(2));
   assert.ok((await redis.pttl(s.key('ttl/1'))) > 200, 'refreshed by the append');
-  await until(async () => (await redis.exists(s.key('ttl/1'))) === 0, 'the stream to expire', 2000);
+  await waitFor(async () => (await redis.exists(s.key('ttl/1'))) === 0, 'the stream to expire');
   assert.deepEqual(await replay(s, first), { stream: undefined, events: [] }, 'expired: unknown');
 });
 
@@ -127,7 +128,7 @@ test('dropStream forgets this instance\'s log of a stream', async () => {
   const id = await s.storeEvent('drop/1', note(1));
   await s.storeEvent('drop/2', note(2));
   s.dropStream('drop/1');
-  await until(async () => (await redis.exists(s.key('drop/1'))) === 0, 'the stream to be deleted');
+  await waitFor(async () => (await redis.exists(s.key('drop/1'))) === 0, 'the stream to be deleted');
   assert.equal(await redis.exists(s.key('drop/2')), 1, 'other streams stay');
   assert.deepEqual(await replay(s, id), { stream: undefined, events: [] });
   s.dropStream('never-was');
@@ -169,7 +170,7 @@ test('Redis failures: storeEvent and replay reject; a failed dropStream goes to 
   await assert.rejects(s.storeEvent('x/1', note(1)), /connection lost/);
   await assert.rejects(s.replayEventsAfter(s.primingEventId('x/1'), () => {}), /connection lost/);
   s.dropStream('x/1');
-  await until(() => errors.length === 1, 'onError');
+  await waitFor(() => errors.length === 1, 'onError');
   assert.match(errors[0].message, /connection lost/);
 });
 
@@ -201,7 +202,7 @@ test('every command names its one key, for clients that route by key (clusters)'
   const id = await s.storeEvent('k/1', note(1));
   await s.replayEventsAfter(id, () => {});
   s.dropStream('k/1');
-  await until(() => seen.length === 4, 'four commands');
+  await waitFor(() => seen.length === 4, 'four commands');
   assert.deepEqual(seen, [['EVAL', s.key('k/1')], ['XRANGE', s.key('k/1')], ['EXISTS', s.key('k/1')], ['DEL', s.key('k/1')]]);
 });
 
@@ -210,5 +211,5 @@ test('a command function that throws synchronously fails as a promise', async ()
   const s = new RedisEventStore({ client: () => { throw new Error('sync boom'); }, onError: (e) => errors.push(e) });
   await assert.rejects(s.storeEvent('x/1', note(1)), /sync boom/);
   s.dropStream('x/1');
-  await until(() => errors.length === 1, 'onError');
+  await waitFor(() => errors.length === 1, 'onError');
 });

@@ -48,16 +48,6 @@ export async function cleanup(): Promise<void> {
   await Promise.all(clients.splice(0).map((x) => x.quit().catch(() => x.disconnect())));
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls until `cond()` holds, or fails with `what`. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** The HTTP tests' SSE reader, skipping keep-alive and priming blocks that carry no message. */
 export class SseReader extends HttpSseReader {

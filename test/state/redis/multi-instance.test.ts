@@ -6,7 +6,8 @@ import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
 import { RedisEventStore } from '../../../src/state/redis/event-store.js';
 import { RedisSessionStore } from '../../../src/state/redis/session-store.js';
-import { cleanup, connectRedis, PREFIX, sleep, SseReader, until } from './helpers.js';
+import { cleanup, connectRedis, PREFIX, SseReader } from './helpers.js';
+import { sleep, waitFor } from '../../support/index.js';
 
 after(cleanup);
 
@@ -84,7 +85,7 @@ test('a session initialized on A is served by B; DELETE on B ends it for instanc
     const headers = await initialize(a.url, '2025-06-18');
     const sid = headers['mcp-session-id'];
     // The record is in Redis (written once the handshake completed) with the idle TTL.
-    await until(async () => (await redis.exists(`${PREFIX}session:${sid}`)) === 1, 'the session record in Redis');
+    await waitFor(async () => (await redis.exists(`${PREFIX}session:${sid}`)) === 1, 'the session record in Redis');
     assert.ok((await redis.pttl(`${PREFIX}session:${sid}`)) > 59 * 60_000);
 
     // Every later request goes to B, which never saw the handshake.
@@ -119,9 +120,9 @@ test('after DELETE on B, A (which still holds the session live) answers 404', as
   try {
     const headers = await initialize(a.url, '2025-06-18');
     await post(a.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-    await until(() => a.running.handler.streamable.sessionCount === 1, 'A to hold the session');
+    await waitFor(() => a.running.handler.streamable.sessionCount === 1, 'A to hold the session');
     // The record is written right after the handshake, without being awaited.
-    await until(async () => (await redis.exists(`${PREFIX}session:${headers['mcp-session-id']}`)) === 1, 'the session record in Redis');
+    await waitFor(async () => (await redis.exists(`${PREFIX}session:${headers['mcp-session-id']}`)) === 1, 'the session record in Redis');
     const ping = await post(a.url, { jsonrpc: '2.0', id: 6, method: 'ping' }, headers);
     assert.equal(ping.status, 200, 'still there: served');
     await ping.text();
@@ -142,7 +143,7 @@ test('requests keep the Redis record alive: the core touches it (PEXPIRE) at mos
   try {
     const headers = await initialize(a.url, '2025-06-18');
     const key = `${PREFIX}session:${headers['mcp-session-id']}`;
-    await until(async () => (await redis.exists(key)) === 1, 'the session record in Redis');
+    await waitFor(async () => (await redis.exists(key)) === 1, 'the session record in Redis');
     await sleep(700);
     const aged = await redis.pttl(key);
     assert.ok(aged < 1700, `the record ages: ${aged}`);
@@ -185,7 +186,7 @@ test('an SSE stream cut on A resumes on B with Last-Event-ID: the missed events 
 
     // Everything A sent after the cut is in A's Redis stream, the result last.
     const key = a.events.key(cut.streamId);
-    await until(async () => (await redis.xrange(key, '-', '+')).some(([, f]) => f[1].includes('"result"')), 'the result in Redis');
+    await waitFor(async () => (await redis.xrange(key, '-', '+')).some(([, f]) => f[1].includes('"result"')), 'the result in Redis');
     const stored = (await redis.xrange(key, '-', '+')).map(([id, f]) => ({ id: `${cut.streamId}#A:${id}`, message: JSON.parse(f[1]) }));
     assert.equal(b.running.handler.streamable.sessionCount, 0, 'B never saw this session');
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { SessionRecord } from '../../../src/state/session-store.js';
 import { RedisSessionStore } from '../../../src/state/redis/session-store.js';
 import type { RedisCommand } from '../../../src/state/redis/client.js';
-import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
+import { sleep } from '../../support/index.js';
 
 after(cleanup);
 

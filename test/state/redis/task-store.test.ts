@@ -8,8 +8,9 @@ import type { TaskRecord } from '../../../src/state/task-store.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { RedisTaskStore } from '../../../src/state/redis/task-store.js';
 import { M, V } from '../../server/modern/helpers.js';
-import { cleanup, connectRedis, PREFIX, sleep } from './helpers.js';
+import { cleanup, connectRedis, PREFIX } from './helpers.js';
 import { tasks } from '../../../src/extensions/tasks/extension.js';
+import { sleep } from '../../support/index.js';
 
 after(cleanup);
 

@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sleep } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Generous: only a failing test waits this long (a loaded machine may take seconds to start tsx). */
@@ -190,8 +191,8 @@ test('responses from the client (unknown id, malformed) are never answered', asy
   s.send('{"jsonrpc":"2.0","id":99,"result":{}}');
   s.send('{"jsonrpc":"2.0","id":98,"result":"not an object"}');
   s.send('{"jsonrpc":"2.0","id":97,"error":{"code":"bad"}}');
+  // The ping after them is answered in order: a reply to any of them would have come first.
   await s.alive();
-  await new Promise((r) => setTimeout(r, 50));
   assert.equal(s.inbox.some((x) => isObj(x) && [97, 98, 99].includes(x.id)), false, JSON.stringify(s.inbox));
   await s.alive();
 });
@@ -231,8 +232,8 @@ test('notifications/cancelled for an in-flight request: no response for it, serv
   s.send({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'count', arguments: { n: 10 } } });
   s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
   await s.alive();
-  // count(10) takes ≥ 50 ms; give it ample time to (wrongly) answer.
-  await new Promise((r) => setTimeout(r, 300));
+  // count(10) takes ≥ 50 ms; give it ample time to (wrongly) answer (one-sided: load only lengthens it).
+  await sleep(300);
   assert.equal(s.inbox.some((x) => isObj(x) && x.id === 'c1'), false, 'a cancelled request must not be answered');
   await s.alive();
 });

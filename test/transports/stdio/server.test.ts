@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { flush } from '../../support/index.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { StdioServerTransport } from '../../../src/transports/stdio/server.js';
 
@@ -27,7 +27,7 @@ test('hands each line up as a raw string frame', async () => {
   await transport.start();
   stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0",');
   stdin.write('"method":"x"}\r\n\n');
-  await sleep(5);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.deepEqual(frames, ['{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","method":"x"}']);
   assert.equal(typeof frames[0], 'string');
   await transport.close();
@@ -38,7 +38,7 @@ test('send writes one compact JSON line per message', async () => {
   await transport.start();
   await transport.send({ jsonrpc: '2.0', id: 1, result: { text: 'a\nb' } });
   await transport.send([note(1), note(2)]);
-  await sleep(5);
+  await flush(); // stream deliveries are tick-driven, not timed
   const lines = output().split('\n');
   assert.equal(lines.length, 3);
   assert.equal(lines[2], '');
@@ -72,7 +72,7 @@ test('backpressure: waits for drain and never reorders messages', async () => {
   await transport.start();
   const sends = Array.from({ length: 40 }, (_, i) => transport.send(note(i)));
   await Promise.all(sends);
-  await sleep(10);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.ok(falseReturns > 0, 'the stream should have pushed back');
   assert.equal(writesWhileFull, 0);
   const ns = written.join('').trim().split('\n').map((l) => (JSON.parse(l) as { params: { n: number } }).params.n);
@@ -85,7 +85,7 @@ test('an over-long line gets an error frame with id null, and reading goes on', 
   await transport.start();
   stdin.write('{"jsonrpc":"2.0","id":7,"method":"big","params":{"x":"' + 'z'.repeat(300) + '"}}\n');
   stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
-  await sleep(5);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.deepEqual(frames, ['{"jsonrpc":"2.0","id":8,"method":"ping"}']);
   assert.equal(errors.length, 1);
   assert.match(errors[0].message, /Message too large/);
@@ -101,7 +101,7 @@ test('stdin EOF closes once; later sends reject', async () => {
   const { stdin, transport, frames, closes } = setup();
   await transport.start();
   stdin.end('{"jsonrpc":"2.0","method":"last"}');
-  await sleep(5);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.deepEqual(frames, ['{"jsonrpc":"2.0","method":"last"}']);
   assert.deepEqual(closes, [undefined]);
   await transport.close();
@@ -116,7 +116,7 @@ test('close() stops reading, fires onclose once, and leaves stdout open', async 
   await transport.close();
   assert.deepEqual(closes, [undefined]);
   stdin.write('{"jsonrpc":"2.0","method":"late"}\n');
-  await sleep(5);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.deepEqual(frames, []);
   assert.equal(stdin.listenerCount('data'), 0);
   assert.equal(stdout.writableEnded, false);
@@ -139,7 +139,7 @@ test('an EPIPE on stdout goes to onerror and closes the transport without crashi
   transport.onclose = (r) => closes.push(r);
   await transport.start();
   await transport.send(note(1)).catch(() => undefined);
-  await sleep(10);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.equal(errors.length, 1);
   assert.equal((errors[0] as NodeJS.ErrnoException).code, 'EPIPE');
   assert.equal(closes.length, 1);
@@ -157,7 +157,7 @@ test('a throwing onmessage is reported, not fatal', async () => {
   };
   await transport.start();
   stdin.write('{"a":1}\n{"b":2}\n');
-  await sleep(5);
+  await flush(); // stream deliveries are tick-driven, not timed
   assert.equal(seen.length, 2);
   assert.match(errors[0].message, /handler failed/);
   await transport.close();

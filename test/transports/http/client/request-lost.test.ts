@@ -8,6 +8,7 @@ import type { RequestId } from '../../../../src/jsonrpc/messages.js';
 import { HttpStatusError } from '../../../../src/transports/http/client/http-common.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/streamable.js';
 import { rpcId, rpcMethod, sseHeaders, startScriptedServer, type Script } from '../../../fixtures/http/scripted-server.js';
+import { sleep, waitFor } from '../../../support/index.js';
 
 const initResult = (id: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
@@ -146,7 +147,10 @@ test('POST HTTP errors: send() rejects with the exact error; onrequestlost backs
   t.onrequestlost = (id, e) => lost.push([id, e]);
   const frames: unknown[] = [];
   t.onmessage = (f) => frames.push(f);
-  const tick = () => new Promise((r) => setTimeout(r, 20));
+  // The transport reports a lost request from a setTimeout(0) armed before the send rejects;
+  // a timer armed after it fires after it (timers of one duration run in order), so a report
+  // that is coming has come by then, whatever the machine's speed.
+  const tick = () => sleep(0);
   try {
     await t.start();
     const init = { jsonrpc: '2.0' as const, id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
@@ -156,6 +160,7 @@ test('POST HTTP errors: send() rejects with the exact error; onrequestlost backs
     initStatus = 200;
     await t.send({ ...init, id: 1 });
     await assert.rejects(t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } }), (e: unknown) => e instanceof HttpStatusError && e.status === 500);
+    await waitFor(() => lost.length > 0, 'the lost request report');
     await tick();
     assert.equal(lost.length, 1);
     const [id, error] = lost[0] as [RequestId, Error];

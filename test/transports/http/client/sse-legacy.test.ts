@@ -7,6 +7,7 @@ import { McpClient } from '../../../../src/client/client.js';
 import { HttpStatusError } from '../../../../src/transports/http/client/http-common.js';
 import { SseClientTransport } from '../../../../src/transports/http/client/sse-legacy.js';
 import { startLegacySseServer, type LegacySseFixture } from '../../../fixtures/http/official-servers.js';
+import { waitFor } from '../../../support/index.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 
@@ -17,18 +18,6 @@ before(async () => {
 after(async () => {
   await legacy.close();
 });
-
-function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const start = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (cond()) resolve();
-      else if (Date.now() - start > ms) reject(new Error('condition not met in time'));
-      else setTimeout(tick, 5);
-    };
-    tick();
-  });
-}
 
 test('SseClientTransport: endpoint event, POSTed messages, progress, close ends the stream', async () => {
   const transport = new SseClientTransport({ url: legacy.url, headers: { authorization: 'Bearer legacy' } });

@@ -6,6 +6,7 @@ import { HttpStatusError, SessionExpiredError } from '../../../../src/transports
 import { StreamableHttpClientTransport } from '../../../../src/transports/http/client/streamable.js';
 import type { StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/streamable.js';
 import { startStreamableServer, type StreamableFixture } from '../../../fixtures/http/official-servers.js';
+import { waitFor } from '../../../support/index.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 
@@ -15,18 +16,6 @@ async function open(url: string, extra: Partial<StreamableHttpClientTransportOpt
   const client = new McpClient({ name: 'mcpkit-http-test', version: '0.0.1', onerror: (e) => errors.push(e), ...clientOptions });
   await client.connect(transport);
   return { client, transport, errors };
-}
-
-function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const start = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (cond()) resolve();
-      else if (Date.now() - start > ms) reject(new Error('condition not met in time'));
-      else setTimeout(tick, 5);
-    };
-    tick();
-  });
 }
 
 let sse: StreamableFixture;

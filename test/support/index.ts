@@ -1,0 +1,7 @@
+// The one test support module: waiting (sleep, flush, waitFor, once, within, aborted), hand-made
+// promises (deferred, latch), temp directories, and the manual clock for TTLs and timers.
+// Test files import from here, never their own copies.
+export { aborted, flush, once, SAFETY_NET_MS, sleep, waitFor, within, type WaitOptions } from './wait.js';
+export { deferred, latch, type Deferred, type Latch } from './latch.js';
+export { tempDir } from './fs.js';
+export { ManualClock } from '../../src/testing/clock.js';
