@@ -53,16 +53,31 @@ function post(port) {
 
 async function drive(port, n) {
   let left = n;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (left-- > 0) await post(port);
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (left-- > 0) await post(port);
+    }),
+  );
 }
 
 async function count(n) {
   const dir = mkdtempSync(join(os.tmpdir(), 'icount-http-'));
   try {
-    const child = spawn('valgrind', ['-q', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'out')}`, '--dump-instr=no',
-      process.execPath, ...V8_FLAGS, join(root, 'bench/servers/http.mjs'), impl, mode], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = spawn(
+      'valgrind',
+      [
+        '-q',
+        '--tool=callgrind',
+        `--callgrind-out-file=${join(dir, 'out')}`,
+        '--dump-instr=no',
+        process.execPath,
+        ...V8_FLAGS,
+        join(root, 'bench/servers/http.mjs'),
+        impl,
+        mode,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+    );
     const port = await new Promise((resolve, reject) => {
       child.on('message', (msg) => msg?.type === 'ready' && resolve(msg.port));
       child.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready`)));

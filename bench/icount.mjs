@@ -23,7 +23,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 // generation (scavenges at the same points in every run) and an old generation large enough that
 // no mark-compact falls into the window (one would add ~50k instructions per request, or not, by
 // chance). Scavenges stay: young garbage is a real per-request cost.
-const V8_FLAGS = (process.env.ICOUNT_FLAGS ?? '--predictable --hash-seed=1 --random-seed=1 --min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512').split(' ').filter(Boolean);
+const V8_FLAGS = (
+  process.env.ICOUNT_FLAGS ?? '--predictable --hash-seed=1 --random-seed=1 --min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512'
+)
+  .split(' ')
+  .filter(Boolean);
 
 if (value('child')) {
   // Inside valgrind: warm up, then run exactly `n` measured requests.
@@ -40,11 +44,24 @@ const warm = Number(value('warm', 8000));
 function count(n) {
   const dir = mkdtempSync(join(os.tmpdir(), 'icount-'));
   try {
-    const r = spawnSync('valgrind', [
-      '--tool=callgrind', `--callgrind-out-file=${join(dir, 'out')}`, '--dump-instr=no', '--compress-strings=no',
-      process.execPath, ...V8_FLAGS, fileURLToPath(import.meta.url),
-      '--child=1', `--root=${root}`, `--case=${kase}`, `--warm=${warm}`, `--n=${n}`,
-    ], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = spawnSync(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        `--callgrind-out-file=${join(dir, 'out')}`,
+        '--dump-instr=no',
+        '--compress-strings=no',
+        process.execPath,
+        ...V8_FLAGS,
+        fileURLToPath(import.meta.url),
+        '--child=1',
+        `--root=${root}`,
+        `--case=${kase}`,
+        `--warm=${warm}`,
+        `--n=${n}`,
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 26 },
+    );
     const total = /summary:\s+(\d+)/.exec(readFileSync(join(dir, 'out'), 'utf8'));
     if (r.status !== 0 || !total) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-2000)}`);
     return Number(total[1]);

@@ -98,7 +98,11 @@ async function setup(key) {
     }
     case 'tools50': {
       const h = handler(true, 'json');
-      return { label: 'mcpkit stateless JSON, 50 tools (realistic call)', one: run(h, 'POST', R.headers(), R.TOOLS50_CALL, 'found 3 issues'), close: () => h.close() };
+      return {
+        label: 'mcpkit stateless JSON, 50 tools (realistic call)',
+        one: run(h, 'POST', R.headers(), R.TOOLS50_CALL, 'found 3 issues'),
+        close: () => h.close(),
+      };
     }
     case 'modern': {
       const h = handler(false, 'json');
@@ -240,5 +244,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(JSON.stringify(res));
     process.exit(0);
   }
-  for (const r of res) console.log(`${r.label.padEnd(52)} ${r.cpuUsPerReq.toFixed(2).padStart(8)} µs CPU/req  ${r.perSecond.toFixed(0).padStart(8)} req/s (one core)`);
+  for (const r of res)
+    console.log(`${r.label.padEnd(52)} ${r.cpuUsPerReq.toFixed(2).padStart(8)} µs CPU/req  ${r.perSecond.toFixed(0).padStart(8)} req/s (one core)`);
 }

@@ -28,7 +28,15 @@ export async function profile({ quick, root, log }) {
   const [body, headers] = BODIES[scenario];
   const seconds = quick ? 5 : 15;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const results = { date: new Date().toISOString(), node: process.version, cpu: `${os.cpus()[0]?.model} × ${os.cpus().length}`, loadavg: os.loadavg(), scenario, seconds, impls: {} };
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: `${os.cpus()[0]?.model} × ${os.cpus().length}`,
+    loadavg: os.loadavg(),
+    scenario,
+    seconds,
+    impls: {},
+  };
   for (const impl of ['bare', 'mcpkit']) {
     const dir = join(here, 'results/profiles', `${stamp}-${scenario}-${impl}`);
     mkdirSync(dir, { recursive: true });
@@ -38,7 +46,10 @@ export async function profile({ quick, root, log }) {
     const res = await load({ port: c.port, body, headers, connections: 128, duration: seconds });
     const s1 = await c.stats();
     await c.stop();
-    const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile')));
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.cpuprofile')),
+    );
     const sum = summarise(file, { root, top: 30, from: s0.hrUs, to: s1.hrUs, ours: (url) => url.includes('/dist/') && !url.includes('/node_modules/') });
     const cpu = s1.cpuUser + s1.cpuSystem - s0.cpuUser - s0.cpuSystem;
     const perReq = (ms) => +((ms * 1000) / res.ok).toFixed(2);
@@ -63,15 +74,22 @@ export async function profile({ quick, root, log }) {
 
 function render(r) {
   const out = [`# CPU profile: ${r.scenario} scenario, bare node:http vs mcpkit`, ''];
-  out.push(`${r.date}, node ${r.node}, ${r.cpu}, load average ${r.loadavg.map((x) => x.toFixed(2)).join(' / ')} at start, ${r.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} at end. ${r.seconds} s of autocannon load (128 connections) per server; only that window is counted. µs/req = profile time ÷ completed requests.`, '');
+  out.push(
+    `${r.date}, node ${r.node}, ${r.cpu}, load average ${r.loadavg.map((x) => x.toFixed(2)).join(' / ')} at start, ${r.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} at end. ${r.seconds} s of autocannon load (128 connections) per server; only that window is counted. µs/req = profile time ÷ completed requests.`,
+    '',
+  );
   const b = r.impls.bare;
   const m = r.impls.mcpkit;
   if (b && m) {
     const busy = (p) => (p.busyMs * 1000) / p.ok;
     out.push('## Side by side: profile time per request by file / package', '');
-    out.push(`Process CPU per request: bare ${b.cpuPerReq.toFixed(1)} µs, mcpkit ${m.cpuPerReq.toFixed(1)} µs (+${(m.cpuPerReq - b.cpuPerReq).toFixed(1)}). Profile (busy) time per request: bare ${busy(b).toFixed(1)} µs, mcpkit ${busy(m).toFixed(1)} µs. The profiler samples wall time: a syscall during which the process is descheduled (\`native: writev\` on a busy machine) is counted in full, so compare the other rows.`, '');
+    out.push(
+      `Process CPU per request: bare ${b.cpuPerReq.toFixed(1)} µs, mcpkit ${m.cpuPerReq.toFixed(1)} µs (+${(m.cpuPerReq - b.cpuPerReq).toFixed(1)}). Profile (busy) time per request: bare ${busy(b).toFixed(1)} µs, mcpkit ${busy(m).toFixed(1)} µs. The profiler samples wall time: a syscall during which the process is descheduled (\`native: writev\` on a busy machine) is counted in full, so compare the other rows.`,
+      '',
+    );
     out.push('| area | bare µs/req | mcpkit µs/req | difference |', '| --- | --- | --- | --- |');
-    for (const e of r.compare.slice(0, 30)) out.push(`| \`${e.area}\` | ${e.bare.toFixed(2)} | ${e.mcpkit.toFixed(2)} | ${e.diff >= 0 ? '+' : ''}${e.diff.toFixed(2)} |`);
+    for (const e of r.compare.slice(0, 30))
+      out.push(`| \`${e.area}\` | ${e.bare.toFixed(2)} | ${e.mcpkit.toFixed(2)} | ${e.diff >= 0 ? '+' : ''}${e.diff.toFixed(2)} |`);
     out.push('');
   }
   for (const [impl, p] of Object.entries(r.impls)) {
@@ -82,7 +100,13 @@ function render(r) {
     out.push('', '### Self time by package / file', '', '| area | ms | % | µs/req |', '| --- | --- | --- | --- |');
     for (const e of p.areas.slice(0, 20)) out.push(`| \`${e.area}\` | ${e.ms} | ${e.pct} | ${e.usPerReq} |`);
     if (impl === 'mcpkit') {
-      out.push('', '### Charged to the innermost mcpkit frame (node internals count against the mcpkit caller)', '', '| frame | ms | % | µs/req |', '| --- | --- | --- | --- |');
+      out.push(
+        '',
+        '### Charged to the innermost mcpkit frame (node internals count against the mcpkit caller)',
+        '',
+        '| frame | ms | % | µs/req |',
+        '| --- | --- | --- | --- |',
+      );
       for (const e of p.chargedToOurs.slice(0, 25)) out.push(`| \`${e.frame}\` | ${e.ms} | ${e.pct} | ${e.usPerReq} |`);
       out.push('', '### Inclusive time of mcpkit functions', '', '| frame | ms | % | µs/req |', '| --- | --- | --- | --- |');
       for (const e of p.inclusiveOurs.slice(0, 25)) out.push(`| \`${e.frame}\` | ${e.ms} | ${e.pct} | ${e.usPerReq} |`);

@@ -244,7 +244,9 @@ async function httpScenario(key) {
         peakRss: after.peakRss,
         loadgenCpuPerReq: res.ok ? (lg.user + lg.system) / res.ok : NaN,
       });
-      log(`  run ${r + 1}/${settings.runs} ${s.impl.padEnd(12)} ${res.rps.toFixed(0).padStart(6)} req/s  p50 ${res.p50} ms  p99 ${res.p99} ms  cpu ${(cpu / res.ok).toFixed(0)} µs/req (sys ${(sys / res.ok).toFixed(0)})  loadgen ${((lg.user + lg.system) / res.ok).toFixed(0)} µs/req${res.non2xx || res.errors || res.timeouts ? `  non2xx ${res.non2xx} errors ${res.errors} timeouts ${res.timeouts}` : ''}`);
+      log(
+        `  run ${r + 1}/${settings.runs} ${s.impl.padEnd(12)} ${res.rps.toFixed(0).padStart(6)} req/s  p50 ${res.p50} ms  p99 ${res.p99} ms  cpu ${(cpu / res.ok).toFixed(0)} µs/req (sys ${(sys / res.ok).toFixed(0)})  loadgen ${((lg.user + lg.system) / res.ok).toFixed(0)} µs/req${res.non2xx || res.errors || res.timeouts ? `  non2xx ${res.non2xx} errors ${res.errors} timeouts ${res.timeouts}` : ''}`,
+      );
     }
   }
   for (const s of live) await s.c.stop();
@@ -252,7 +254,13 @@ async function httpScenario(key) {
     key,
     title: sc.title,
     kind: 'http',
-    impls: servers.map((s) => ({ impl: s.impl, failed: s.failed, contentType: s.contentType, ...(s.failed ? {} : aggregate(runs[s.impl])), runs: runs[s.impl] })),
+    impls: servers.map((s) => ({
+      impl: s.impl,
+      failed: s.failed,
+      contentType: s.contentType,
+      ...(s.failed ? {} : aggregate(runs[s.impl])),
+      runs: runs[s.impl],
+    })),
   };
 }
 
@@ -282,7 +290,9 @@ async function stdioScenario() {
         const after = await s.c.stats();
         const cpu = after.cpuUser + after.cpuSystem - before.cpuUser - before.cpuSystem;
         (runs[`${m.key}:${s.impl}`] ??= []).push({ ...res, cpuPerReq: cpu / res.ok, peakRss: after.peakRss });
-        log(`  run ${r + 1}/${settings.runs} ${m.key.padEnd(8)} ${s.impl.padEnd(7)} ${res.rps.toFixed(0).padStart(6)} calls/s  p50 ${res.p50.toFixed(3)} ms  p99 ${res.p99.toFixed(3)} ms  server cpu ${(cpu / res.ok).toFixed(1)} µs/call`);
+        log(
+          `  run ${r + 1}/${settings.runs} ${m.key.padEnd(8)} ${s.impl.padEnd(7)} ${res.rps.toFixed(0).padStart(6)} calls/s  p50 ${res.p50.toFixed(3)} ms  p99 ${res.p99.toFixed(3)} ms  server cpu ${(cpu / res.ok).toFixed(1)} µs/call`,
+        );
       }
     }
   }
@@ -346,7 +356,9 @@ async function stdioNative(modes) {
         const row = { ...res, clientCpuPerReq: (cl.user + cl.system) / res.ok };
         if (s0 && s1) Object.assign(row, { cpuPerReq: (s1.cpuUs - s0.cpuUs) / res.ok, peakRss: s1.peakRss });
         (runs[`${m.key}:${c.impl}`] ??= []).push(row);
-        log(`  run ${r + 1}/${settings.runs} native ${m.key.padEnd(8)} ${c.impl.padEnd(7)} ${res.rps.toFixed(0).padStart(6)} calls/s  p50 ${res.p50.toFixed(3)} ms  p99 ${res.p99.toFixed(3)} ms  client cpu ${row.clientCpuPerReq.toFixed(1)} µs/call`);
+        log(
+          `  run ${r + 1}/${settings.runs} native ${m.key.padEnd(8)} ${c.impl.padEnd(7)} ${res.rps.toFixed(0).padStart(6)} calls/s  p50 ${res.p50.toFixed(3)} ms  p99 ${res.p99.toFixed(3)} ms  client cpu ${row.clientCpuPerReq.toFixed(1)} µs/call`,
+        );
       }
     }
   }
@@ -379,7 +391,9 @@ async function memoryScenario() {
         const projSeconds = (last.seconds / last.count) * target;
         if (projBytes > settings.memoryCapBytes || projSeconds > settings.memoryCapSeconds) {
           row.points.push({ count: target, skipped: true, projectedRss: projBytes, projectedSeconds: projSeconds });
-          log(`  ${impl.padEnd(7)} ${String(target).padStart(6)} sessions: skipped (projected ${(projBytes / 2 ** 30).toFixed(2)} GiB, ${projSeconds.toFixed(0)} s to create)`);
+          log(
+            `  ${impl.padEnd(7)} ${String(target).padStart(6)} sessions: skipped (projected ${(projBytes / 2 ** 30).toFixed(2)} GiB, ${projSeconds.toFixed(0)} s to create)`,
+          );
           continue;
         }
       }
@@ -399,12 +413,16 @@ async function memoryScenario() {
         failures: made.failures,
       };
       row.points.push(point);
-      log(`  ${impl.padEnd(7)} ${String(ids.length).padStart(6)} sessions: ${(point.rssPerSession / 1024).toFixed(2)} KiB RSS/session, ${(point.heapPerSession / 1024).toFixed(2)} KiB heap/session, created at ${point.perSecond.toFixed(0)}/s, RSS ${(s.rss / 2 ** 20).toFixed(0)} MiB${made.failures ? `, ${made.failures} failures` : ''}`);
+      log(
+        `  ${impl.padEnd(7)} ${String(ids.length).padStart(6)} sessions: ${(point.rssPerSession / 1024).toFixed(2)} KiB RSS/session, ${(point.heapPerSession / 1024).toFixed(2)} KiB heap/session, created at ${point.perSecond.toFixed(0)}/s, RSS ${(s.rss / 2 ** 20).toFixed(0)} MiB${made.failures ? `, ${made.failures} failures` : ''}`,
+      );
     }
     const del = await deleteSessions(c.port, ids, 64);
     const after = await c.gc();
     row.afterDelete = { rss: after.rss, heapUsed: after.heapUsed, seconds: del.seconds, failures: del.failures, deleted: ids.length };
-    log(`  ${impl.padEnd(7)} after DELETE of ${ids.length}: RSS ${(after.rss / 2 ** 20).toFixed(0)} MiB (baseline ${(base.rss / 2 ** 20).toFixed(0)}), heap ${(after.heapUsed / 2 ** 20).toFixed(1)} MiB (baseline ${(base.heapUsed / 2 ** 20).toFixed(1)})${del.failures ? `, ${del.failures} DELETE failures` : ''}`);
+    log(
+      `  ${impl.padEnd(7)} after DELETE of ${ids.length}: RSS ${(after.rss / 2 ** 20).toFixed(0)} MiB (baseline ${(base.rss / 2 ** 20).toFixed(0)}), heap ${(after.heapUsed / 2 ** 20).toFixed(1)} MiB (baseline ${(base.heapUsed / 2 ** 20).toFixed(1)})${del.failures ? `, ${del.failures} DELETE failures` : ''}`,
+    );
     await c.stop();
     out.push(row);
   }
@@ -425,19 +443,28 @@ async function memoryScenario() {
   const after = await c.gc();
   const probe = await fetch(`http://127.0.0.1:${c.port}/mcp`, { method: 'POST', headers: R.headers({ 'mcp-session-id': made.ids[0] }), body: R.ECHO_CALL });
   await c.stop();
-  const expiry = { count: made.ids.length, idleMs, baseline: { rss: base.rss, heapUsed: base.heapUsed }, full: { rss: full.rss, heapUsed: full.heapUsed }, after: { rss: after.rss, heapUsed: after.heapUsed }, probeStatus: probe.status };
-  log(`  mcpkit  expiry of ${made.ids.length} idle sessions (sessionIdleMs ${idleMs}): heap ${(full.heapUsed / 2 ** 20).toFixed(1)} → ${(after.heapUsed / 2 ** 20).toFixed(1)} MiB (baseline ${(base.heapUsed / 2 ** 20).toFixed(1)}), RSS ${(full.rss / 2 ** 20).toFixed(0)} → ${(after.rss / 2 ** 20).toFixed(0)} MiB; an expired session id now gets ${probe.status}`);
+  const expiry = {
+    count: made.ids.length,
+    idleMs,
+    baseline: { rss: base.rss, heapUsed: base.heapUsed },
+    full: { rss: full.rss, heapUsed: full.heapUsed },
+    after: { rss: after.rss, heapUsed: after.heapUsed },
+    probeStatus: probe.status,
+  };
+  log(
+    `  mcpkit  expiry of ${made.ids.length} idle sessions (sessionIdleMs ${idleMs}): heap ${(full.heapUsed / 2 ** 20).toFixed(1)} → ${(after.heapUsed / 2 ** 20).toFixed(1)} MiB (baseline ${(base.heapUsed / 2 ** 20).toFixed(1)}), RSS ${(full.rss / 2 ** 20).toFixed(0)} → ${(after.rss / 2 ** 20).toFixed(0)} MiB; an expired session id now gets ${probe.status}`,
+  );
   return { key: 'memory', title: '6. Memory: idle stateful sessions', kind: 'memory', impls: out, expiry };
 }
 
 // ----------------------------------------------------------------------------- micro
 function microScenario() {
-  log('scenario micro: mcpkit\'s HTTP core in-process, no sockets');
+  log("scenario micro: mcpkit's HTTP core in-process, no sockets");
   const r = spawnSync(process.execPath, [join(here, 'micro.mjs'), '--json', ...(quick ? ['--quick'] : [])], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`micro.mjs failed: ${r.stderr}`);
   const rows = JSON.parse(r.stdout.trim().split('\n').pop());
   for (const x of rows) log(`  ${x.label.padEnd(52)} ${x.cpuUsPerReq.toFixed(2).padStart(7)} µs CPU/req`);
-  return { key: 'micro', title: '8. mcpkit\'s HTTP core in-process (no sockets, no load generator): CPU per request', kind: 'micro', rows };
+  return { key: 'micro', title: "8. mcpkit's HTTP core in-process (no sockets, no load generator): CPU per request", kind: 'micro', rows };
 }
 
 // ------------------------------------------------------------------------------- main
@@ -491,7 +518,9 @@ async function busyShare(ms) {
 
 const started = Date.now();
 const meta = { ...machine(), busyAtStart: await busyShare(3000), settings };
-log(`mcpkit bench (${settings.mode}): node ${meta.node}, ${meta.cpu}, load average ${meta.loadavgStart.map((x) => x.toFixed(2)).join(' ')}${meta.busyAtStart === undefined ? '' : `, CPU busy before the start ${(meta.busyAtStart * 100).toFixed(0)} %`}`);
+log(
+  `mcpkit bench (${settings.mode}): node ${meta.node}, ${meta.cpu}, load average ${meta.loadavgStart.map((x) => x.toFixed(2)).join(' ')}${meta.busyAtStart === undefined ? '' : `, CPU busy before the start ${(meta.busyAtStart * 100).toFixed(0)} %`}`,
+);
 const scenarios = [];
 for (const key of ALL) {
   if (only && !only.includes(key)) continue;

@@ -13,7 +13,15 @@
 // application would (list, call, answer input requests) through McpClient's public API; the
 // headers, envelope, retries and tool filtering the harness checks are the library's own doing.
 // Exit code 0 means the client did its part; the harness judges the rest from what it saw.
-import { connectHttp, idJagAssertion, type McpClient, type AuthorizationRequest, type ClientOptions, type JwtAlgorithm, type OAuthOptions } from '../src/entries/client.js';
+import {
+  connectHttp,
+  idJagAssertion,
+  type McpClient,
+  type AuthorizationRequest,
+  type ClientOptions,
+  type JwtAlgorithm,
+  type OAuthOptions,
+} from '../src/entries/client.js';
 
 type Scenario = (url: string) => Promise<void>;
 
@@ -92,11 +100,7 @@ const scenarios: Record<string, Scenario> = {
    */
   async 'elicitation-sep1034-client-defaults'(url) {
     const watch = watchedFetch();
-    const { client } = await connectHttp(
-      url,
-      { ...baseOptions, elicitation: () => ({ action: 'accept', content: {} }) },
-      { fetch: watch.fetch },
-    );
+    const { client } = await connectHttp(url, { ...baseOptions, elicitation: () => ({ action: 'accept', content: {} }) }, { fetch: watch.fetch });
     await withClient(client, async () => {
       await within(watch.getStreamOpen, 5000, 'standalone GET stream');
       const { tools } = await client.listTools();
@@ -263,28 +267,29 @@ async function authScenario(url: string, name: string): Promise<void> {
   }>();
   // Enterprise-managed authorization (SEP-990): the user's ID token from the IdP becomes an
   // ID-JAG there, which the MCP server's authorization server takes as a JWT bearer grant.
-  const enterprise = ctx.idp_token_endpoint && ctx.idp_id_token && ctx.idp_client_id
-    ? idJagAssertion({ tokenEndpoint: ctx.idp_token_endpoint, idToken: ctx.idp_id_token, clientId: ctx.idp_client_id })
-    : undefined;
+  const enterprise =
+    ctx.idp_token_endpoint && ctx.idp_id_token && ctx.idp_client_id
+      ? idJagAssertion({ tokenEndpoint: ctx.idp_token_endpoint, idToken: ctx.idp_id_token, clientId: ctx.idp_client_id })
+      : undefined;
   const auth: OAuthOptions = enterprise
     ? { assertion: enterprise, clientId: ctx.client_id, clientSecret: ctx.client_secret }
     : ctx.valid_jwt // workload identity (SEP-1933): a JWT from the platform, presented as is
-    ? { assertion: ctx.valid_jwt, clientId: ctx.client_id }
-    : name.startsWith('auth/client-credentials')
-    ? {
-        grant: 'client_credentials',
-        clientId: ctx.client_id,
-        clientSecret: ctx.client_secret,
-        privateKey: ctx.private_key_pem ? { key: ctx.private_key_pem, algorithm: (ctx.signing_algorithm ?? 'ES256') as JwtAlgorithm } : undefined,
-      }
-    : {
-        authorize: headlessAuthorize,
-        redirectUri: 'http://localhost:3000/callback',
-        clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
-        clientMetadata: { client_name: 'mcpkit conformance client' },
-        clientId: ctx.client_id,
-        clientSecret: ctx.client_secret,
-      };
+      ? { assertion: ctx.valid_jwt, clientId: ctx.client_id }
+      : name.startsWith('auth/client-credentials')
+        ? {
+            grant: 'client_credentials',
+            clientId: ctx.client_id,
+            clientSecret: ctx.client_secret,
+            privateKey: ctx.private_key_pem ? { key: ctx.private_key_pem, algorithm: (ctx.signing_algorithm ?? 'ES256') as JwtAlgorithm } : undefined,
+          }
+        : {
+            authorize: headlessAuthorize,
+            redirectUri: 'http://localhost:3000/callback',
+            clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+            clientMetadata: { client_name: 'mcpkit conformance client' },
+            clientId: ctx.client_id,
+            clientSecret: ctx.client_secret,
+          };
   const { client } = await connectHttp(url, baseOptions, { auth });
   await withClient(client, async () => {
     const { tools } = await client.listTools();

@@ -267,13 +267,17 @@ export function createConformanceServer(): McpServer {
     return 'Tool list changed';
   });
 
-  server.tool('test_x_mcp_header', {
-    description: 'Echoes a region mirrored in the Mcp-Param-Region header (SEP-2243)',
-    input: {
-      type: 'object',
-      properties: { region: { type: 'string', description: 'A region name', 'x-mcp-header': 'Region' } },
+  server.tool(
+    'test_x_mcp_header',
+    {
+      description: 'Echoes a region mirrored in the Mcp-Param-Region header (SEP-2243)',
+      input: {
+        type: 'object',
+        properties: { region: { type: 'string', description: 'A region name', 'x-mcp-header': 'Region' } },
+      },
     },
-  }, (args) => `Region: ${typeof args.region === 'string' ? args.region : '(none)'}`);
+    (args) => `Region: ${typeof args.region === 'string' ? args.region : '(none)'}`,
+  );
 
   // ------------------------------------------------------------------ tools: input_required (SEP-2322)
 
@@ -328,17 +332,21 @@ export function createConformanceServer(): McpServer {
     return `Hello, ${String(result.content?.name ?? 'stranger')}!`;
   });
 
-  server.tool('test_input_required_result_capabilities', { description: 'Asks only for what the request declared (elicitation, sampling, roots)' }, async (_args, ctx) => {
-    const caps = ctx.clientCapabilities;
-    const asked: Array<Promise<string>> = [];
-    if (caps.elicitation) asked.push(ctx.elicit(NAME_FORM, { key: 'user_name' }).then((r) => `name=${String(r.content?.name ?? '')}`));
-    if (caps.sampling) {
-      asked.push(ctx.sample({ messages: [userText('Generate a greeting')], maxTokens: 50 }, { key: 'greeting' }).then((r) => `greeting=${sampledText(r)}`));
-    }
-    if (caps.roots) asked.push(ctx.roots({ key: 'client_roots' }).then((r) => `roots=${r.length}`));
-    if (asked.length === 0) return 'The client declared no capability to ask with';
-    return (await Promise.all(asked)).join(', ');
-  });
+  server.tool(
+    'test_input_required_result_capabilities',
+    { description: 'Asks only for what the request declared (elicitation, sampling, roots)' },
+    async (_args, ctx) => {
+      const caps = ctx.clientCapabilities;
+      const asked: Array<Promise<string>> = [];
+      if (caps.elicitation) asked.push(ctx.elicit(NAME_FORM, { key: 'user_name' }).then((r) => `name=${String(r.content?.name ?? '')}`));
+      if (caps.sampling) {
+        asked.push(ctx.sample({ messages: [userText('Generate a greeting')], maxTokens: 50 }, { key: 'greeting' }).then((r) => `greeting=${sampledText(r)}`));
+      }
+      if (caps.roots) asked.push(ctx.roots({ key: 'client_roots' }).then((r) => `roots=${r.length}`));
+      if (asked.length === 0) return 'The client declared no capability to ask with';
+      return (await Promise.all(asked)).join(', ');
+    },
+  );
 
   // ------------------------------------------------------------------ tools: tasks extension (SEP-2663)
   //
@@ -417,12 +425,10 @@ export function createConformanceServer(): McpServer {
     () => 'This is the content of the static text resource.',
   );
 
-  server.resource(
-    'Static Binary Resource',
-    'test://static-binary',
-    { description: 'A static binary resource (1×1 PNG)', mimeType: 'image/png' },
-    () => ({ blob: PNG_1X1, mimeType: 'image/png' }),
-  );
+  server.resource('Static Binary Resource', 'test://static-binary', { description: 'A static binary resource (1×1 PNG)', mimeType: 'image/png' }, () => ({
+    blob: PNG_1X1,
+    mimeType: 'image/png',
+  }));
 
   server.resourceTemplate(
     'Resource Template',
@@ -482,23 +488,31 @@ export function createConformanceServer(): McpServer {
   ]);
 
   // The prompt whose description test_trigger_prompt_change rewrites.
-  const changingPrompt = server.prompt('test_changing_prompt', { description: 'A prompt whose description test_trigger_prompt_change rewrites' }, () => 'unchanged');
+  const changingPrompt = server.prompt(
+    'test_changing_prompt',
+    { description: 'A prompt whose description test_trigger_prompt_change rewrites' },
+    () => 'unchanged',
+  );
   let promptChanges = 0;
   server.tool('test_trigger_prompt_change', { description: 'Changes the prompt list (sends notifications/prompts/list_changed)' }, () => {
     changingPrompt.update({ description: `A prompt whose description test_trigger_prompt_change rewrites (change ${++promptChanges})` });
     return 'Prompt list changed';
   });
 
-  server.prompt('test_input_required_result_prompt', { description: 'Asks for context (key user_context) before it renders (SEP-2322)' }, async (_args, ctx) => {
-    const result = await ctx.elicit(
-      {
-        message: 'What context should the prompt use?',
-        requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
-      },
-      { key: 'user_context' },
-    );
-    return `Answer with this context in mind: ${String(result.content?.context ?? '(none)')}`;
-  });
+  server.prompt(
+    'test_input_required_result_prompt',
+    { description: 'Asks for context (key user_context) before it renders (SEP-2322)' },
+    async (_args, ctx) => {
+      const result = await ctx.elicit(
+        {
+          message: 'What context should the prompt use?',
+          requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+        },
+        { key: 'user_context' },
+      );
+      return `Answer with this context in mind: ${String(result.content?.context ?? '(none)')}`;
+    },
+  );
 
   return server;
 }
@@ -514,7 +528,9 @@ function userText(text: string) {
 
 function sampledText(result: { content: unknown }): string {
   const blocks = Array.isArray(result.content) ? result.content : [result.content];
-  return blocks.map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : '')).join('');
+  return blocks
+    .map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : ''))
+    .join('');
 }
 
 function portFromArgs(argv: readonly string[]): number {

@@ -15,7 +15,7 @@ import { serve } from '../src/entries/node.js';
 
 const issuer = process.env.MCP_ISSUER;
 if (!issuer) {
-  process.stderr.write('set MCP_ISSUER to your authorization server\'s issuer URL\n');
+  process.stderr.write("set MCP_ISSUER to your authorization server's issuer URL\n");
   process.exit(1);
 }
 

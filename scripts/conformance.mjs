@@ -50,28 +50,53 @@ const NEXT_CLIENT_SCENARIOS = [
 ];
 /** The auth scenarios both suites share (conformance.md §b.2): OAuth discovery, registration, grants, scopes. */
 const SHARED_AUTH = [
-  'auth/metadata-default', 'auth/metadata-var1', 'auth/metadata-var2', 'auth/metadata-var3', 'auth/basic-cimd',
-  'auth/scope-from-www-authenticate', 'auth/scope-from-scopes-supported', 'auth/scope-omitted-when-undefined',
-  'auth/scope-step-up', 'auth/scope-retry-limit', 'auth/token-endpoint-auth-basic', 'auth/token-endpoint-auth-post',
-  'auth/token-endpoint-auth-none', 'auth/pre-registration', 'auth/resource-mismatch', 'auth/offline-access-scope',
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
   'auth/offline-access-not-supported',
 ];
 /** The current suite's auth scenarios: the shared ones, the 2025-03-26 fallbacks and its extensions. */
 const CLIENT_AUTH = [
   ...SHARED_AUTH,
-  'auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-endpoint-fallback',
-  'auth/client-credentials-jwt', 'auth/client-credentials-basic', 'auth/cross-app-access-complete-flow',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+  'auth/cross-app-access-complete-flow',
 ];
 /** The next suite's auth scenarios that apply at 2026-07-28 (run with that --spec-version). */
 const NEXT_CLIENT_AUTH = [
   ...SHARED_AUTH,
-  'auth/authorization-server-migration', 'auth/iss-supported', 'auth/iss-not-advertised', 'auth/iss-supported-missing',
-  'auth/iss-wrong-issuer', 'auth/iss-unexpected', 'auth/iss-normalized', 'auth/metadata-issuer-mismatch',
+  'auth/authorization-server-migration',
+  'auth/iss-supported',
+  'auth/iss-not-advertised',
+  'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
+  'auth/iss-unexpected',
+  'auth/iss-normalized',
+  'auth/metadata-issuer-mismatch',
 ];
 /** The next suite's auth extensions (no --spec-version: extension scenarios never match one). */
 const NEXT_CLIENT_AUTH_EXTENSIONS = [
-  'auth/client-credentials-jwt', 'auth/client-credentials-basic', 'auth/enterprise-managed-authorization',
-  'auth/dpop', 'auth/dpop-nonce', 'auth/wif-jwt-bearer',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+  'auth/enterprise-managed-authorization',
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'auth/wif-jwt-bearer',
 ];
 const CLIENT_COMMAND = 'npm run --silent conformance:client --';
 
@@ -269,7 +294,11 @@ async function clientPass({ cli, node, title, baseline, scenarios, filter = [], 
   const expected = baselineList(baseline, 'client');
   const codes = new Map();
   for (const scenario of scenarios) {
-    const res = await run(node, [cli.path, 'client', '--command', CLIENT_COMMAND, '--scenario', scenario, ...filter, '--expected-failures', baseline, '-o', out], log);
+    const res = await run(
+      node,
+      [cli.path, 'client', '--command', CLIENT_COMMAND, '--scenario', scenario, ...filter, '--expected-failures', baseline, '-o', out],
+      log,
+    );
     codes.set(scenario, res.code);
   }
   const results = readResults(out, '');
@@ -300,20 +329,42 @@ async function main() {
     console.log(`server suites against ${target} ...`);
     try {
       if (runCurrent) {
-        passes.push(await serverPass({
-          cli: current, node, target, title: `server ${current.version} --suite all`, baseline: CURRENT.baseline,
-          out: join(OUT, 'server'), log: join(OUT, 'server.log'),
-        }));
+        passes.push(
+          await serverPass({
+            cli: current,
+            node,
+            target,
+            title: `server ${current.version} --suite all`,
+            baseline: CURRENT.baseline,
+            out: join(OUT, 'server'),
+            log: join(OUT, 'server.log'),
+          }),
+        );
       }
       if (runNext) {
-        passes.push(await serverPass({
-          cli: next, node, target, title: `server ${next.version} --suite all`, baseline: NEXT.baseline,
-          out: join(OUT, 'server-next'), log: join(OUT, 'server-next.log'),
-        }));
-        passes.push(await serverPass({
-          cli: next, node, target, title: `server ${next.version} --suite all --spec-version ${MODERN}`, baseline: NEXT.baseline,
-          filter: ['--spec-version', MODERN], out: join(OUT, 'server-next-2026'), log: join(OUT, 'server-next-2026.log'),
-        }));
+        passes.push(
+          await serverPass({
+            cli: next,
+            node,
+            target,
+            title: `server ${next.version} --suite all`,
+            baseline: NEXT.baseline,
+            out: join(OUT, 'server-next'),
+            log: join(OUT, 'server-next.log'),
+          }),
+        );
+        passes.push(
+          await serverPass({
+            cli: next,
+            node,
+            target,
+            title: `server ${next.version} --suite all --spec-version ${MODERN}`,
+            baseline: NEXT.baseline,
+            filter: ['--spec-version', MODERN],
+            out: join(OUT, 'server-next-2026'),
+            log: join(OUT, 'server-next-2026.log'),
+          }),
+        );
       }
     } finally {
       await stopServer(child);
@@ -322,20 +373,42 @@ async function main() {
 
   if (runClient) {
     if (runCurrent) {
-      passes.push(await clientPass({
-        cli: current, node, title: `client ${current.version}`, baseline: CURRENT.baseline, scenarios: [...CLIENT_SCENARIOS, ...CLIENT_AUTH],
-        out: join(OUT, 'client'), log: join(OUT, 'client.log'),
-      }));
+      passes.push(
+        await clientPass({
+          cli: current,
+          node,
+          title: `client ${current.version}`,
+          baseline: CURRENT.baseline,
+          scenarios: [...CLIENT_SCENARIOS, ...CLIENT_AUTH],
+          out: join(OUT, 'client'),
+          log: join(OUT, 'client.log'),
+        }),
+      );
     }
     if (runNext) {
-      passes.push(await clientPass({
-        cli: next, node, title: `client ${next.version} --spec-version ${MODERN}`, baseline: NEXT.baseline, scenarios: [...NEXT_CLIENT_SCENARIOS, ...NEXT_CLIENT_AUTH],
-        filter: ['--spec-version', MODERN], out: join(OUT, 'client-next-2026'), log: join(OUT, 'client-next-2026.log'),
-      }));
-      passes.push(await clientPass({
-        cli: next, node, title: `client ${next.version} auth extensions`, baseline: NEXT.baseline, scenarios: NEXT_CLIENT_AUTH_EXTENSIONS,
-        out: join(OUT, 'client-next-ext'), log: join(OUT, 'client-next-ext.log'),
-      }));
+      passes.push(
+        await clientPass({
+          cli: next,
+          node,
+          title: `client ${next.version} --spec-version ${MODERN}`,
+          baseline: NEXT.baseline,
+          scenarios: [...NEXT_CLIENT_SCENARIOS, ...NEXT_CLIENT_AUTH],
+          filter: ['--spec-version', MODERN],
+          out: join(OUT, 'client-next-2026'),
+          log: join(OUT, 'client-next-2026.log'),
+        }),
+      );
+      passes.push(
+        await clientPass({
+          cli: next,
+          node,
+          title: `client ${next.version} auth extensions`,
+          baseline: NEXT.baseline,
+          scenarios: NEXT_CLIENT_AUTH_EXTENSIONS,
+          out: join(OUT, 'client-next-ext'),
+          log: join(OUT, 'client-next-ext.log'),
+        }),
+      );
     }
   }
 

@@ -91,7 +91,12 @@ function main() {
   const config = {
     extends: relative(outDir, join(root, 'tsconfig.json')).split(sep).join('/'),
     compilerOptions: { noEmit: true, declaration: false, sourceMap: false, paths: pathsFromExports() },
-    files: [relative(outDir, join(root, 'scripts', 'doc-blocks', 'prelude.d.ts')).split(sep).join('/'), ...[...byFile.keys()].map((f) => relative(outDir, f))],
+    files: [
+      relative(outDir, join(root, 'scripts', 'doc-blocks', 'prelude.d.ts'))
+        .split(sep)
+        .join('/'),
+      ...[...byFile.keys()].map((f) => relative(outDir, f)),
+    ],
     include: [],
   };
   writeFileSync(join(outDir, 'tsconfig.json'), `${JSON.stringify(config, null, 2)}\n`);
@@ -102,7 +107,9 @@ function main() {
   const diagnostics = ts.getPreEmitDiagnostics(program);
   const errors = report(diagnostics);
   const skipped = blocks.filter((b) => b.skip !== undefined);
-  console.log(`doc blocks: ${checked.length} typechecked, ${skipped.length} skipped (${skipped.map((b) => `${b.doc}:${b.line}`).join(', ') || 'none'}), ${errors} error(s)`);
+  console.log(
+    `doc blocks: ${checked.length} typechecked, ${skipped.length} skipped (${skipped.map((b) => `${b.doc}:${b.line}`).join(', ') || 'none'}), ${errors} error(s)`,
+  );
   process.exitCode = errors ? 1 : 0;
 
   /** Prints the errors at their doc line (like tsc, on stdout), in doc order; returns how many. */

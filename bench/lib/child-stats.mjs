@@ -15,7 +15,16 @@ function snapshot() {
   sample();
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
-  return { hrUs: Number(process.hrtime.bigint() / 1000n), cpuUser: cpu.user, cpuSystem: cpu.system, rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, peakRss };
+  return {
+    hrUs: Number(process.hrtime.bigint() / 1000n),
+    cpuUser: cpu.user,
+    cpuSystem: cpu.system,
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    heapTotal: mem.heapTotal,
+    external: mem.external,
+    peakRss,
+  };
 }
 
 /** Installs the IPC side channel; `onExit` runs before the process exits (close servers...). */

@@ -81,4 +81,3 @@ export function childPids() {
     return [];
   }
 }
-

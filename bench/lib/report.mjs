@@ -70,18 +70,31 @@ function httpTable(sc) {
       `| ${NAMES[i.impl]} | ${f0(i.rps)} (${f0(i.rpsMin)}–${f0(i.rpsMax)}) | ${ratio(i.rps, bare?.rps)} | ${ratio(i.rps, v1?.rps)} | ${ratio(i.rps, v2?.rps)} | ${fms(i.p50)} | ${fms(i.p99)} | ${ratio(i.p99, bare?.p99)} | ${f0(i.cpuPerReq)} | ${ratio(i.cpuPerReq, bare?.cpuPerReq)} | ${ratio(i.cpuPerReq, v1?.cpuPerReq)} | ${ratio(i.cpuPerReq, v2?.cpuPerReq)} | ${mib(i.peakRss)} | ${i.non2xx} / ${i.errors + i.timeouts} |`,
     );
   }
-  const types = sc.impls.filter((i) => i.contentType).map((i) => `${i.impl}: ${i.contentType}`).join(', ');
+  const types = sc.impls
+    .filter((i) => i.contentType)
+    .map((i) => `${i.impl}: ${i.contentType}`)
+    .join(', ');
   return rows.join('\n') + (types ? `\n\nResponse types: ${types}.` : '');
 }
 
 function stdioTable(t) {
   const { bare, v1, v2 } = refs(t.impls);
   const names = t.native
-    ? { mcpkit: '**mcpkit** client + server, default (negotiates 2026-07-28)', 'mcpkit-hs': '**mcpkit** client + server, handshake era (2025-11-25, as v1)', sdk1: 'official SDK v1 client + server (2025-11-25)' }
+    ? {
+        mcpkit: '**mcpkit** client + server, default (negotiates 2026-07-28)',
+        'mcpkit-hs': '**mcpkit** client + server, handshake era (2025-11-25, as v1)',
+        sdk1: 'official SDK v1 client + server (2025-11-25)',
+      }
     : STDIO_NAMES;
   const rows = t.native
-    ? ['| client + server | calls/s (min–max) | vs v1 | p50 ms | p99 ms | client CPU µs/call | server CPU µs/call | server CPU vs v1 |', '| --- | --- | --- | --- | --- | --- | --- | --- |']
-    : ['| server | calls/s (min–max) | vs bare | vs v1 | vs v2 | p50 ms | p99 ms | server CPU µs/call | CPU vs bare | CPU vs v1 | CPU vs v2 | peak RSS MiB |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+    ? [
+        '| client + server | calls/s (min–max) | vs v1 | p50 ms | p99 ms | client CPU µs/call | server CPU µs/call | server CPU vs v1 |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      ]
+    : [
+        '| server | calls/s (min–max) | vs bare | vs v1 | vs v2 | p50 ms | p99 ms | server CPU µs/call | CPU vs bare | CPU vs v1 | CPU vs v2 | peak RSS MiB |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      ];
   for (const i of t.impls) {
     rows.push(
       t.native
@@ -102,7 +115,9 @@ function memoryTable(sc) {
   for (const i of sc.impls) {
     for (const p of i.points) {
       if (p.skipped) {
-        rows.push(`| ${NAMES[i.impl]} | ${f0(p.count)} | not run: projected ${(p.projectedRss / 2 ** 30).toFixed(2)} GiB RSS, ${f0(p.projectedSeconds)} s | | | | | | |`);
+        rows.push(
+          `| ${NAMES[i.impl]} | ${f0(p.count)} | not run: projected ${(p.projectedRss / 2 ** 30).toFixed(2)} GiB RSS, ${f0(p.projectedSeconds)} s | | | | | | |`,
+        );
         continue;
       }
       const ref = (impl) => at(impl, p.count)?.rssPerSession;
@@ -125,7 +140,8 @@ function memoryTable(sc) {
   if (e) {
     text += `\n\nExpiry (mcpkit, \`sessionIdleMs: ${e.idleMs}\`): ${f0(e.count)} idle sessions, no DELETE. Heap ${(e.full.heapUsed / 2 ** 20).toFixed(1)} MiB with them, ${(e.after.heapUsed / 2 ** 20).toFixed(1)} MiB after expiry (baseline ${(e.baseline.heapUsed / 2 ** 20).toFixed(1)}); RSS ${mib(e.full.rss)} → ${mib(e.after.rss)} MiB (baseline ${mib(e.baseline.rss)}). A request on an expired session: HTTP ${e.probeStatus}.`;
   }
-  text += '\n\nRSS per session is (RSS after GC − baseline) ÷ sessions; at small counts it is dominated by heap growth steps, so heap per session is the steadier figure. V8 keeps freed heap pages for reuse, so RSS after DELETE does not fall back all the way even when the heap does.';
+  text +=
+    '\n\nRSS per session is (RSS after GC − baseline) ÷ sessions; at small counts it is dominated by heap growth steps, so heap per session is the steadier figure. V8 keeps freed heap pages for reuse, so RSS after DELETE does not fall back all the way even when the heap does.';
   return text;
 }
 
@@ -155,8 +171,18 @@ function targets(result) {
   check('stateless JSON ≥ 0.70× bare', r('json', 'mcpkit', 'bare'), (v) => v >= 0.7, ratio(get('json', 'mcpkit')?.rps, get('json', 'bare')?.rps));
   // The ceiling any server can reach in this run: how far bare node:http itself is ahead of v1
   // (13-25x, depending on the machine), shown beside the target so a miss can be read.
-  check(`stateless JSON ≥ 15× SDK v1 (bare node:http itself: ${ratio(get('json', 'bare')?.rps, get('json', 'sdk1')?.rps)})`, r('json', 'mcpkit', 'sdk1'), (v) => v >= 15, ratio(get('json', 'mcpkit')?.rps, get('json', 'sdk1')?.rps));
-  check('50 tools ≥ 10× SDK v2 (per-request server)', r('tools50', 'mcpkit', 'sdk2'), (v) => v >= 10, ratio(get('tools50', 'mcpkit')?.rps, get('tools50', 'sdk2')?.rps));
+  check(
+    `stateless JSON ≥ 15× SDK v1 (bare node:http itself: ${ratio(get('json', 'bare')?.rps, get('json', 'sdk1')?.rps)})`,
+    r('json', 'mcpkit', 'sdk1'),
+    (v) => v >= 15,
+    ratio(get('json', 'mcpkit')?.rps, get('json', 'sdk1')?.rps),
+  );
+  check(
+    '50 tools ≥ 10× SDK v2 (per-request server)',
+    r('tools50', 'mcpkit', 'sdk2'),
+    (v) => v >= 10,
+    ratio(get('tools50', 'mcpkit')?.rps, get('tools50', 'sdk2')?.rps),
+  );
   check('SSE ≥ 0.60× bare', r('sse', 'mcpkit', 'bare'), (v) => v >= 0.6, ratio(get('sse', 'mcpkit')?.rps, get('sse', 'bare')?.rps));
   check('stateful ≥ 0.60× bare', r('stateful', 'mcpkit', 'bare'), (v) => v >= 0.6, ratio(get('stateful', 'mcpkit')?.rps, get('stateful', 'bare')?.rps));
   for (const key of ['json', 'sse', 'stateful', 'tools50', 'modern']) {
@@ -169,28 +195,59 @@ function targets(result) {
     if (last) {
       // Below ~10k sessions RSS per session is mostly heap growth steps: indicative only.
       const small = last.count < 10_000;
-      check(`RSS per idle session ≤ 4 KiB (at ${f0(last.count)})`, last.rssPerSession, (v) => v <= 4096, `${kib(last.rssPerSession)} KiB (heap ${kib(last.heapPerSession)} KiB)`, small);
+      check(
+        `RSS per idle session ≤ 4 KiB (at ${f0(last.count)})`,
+        last.rssPerSession,
+        (v) => v <= 4096,
+        `${kib(last.rssPerSession)} KiB (heap ${kib(last.heapPerSession)} KiB)`,
+        small,
+      );
       const at100k = pts.find((p) => p.count >= 100_000);
       const rss100k = at100k ? at100k.rss : mem.baseline.rss + last.rssPerSession * 100_000;
-      check(`100k idle sessions < 1 GiB RSS${at100k ? '' : ' (extrapolated from ' + f0(last.count) + ')'}`, rss100k, (v) => v < 2 ** 30, `${mib(rss100k)} MiB`, !at100k);
+      check(
+        `100k idle sessions < 1 GiB RSS${at100k ? '' : ' (extrapolated from ' + f0(last.count) + ')'}`,
+        rss100k,
+        (v) => v < 2 ** 30,
+        `${mib(rss100k)} MiB`,
+        !at100k,
+      );
     }
     const e = sc.memory.expiry;
-    if (e) check('sessions freed on expiry (heap back within 2 MiB of baseline)', e.after.heapUsed - e.baseline.heapUsed, (v) => v <= 2 * 2 ** 20, `${((e.after.heapUsed - e.baseline.heapUsed) / 2 ** 20).toFixed(2)} MiB above baseline heap after ${f0(e.count)} sessions expired`);
+    if (e)
+      check(
+        'sessions freed on expiry (heap back within 2 MiB of baseline)',
+        e.after.heapUsed - e.baseline.heapUsed,
+        (v) => v <= 2 * 2 ** 20,
+        `${((e.after.heapUsed - e.baseline.heapUsed) / 2 ** 20).toFixed(2)} MiB above baseline heap after ${f0(e.count)} sessions expired`,
+      );
     const grow = mem.afterDelete.heapUsed - mem.baseline.heapUsed;
-    check('sessions freed on DELETE (heap back within 2 MiB of baseline)', grow, (v) => v <= 2 * 2 ** 20, `${(grow / 2 ** 20).toFixed(2)} MiB above baseline heap; RSS ${mib(mem.afterDelete.rss)} vs ${mib(mem.baseline.rss)} MiB`);
+    check(
+      'sessions freed on DELETE (heap back within 2 MiB of baseline)',
+      grow,
+      (v) => v <= 2 * 2 ** 20,
+      `${(grow / 2 ** 20).toFixed(2)} MiB above baseline heap; RSS ${mib(mem.afterDelete.rss)} vs ${mib(mem.baseline.rss)} MiB`,
+    );
   }
   for (const t of sc.stdio?.tables ?? []) {
     const b = t.impls.find((i) => i.impl === 'sdk1');
     const mode = t.title.includes('sequential') ? 'sequential' : 'in flight';
     const ours = t.native
-      ? [['mcpkit-hs', 'own client + server, handshake era as v1'], ['mcpkit', 'own client + server, default 2026-07-28']]
+      ? [
+          ['mcpkit-hs', 'own client + server, handshake era as v1'],
+          ['mcpkit', 'own client + server, default 2026-07-28'],
+        ]
       : [['mcpkit', 'raw driver']];
     for (const [impl, short] of ours) {
       const a = t.impls.find((i) => i.impl === impl);
       if (!a) continue;
       check(`stdio ≥ 3× SDK v1 round trips (${short}, ${mode})`, a.rps / b?.rps, (v) => v >= 3, ratio(a.rps, b?.rps));
       // The driver / client shares the 2 cores: server CPU per call is the capacity behind it.
-      check(`stdio server capacity ≥ 3× SDK v1 (CPU/call of v1 ÷ mcpkit; ${short}, ${mode})`, b?.cpuPerReq / a.cpuPerReq, (v) => v >= 3, ratio(b?.cpuPerReq, a.cpuPerReq));
+      check(
+        `stdio server capacity ≥ 3× SDK v1 (CPU/call of v1 ÷ mcpkit; ${short}, ${mode})`,
+        b?.cpuPerReq / a.cpuPerReq,
+        (v) => v >= 3,
+        ratio(b?.cpuPerReq, a.cpuPerReq),
+      );
     }
   }
   return rows.join('\n');
@@ -207,11 +264,19 @@ export function renderMarkdown(result) {
   out.push('| | |', '| --- | --- |');
   out.push(`| machine | ${m.cpu}, ${m.memory}, ${m.os} |`);
   out.push(`| node | ${m.node} (V8 ${m.v8}) |`);
-  out.push(`| load average (1/5/15 min) | start ${m.loadavgStart.map((x) => x.toFixed(2)).join(' / ')}, end ${m.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} |`);
+  out.push(
+    `| load average (1/5/15 min) | start ${m.loadavgStart.map((x) => x.toFixed(2)).join(' / ')}, end ${m.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} |`,
+  );
   if (m.busyAtStart !== undefined) out.push(`| CPU busy in the 3 s before the start (all cores, /proc/stat) | ${(m.busyAtStart * 100).toFixed(1)} % |`);
   out.push(`| mcpkit | commit ${m.commit}${m.dirty ? ' + uncommitted changes in src/' : ''}; ${m.build} |`);
-  out.push(`| peers | ${Object.entries(m.packages).map(([k, v]) => `${k} ${v}`).join(', ')} |`);
-  out.push(`| settings | ${s.mode}: HTTP ${s.runs} runs of ${s.duration} s per server, in alternation, after a warm-up of ${s.warmupRequests.toLocaleString('en-US')} requests (at most ${s.warmup} s); ${s.connections} connections; stdio ${s.runs} runs of ${s.stdioDuration} s; medians |`);
+  out.push(
+    `| peers | ${Object.entries(m.packages)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |`,
+  );
+  out.push(
+    `| settings | ${s.mode}: HTTP ${s.runs} runs of ${s.duration} s per server, in alternation, after a warm-up of ${s.warmupRequests.toLocaleString('en-US')} requests (at most ${s.warmup} s); ${s.connections} connections; stdio ${s.runs} runs of ${s.stdioDuration} s; medians |`,
+  );
   out.push(`| duration | ${m.seconds.toFixed(0)} s |`, '');
   if (busy) {
     out.push(
@@ -221,12 +286,14 @@ export function renderMarkdown(result) {
   }
   if (s.mode === 'quick') {
     out.push(
-      '> **Quick mode.** Runs are short and the warm-up is capped at ' + s.warmup + ' s: the SDK servers, at a few hundred requests per second, are measured far from warm (their CPU per request is 2–3× what the full suite measures), so ratios to them are inflated here. Use `npm run bench` (the full suite, bench/results/latest.md) for ratios to the SDKs.',
+      '> **Quick mode.** Runs are short and the warm-up is capped at ' +
+        s.warmup +
+        ' s: the SDK servers, at a few hundred requests per second, are measured far from warm (their CPU per request is 2–3× what the full suite measures), so ratios to them are inflated here. Use `npm run bench` (the full suite, bench/results/latest.md) for ratios to the SDKs.',
       '',
     );
   }
   out.push(
-    'Each server runs in its own process; the load generator (autocannon, or the stdio drivers) runs in the parent on the same machine, so on 2 cores it competes with the server: the bare baseline is partly limited by the load generator. Ratios are this row ÷ the reference measured in the same run: above 1× means more req/s, or more latency / CPU / memory. CPU is the server process\'s user + system time per completed request.',
+    "Each server runs in its own process; the load generator (autocannon, or the stdio drivers) runs in the parent on the same machine, so on 2 cores it competes with the server: the bare baseline is partly limited by the load generator. Ratios are this row ÷ the reference measured in the same run: above 1× means more req/s, or more latency / CPU / memory. CPU is the server process's user + system time per completed request.",
     '',
   );
   out.push('## Targets (issue 6)', '', targets(result), '');
@@ -243,7 +310,7 @@ export function renderMarkdown(result) {
     '- **bare**: node:http, reads and JSON.parses the body, answers the same JSON-RPC result (SSE: one `event: message` frame). Stateful: a Map of session ids. No MCP library, no validation.',
     '- **mcpkit**: `serve(server, { stateful, responseMode, eventStore: false })` from dist/, one `McpServer` for all requests.',
     '- **official SDK v1** (`@modelcontextprotocol/sdk`): stateless as in its `simpleStatelessStreamableHttp` example (a new `McpServer` + `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse })` per request; the transport cannot be reused), on plain node:http rather than express, with one shared `jsonSchemaValidator` rather than a new Ajv per server; stateful as in `jsonResponseStreamableHttp` (a server + transport per session).',
-    '- **official SDK v2** (`@modelcontextprotocol/server` + `@modelcontextprotocol/node`): the node README\'s node:http pattern (a new `McpServer` + `NodeStreamableHTTPServerTransport` per request, `enableJsonResponse` for JSON); stateful: a server + transport per session. For the 2026-07-28 era: `createMcpHandler(factory, { responseMode: \'json\' })` + `toNodeHandler` (its only serving entry for that era; a per-request server).',
+    "- **official SDK v2** (`@modelcontextprotocol/server` + `@modelcontextprotocol/node`): the node README's node:http pattern (a new `McpServer` + `NodeStreamableHTTPServerTransport` per request, `enableJsonResponse` for JSON); stateful: a server + transport per session. For the 2026-07-28 era: `createMcpHandler(factory, { responseMode: 'json' })` + `toNodeHandler` (its only serving entry for that era; a per-request server).",
     '- Tool schemas are zod, built once per process; the per-request SDK servers only re-register them. Details: bench/README.md.',
     '',
   );

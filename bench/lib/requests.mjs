@@ -6,7 +6,12 @@ export const MODERN = '2026-07-28';
 
 export const ECHO_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } });
 /** Unique ids (autocannon idReplacement) where ids must not collide: sessions. */
-export const ECHO_CALL_UNIQUE = JSON.stringify({ jsonrpc: '2.0', id: '[<id>]', method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } });
+export const ECHO_CALL_UNIQUE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: '[<id>]',
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { message: 'hello' } },
+});
 export const TOOLS50_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: CALLED.name, arguments: CALLED.args } });
 export const MODERN_CALL = JSON.stringify({
   jsonrpc: '2.0',
@@ -52,7 +57,13 @@ export function parseResponse(text, contentType) {
   if (contentType?.includes('text/event-stream')) {
     const datas = text
       .split(/\n\n/)
-      .map((ev) => ev.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+      .map((ev) =>
+        ev
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n'),
+      )
       .filter((d) => d);
     const msgs = datas.map((d) => {
       try {

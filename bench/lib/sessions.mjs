@@ -6,11 +6,14 @@ import { headers, INITIALIZE, INITIALIZED } from './requests.mjs';
 
 function post(agent, port, hdrs, body, method = 'POST') {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method, agent, headers: { ...hdrs, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/mcp', method, agent, headers: { ...hdrs, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

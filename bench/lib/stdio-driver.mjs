@@ -43,9 +43,13 @@ export class LineDriver {
 
   /** `inflight` requests kept outstanding for `seconds`; returns calls/s and latencies. */
   async run({ inflight, seconds }) {
-    return closedLoop(() => this.request('tools/call', { name: 'echo', arguments: { message: 'hello' } }).then((r) => {
-      if (r.result?.content?.[0]?.text !== 'hello') throw new Error(`bad answer: ${JSON.stringify(r)}`);
-    }), { inflight, seconds });
+    return closedLoop(
+      () =>
+        this.request('tools/call', { name: 'echo', arguments: { message: 'hello' } }).then((r) => {
+          if (r.result?.content?.[0]?.text !== 'hello') throw new Error(`bad answer: ${JSON.stringify(r)}`);
+        }),
+      { inflight, seconds },
+    );
   }
 }
 

@@ -172,7 +172,9 @@ function officialHttpServer(label, getServer, Transport, isInitialize) {
       const transport = sid ? sessions.get(sid) : undefined;
       if (transport) return transport.handleRequest(req, res);
       if (sid) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
         return;
       }
       if (req.method !== 'POST') {
@@ -244,7 +246,10 @@ async function sdk2Server() {
 async function sdk2HandlerServer() {
   const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
   const { toNodeHandler } = await import('@modelcontextprotocol/node');
-  const handler = createMcpHandler(sdk2Factory(McpServer, await sharedV2Validator()), { responseMode: sse ? 'sse' : 'json', onerror: (e) => console.error('sdk2-handler error', e) });
+  const handler = createMcpHandler(sdk2Factory(McpServer, await sharedV2Validator()), {
+    responseMode: sse ? 'sse' : 'json',
+    onerror: (e) => console.error('sdk2-handler error', e),
+  });
   const node = toNodeHandler(handler);
   const http = createServer((req, res) => {
     if (req.url !== '/mcp') {
@@ -256,7 +261,13 @@ async function sdk2HandlerServer() {
     });
   });
   const l = await listen(http);
-  return { port: l.port, close: async () => { await handler.close(); await l.close(); } };
+  return {
+    port: l.port,
+    close: async () => {
+      await handler.close();
+      await l.close();
+    },
+  };
 }
 
 async function listen(http) {
@@ -265,10 +276,11 @@ async function listen(http) {
   await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
     port: http.address().port,
-    close: () => new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }
 

@@ -17,7 +17,12 @@ if (impl === 'bare') {
     let out;
     if (msg.method === 'initialize') out = { jsonrpc: '2.0', id: msg.id, result: INIT_RESULT };
     else if (msg.method === 'tools/call') out = { jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: msg.params.arguments.message }] } };
-    else if (msg.method === 'tools/list') out = { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } }] } };
+    else if (msg.method === 'tools/list')
+      out = {
+        jsonrpc: '2.0',
+        id: msg.id,
+        result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } }] },
+      };
     else out = { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } };
     process.stdout.write(JSON.stringify(out) + '\n');
   };

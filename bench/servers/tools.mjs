@@ -81,7 +81,10 @@ const templates = [
       format: z.enum(['png', 'jpeg', 'webp', 'avif']),
       quality: z.number().min(0).max(100).optional(),
       keepAspect: z.boolean().default(true),
-      background: z.string().regex(/^#[0-9a-f]{6}$/i).optional(),
+      background: z
+        .string()
+        .regex(/^#[0-9a-f]{6}$/i)
+        .optional(),
     }),
     args: { url: 'https://example.com/a.png', width: 640, format: 'webp', quality: 80 },
   },
@@ -98,7 +101,14 @@ const templates = [
       dueDate: z.string().optional(),
       watchers: z.array(z.string()).max(50).optional(),
     }),
-    args: { title: 'Login broken', description: 'Users cannot log in', severity: 'sev2', component: 'auth', customer: { id: 'c1', tier: 'pro' }, tags: ['login'] },
+    args: {
+      title: 'Login broken',
+      description: 'Users cannot log in',
+      severity: 'sev2',
+      component: 'auth',
+      customer: { id: 'c1', tier: 'pro' },
+      tags: ['login'],
+    },
   },
   {
     name: 'list_files',
@@ -137,7 +147,12 @@ const templates = [
       express: z.boolean().default(false),
       notes: z.string().max(500).optional(),
     }),
-    args: { customerId: 'u42', items: [{ sku: 'A1', quantity: 2 }], currency: 'EUR', shipping: { street: 'Main 1', city: 'Bergen', zip: '5003', country: 'NO' } },
+    args: {
+      customerId: 'u42',
+      items: [{ sku: 'A1', quantity: 2 }],
+      currency: 'EUR',
+      shipping: { street: 'Main 1', city: 'Bergen', zip: '5003', country: 'NO' },
+    },
   },
 ];
 

@@ -13,7 +13,7 @@ import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraCho
 import { elicitationHandler, samplingHandler } from './interact.js';
 import { cliOAuth, OAUTH_HELP } from './oauth.js';
 import { resolveTarget, type Target } from './targets.js';
-import { formatLog, StatusLine } from './term.js';
+import { formatLog, type StatusLine } from './term.js';
 import { Tracer } from './trace.js';
 import type { CliIo } from './io.js';
 
@@ -77,7 +77,13 @@ export async function openConnection(spec: string, values: Values, status: Statu
       client = r.client;
       transport = r.transport;
     } else {
-      const t = new StdioClientTransport({ command: target.command, args: target.args, env: { ...defaultEnvironment(io.env), ...target.env }, cwd: target.cwd ?? io.cwd, stderr: 'pipe' });
+      const t = new StdioClientTransport({
+        command: target.command,
+        args: target.args,
+        env: { ...defaultEnvironment(io.env), ...target.env },
+        cwd: target.cwd ?? io.cwd,
+        stderr: 'pipe',
+      });
       forwardStderr(t, status);
       client = new McpClient(options);
       await client.connect(t);
@@ -118,13 +124,19 @@ function explainConnectFailure(err: unknown, target: Target, era: EraChoice): Er
   const e = err instanceof Error ? err : new Error(String(err));
   // A bare "-32601 Method not found" would not say which method, nor what to do about it.
   if (era === 'modern' && e instanceof McpError && e.code === ErrorCode.MethodNotFound) {
-    return new Error(`the server does not speak the 2026-07-28 era: it answered server/discover with ${e.code} ${e.message}. Try --era auto or --era handshake`, { cause: e });
+    return new Error(
+      `the server does not speak the 2026-07-28 era: it answered server/discover with ${e.code} ${e.message}. Try --era auto or --era handshake`,
+      { cause: e },
+    );
   }
   if (target.kind === 'stdio' && /command not found/.test(e.message) && target.args.length === 0) {
     return new Error(`${e.message} (and no config file names a server "${target.command}"; use --config FILE to point at one)`, { cause: e });
   }
   if (target.kind === 'http' && e instanceof HttpStatusError && e.status === 401) {
-    return new Error(`${target.url} needs authorization (HTTP 401). Sign in from a terminal, or pass --oauth, --client-id/--client-secret with --client-credentials, or -H "Authorization: Bearer TOKEN"`, { cause: e });
+    return new Error(
+      `${target.url} needs authorization (HTTP 401). Sign in from a terminal, or pass --oauth, --client-id/--client-secret with --client-credentials, or -H "Authorization: Bearer TOKEN"`,
+      { cause: e },
+    );
   }
   if (target.kind === 'http' && /fetch failed|ECONNREFUSED/.test(e.message)) {
     return new Error(`Cannot reach ${target.url}: ${e.message}. Is the server running?`, { cause: e });

@@ -54,7 +54,11 @@ function convert(f: Field, raw: string): { value: unknown } | { error: string } 
     return opts!.find((o) => String(o.value) === word || o.label === word);
   };
   if (f.type === 'array' && opts) {
-    const picked = raw.split(',').map((w) => w.trim()).filter(Boolean).map(pick);
+    const picked = raw
+      .split(',')
+      .map((w) => w.trim())
+      .filter(Boolean)
+      .map(pick);
     if (picked.some((p) => !p)) return { error: 'choose from the numbered options, separated by commas' };
     return { value: picked.map((p) => p!.value) };
   }
@@ -69,7 +73,8 @@ function convert(f: Field, raw: string): { value: unknown } | { error: string } 
   }
   if (f.type === 'number' || f.type === 'integer') {
     const n = Number(raw);
-    if (raw === '' || !Number.isFinite(n) || (f.type === 'integer' && !Number.isInteger(n))) return { error: `expected ${f.type === 'integer' ? 'a whole number' : 'a number'}` };
+    if (raw === '' || !Number.isFinite(n) || (f.type === 'integer' && !Number.isInteger(n)))
+      return { error: `expected ${f.type === 'integer' ? 'a whole number' : 'a number'}` };
     return { value: n };
   }
   return { value: raw };
@@ -98,7 +103,7 @@ export function elicitationHandler(status: StatusLine, io: CliIo): ElicitationHa
       const content: Record<string, unknown> = {};
       for (const [name, f] of Object.entries(schema.properties ?? {})) {
         const opts = choices(f);
-        if (opts) opts.forEach((o, i) => io.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
+        if (opts) opts.forEach((o, i) => void io.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
         const hint = [f.description, f.format].filter(Boolean).join(', ');
         const dflt = f.default !== undefined ? s.dim(` [${String(f.default)}]`) : '';
         const label = `  ${s.bold(f.title ?? name)}${required.has(name) ? s.red('*') : ''}${hint ? s.dim(` (${hint})`) : ''}${dflt}: `;

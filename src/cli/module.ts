@@ -33,7 +33,9 @@ async function enableTypeScript(file: string): Promise<void> {
   if (TS_ACTIVE || tsxRegistered) return;
   const esm = findTsx(file, 'esm/api');
   if (!esm) {
-    throw new UsageError(`${file} is TypeScript, and tsx (which mcpkit uses to load it) is not installed: run "npm i -D tsx", or compile the module to JavaScript`);
+    throw new UsageError(
+      `${file} is TypeScript, and tsx (which mcpkit uses to load it) is not installed: run "npm i -D tsx", or compile the module to JavaScript`,
+    );
   }
   for (const api of [esm, findTsx(file, 'cjs/api')]) {
     if (!api) continue;
@@ -84,16 +86,20 @@ export async function loadServerModule(module: string, cwd = process.cwd()): Pro
     const s = asServable(candidate);
     if (s) return s;
   }
-  throw new UsageError(`${module} must export an McpServer or Server as default export or as "server" (it exports: ${Object.keys(loaded).join(', ') || 'nothing'})`);
+  throw new UsageError(
+    `${module} must export an McpServer or Server as default export or as "server" (it exports: ${Object.keys(loaded).join(', ') || 'nothing'})`,
+  );
 }
 
 /** The conformance fixture server (`mcpkit serve conformance`), from a source checkout. */
 export async function loadConformanceServer(): Promise<McpServer> {
   // src/cli/ and dist/cli/ are both two levels below the package root.
   const file = new URL('../../conformance/server.ts', import.meta.url);
-  if (!existsSync(file)) throw new UsageError('serve conformance: the conformance server ships with the source checkout only (conformance/server.ts is not here)');
+  if (!existsSync(file))
+    throw new UsageError('serve conformance: the conformance server ships with the source checkout only (conformance/server.ts is not here)');
   await enableTypeScript(fileURLToPath(file));
   const mod = (await import(file.href)) as { createConformanceServer?: () => McpServer };
-  if (typeof mod.createConformanceServer !== 'function') throw new UsageError('serve conformance: conformance/server.ts does not export createConformanceServer');
+  if (typeof mod.createConformanceServer !== 'function')
+    throw new UsageError('serve conformance: conformance/server.ts does not export createConformanceServer');
   return mod.createConformanceServer();
 }

@@ -160,7 +160,12 @@ function openBrowser(url: string): void {
  * it is offered when stderr is a terminal (or with --oauth); otherwise only stored tokens and
  * client credentials are used, and a server that wants a sign-in fails fast with its 401.
  */
-export async function cliOAuth(target: string, values: Values, status: StatusLine, io: CliIo): Promise<{ auth: OAuthOptions; close(): Promise<void> } | undefined> {
+export async function cliOAuth(
+  target: string,
+  values: Values,
+  status: StatusLine,
+  io: CliIo,
+): Promise<{ auth: OAuthOptions; close(): Promise<void> } | undefined> {
   if (flag(values, 'no-oauth')) {
     if (flag(values, 'oauth')) throw new UsageError('--oauth and --no-oauth contradict each other');
     return undefined;

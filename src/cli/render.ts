@@ -62,7 +62,10 @@ function heading(name: string, title: string | undefined): string {
 
 function describeLines(text: string | undefined): string[] {
   if (!text) return [];
-  return text.trim().split('\n').map((l) => `  ${s.dim(l)}`);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => `  ${s.dim(l)}`);
 }
 
 export function renderTools(tools: Tool[]): string {

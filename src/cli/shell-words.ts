@@ -19,7 +19,9 @@ export function splitCommandLine(line: string): string[] {
   const end = () => {
     if (!inWord) return;
     if (!quoted && OPERATORS.has(word)) {
-      throw new UsageError(`"${word}" in a command line is a shell operator; mcpkit starts the command directly, without a shell (quote it to pass it as an argument)`);
+      throw new UsageError(
+        `"${word}" in a command line is a shell operator; mcpkit starts the command directly, without a shell (quote it to pass it as an argument)`,
+      );
     }
     words.push(word);
     word = '';

@@ -10,7 +10,19 @@ import { readSseStream } from '../transports/http/sse.js';
 import type { StatusLine, Style } from './term.js';
 
 /** Headers shown in the pretty trace (the file records every header). */
-const SHOWN_HEADERS = ['mcp-session-id', 'mcp-protocol-version', 'accept', 'content-type', 'last-event-id', 'mcp-method', 'mcp-name', 'authorization', 'x-api-key', 'www-authenticate', 'location'];
+const SHOWN_HEADERS = [
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'accept',
+  'content-type',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+  'authorization',
+  'x-api-key',
+  'www-authenticate',
+  'location',
+];
 const SECRET_HEADERS = new Set(['authorization', 'x-api-key']);
 
 /** Statuses whose Response may not have a body. */
@@ -31,7 +43,10 @@ export class Tracer {
   private readonly style: Style;
   private readonly t0 = Date.now();
 
-  constructor(private readonly o: TraceOptions, private readonly status: StatusLine) {
+  constructor(
+    private readonly o: TraceOptions,
+    private readonly status: StatusLine,
+  ) {
     this.style = status.style;
     if (o.file !== undefined) this.fd = openSync(o.file, 'a');
   }
@@ -100,7 +115,9 @@ export class Tracer {
       this.record({ transport: 'http', event: 'request', seq: n, method, url: url.href, headers: headerObject(headers, true), body: parseMaybe(body) });
       if (this.o.pretty) {
         const s = this.style;
-        this.show(`${s.cyan('→')} ${s.bold(`${method} ${path}`)}  ${this.stamp()}${headerLines(headers, s)}${body === undefined ? '' : `\n${indent(prettyText(body))}`}`);
+        this.show(
+          `${s.cyan('→')} ${s.bold(`${method} ${path}`)}  ${this.stamp()}${headerLines(headers, s)}${body === undefined ? '' : `\n${indent(prettyText(body))}`}`,
+        );
       }
       const started = Date.now();
       let res: Response;
@@ -119,7 +136,16 @@ export class Tracer {
         const paint = res.ok ? s.green : s.red;
         return `${s.magenta('←')} ${paint(s.bold(status))} ${s.dim(`${method} ${path} · ${ms} ms`)}${headerLines(res.headers, s)}`;
       };
-      const respRecord = { transport: 'http', event: 'response', seq: n, method, url: url.href, status: res.status, headers: headerObject(res.headers, true), ms };
+      const respRecord = {
+        transport: 'http',
+        event: 'response',
+        seq: n,
+        method,
+        url: url.href,
+        status: res.status,
+        headers: headerObject(res.headers, true),
+        ms,
+      };
       if (type === 'text/event-stream' && res.body) {
         this.record(respRecord);
         this.show(head());
@@ -163,7 +189,9 @@ export class Tracer {
         sse = (out.get('content-type') ?? '').startsWith('text/event-stream');
         this.record({ transport: 'http', event: 'response', seq: n, method, path, status: res.statusCode, headers: headerObject(out, true), ms });
         const paint = res.statusCode < 400 ? s.green : s.red;
-        this.show(`${s.magenta('←')} ${paint(s.bold(`${res.statusCode} ${res.statusMessage ?? ''}`.trim()))} ${s.dim(`${method} ${path} · ${ms} ms`)}${headerLines(out, s)}`);
+        this.show(
+          `${s.magenta('←')} ${paint(s.bold(`${res.statusCode} ${res.statusMessage ?? ''}`.trim()))} ${s.dim(`${method} ${path} · ${ms} ms`)}${headerLines(out, s)}`,
+        );
         return r;
       };
       // An HTTP-level refusal (401, 404 for an unknown session...) has a body no middleware sees.
@@ -190,11 +218,17 @@ export class Tracer {
       this.record({ transport: 'http', event: 'sse', seq, method, path, id: ev.id, type: ev.event, retry: ev.retry, data: parseMaybe(ev.data) });
       if (!this.o.pretty) continue;
       const s = this.style;
-      const fields = [ev.id !== undefined ? `id: ${ev.id}` : '', ev.event !== 'message' ? `event: ${ev.event}` : '', ev.retry !== undefined ? `retry: ${ev.retry}` : '']
+      const fields = [
+        ev.id !== undefined ? `id: ${ev.id}` : '',
+        ev.event !== 'message' ? `event: ${ev.event}` : '',
+        ev.retry !== undefined ? `retry: ${ev.retry}` : '',
+      ]
         .filter(Boolean)
         .join('  ');
       const what = describeText(ev.data);
-      this.show(`${s.magenta('←')} ${s.yellow('SSE')} ${s.bold(what)}${fields ? s.dim(`  ${fields}`) : ''} ${s.dim(`(${method} ${path})`)}  ${this.stamp()}${ev.data === '' ? '' : `\n${indent(prettyText(ev.data))}`}`);
+      this.show(
+        `${s.magenta('←')} ${s.yellow('SSE')} ${s.bold(what)}${fields ? s.dim(`  ${fields}`) : ''} ${s.dim(`(${method} ${path})`)}  ${this.stamp()}${ev.data === '' ? '' : `\n${indent(prettyText(ev.data))}`}`,
+      );
     }
     this.record({ transport: 'http', event: 'sse-end', seq, method, path });
     if (this.o.pretty) this.show(this.style.dim(`← SSE stream closed (${method} ${path})`));

@@ -139,7 +139,13 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
         else if (m?.method === 'notifications/initialized') initializedLine = line;
         if (m?.method !== undefined && m.id !== undefined && m.id !== null) {
           if (!child) {
-            toClient(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'The server is not running (it exited); save a file to restart it' } }));
+            toClient(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                id: m.id,
+                error: { code: -32603, message: 'The server is not running (it exited); save a file to restart it' },
+              }),
+            );
             return;
           }
           pending.add(m.id);

@@ -3,7 +3,16 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc
 import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap, ServerNotificationMap } from '../protocol/methods.js';
 import { REMOVED_IN_MODERN } from '../protocol/modern.js';
-import { LOGGING_LEVELS, type CallToolResult, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities, type SubscriptionFilter } from '../protocol/types.js';
+import {
+  LOGGING_LEVELS,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type LoggingLevel,
+  type Root,
+  type ServerCapabilities,
+  type SubscriptionFilter,
+} from '../protocol/types.js';
 import { declaresTasks, TASK_METHODS, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
 import { features, isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
@@ -85,21 +94,24 @@ export class McpClient extends ServerCalls {
     super();
     this.options = options;
     this.inputs = new ClientInputs(options);
-    this.tasks = new TaskDriver({
-      request: (method, params, opts) => this.request(method, params, opts),
-      inputs: this.inputs,
-      declared: () => this.declared,
-      listen: (taskId) => {
-        try {
-          return this.listen({ taskIds: [taskId] });
-        } catch (err) {
-          // Polling alone still gets there; the stream would only have been quicker.
-          this.options.onerror?.(err instanceof Error ? err : new Error(String(err)));
-          return undefined;
-        }
+    this.tasks = new TaskDriver(
+      {
+        request: (method, params, opts) => this.request(method, params, opts),
+        inputs: this.inputs,
+        declared: () => this.declared,
+        listen: (taskId) => {
+          try {
+            return this.listen({ taskIds: [taskId] });
+          } catch (err) {
+            // Polling alone still gets there; the stream would only have been quicker.
+            this.options.onerror?.(err instanceof Error ? err : new Error(String(err)));
+            return undefined;
+          }
+        },
+        warn: (m) => this.options.onerror?.(new Error(m)),
       },
-      warn: (m) => this.options.onerror?.(new Error(m)),
-    }, typeof options.tasks === 'object' ? options.tasks : {});
+      typeof options.tasks === 'object' ? options.tasks : {},
+    );
     this.core = new CoreTasks({
       request: (method, params, opts) => this.request(method, params, opts),
       optIn: () => !!this.options.tasks,
@@ -190,25 +202,28 @@ export class McpClient extends ServerCalls {
 
   private async negotiate(peer: Peer, transport: Transport, wanted: EraOption): Promise<ConnectOutcome> {
     const pinned = this.options.protocolVersion;
-    const session = new ModernSession({
-      // No sessions in this era, so nothing for SessionRecovery to recover: straight to the engine.
-      send: (method, params, options) => peer.request(method, params, options),
-      inputs: this.inputs,
-      clientInfo: this.clientInfo,
-      declared: this.declared,
-      credential: async () => {
-        const c = (transport as { credentialKey?: () => Promise<string | undefined> | string | undefined }).credentialKey;
-        return typeof c === 'function' ? await c.call(transport) : undefined;
+    const session = new ModernSession(
+      {
+        // No sessions in this era, so nothing for SessionRecovery to recover: straight to the engine.
+        send: (method, params, options) => peer.request(method, params, options),
+        inputs: this.inputs,
+        clientInfo: this.clientInfo,
+        declared: this.declared,
+        credential: async () => {
+          const c = (transport as { credentialKey?: () => Promise<string | undefined> | string | undefined }).credentialKey;
+          return typeof c === 'function' ? await c.call(transport) : undefined;
+        },
+        tools: this.toolBook,
+        // Only HTTP mirrors arguments into headers, so only there is a bad annotation fatal.
+        dropInvalidTools: transport instanceof StreamableHttpClientTransport,
+        maxInputRounds: this.options.maxInputRounds ?? 8,
+        cache: this.options.cache !== false,
+        clock: this.options.clock ?? systemClock,
+        tasks: declaresTasks(this.declared),
+        warn: (m) => this.options.onerror?.(new Error(m)),
       },
-      tools: this.toolBook,
-      // Only HTTP mirrors arguments into headers, so only there is a bad annotation fatal.
-      dropInvalidTools: transport instanceof StreamableHttpClientTransport,
-      maxInputRounds: this.options.maxInputRounds ?? 8,
-      cache: this.options.cache !== false,
-      clock: this.options.clock ?? systemClock,
-      tasks: declaresTasks(this.declared),
-      warn: (m) => this.options.onerror?.(new Error(m)),
-    }, isHandshakeVersion(pinned) ? undefined : pinned);
+      isHandshakeVersion(pinned) ? undefined : pinned,
+    );
     const key = wanted === 'auto' ? eraKeyOf(transport) : undefined;
     const cached = eraCache.get(key);
     let verdict: Verdict | undefined;
@@ -218,9 +233,12 @@ export class McpClient extends ServerCalls {
     else {
       const timeout = this.options.probeTimeoutMs ?? 3000;
       try {
-        verdict = transport instanceof StreamableHttpClientTransport
-          ? judgeHttpProbe(await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params: session.withEnvelope(undefined) }, timeout))
-          : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
+        verdict =
+          transport instanceof StreamableHttpClientTransport
+            ? judgeHttpProbe(
+                await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params: session.withEnvelope(undefined) }, timeout),
+              )
+            : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
       } catch (err) {
         // The probe killed a legacy server: the next connection to it (connect() makes one at
         // once; a caller with its own transport makes it) must initialize without probing.
@@ -287,7 +305,11 @@ export class McpClient extends ServerCalls {
   }
 
   /** Sends any request; typed for every method MCP defines. */
-  request<M extends keyof ClientRequestMap>(method: M, params?: ClientRequestMap[M]['params'], options?: RequestOptions): Promise<ClientRequestMap[M]['result']>;
+  request<M extends keyof ClientRequestMap>(
+    method: M,
+    params?: ClientRequestMap[M]['params'],
+    options?: RequestOptions,
+  ): Promise<ClientRequestMap[M]['result']>;
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject>;
   request(method: string, params?: object, options?: RequestOptions): Promise<unknown> {
     const peer = this.peer;
@@ -298,11 +320,15 @@ export class McpClient extends ServerCalls {
       // The stateless era has no session-wide log level: it travels with each request.
       if (method === 'logging/setLevel') return this.setModernLevel(session, (params as { level?: unknown } | undefined)?.level);
       if (REMOVED_IN_MODERN.has(method)) {
-        return Promise.reject(new LocalError('capability', `Cannot call "${method}": it does not exist in protocol version ${session.version}${GONE_HINT[method] ?? ''}`));
+        return Promise.reject(
+          new LocalError('capability', `Cannot call "${method}": it does not exist in protocol version ${session.version}${GONE_HINT[method] ?? ''}`),
+        );
       }
       // The server would refuse it (-32021); say what to change instead.
       if (!this.driving && TASK_METHOD_SET.has(method)) {
-        return Promise.reject(new LocalError('capability', `Cannot call "${method}": this client did not declare the tasks extension (set the \`tasks\` client option)`));
+        return Promise.reject(
+          new LocalError('capability', `Cannot call "${method}": this client did not declare the tasks extension (set the \`tasks\` client option)`),
+        );
       }
     }
     const need = NEEDS[method];
@@ -312,7 +338,9 @@ export class McpClient extends ServerCalls {
     if (session) {
       const sent = session.request(method, params as JsonObject | undefined, options);
       if (!this.driving || method !== 'tools/call') return sent;
-      return sent.then((r) => (r.resultType === 'task' && !(options && handOver.has(options)) ? this.tasks.drive(r as unknown as Task, options as CallOptions) : r));
+      return sent.then((r) =>
+        r.resultType === 'task' && !(options && handOver.has(options)) ? this.tasks.drive(r as unknown as Task, options as CallOptions) : r,
+      );
     }
     const sent = this.recovery.run(() => peer.request(method, params as JsonObject | undefined, options));
     // Only tools/list teaches core tasks anything: other requests pay no extra promise.
@@ -357,7 +385,12 @@ export class McpClient extends ServerCalls {
    */
   async waitForTask(task: string | Task, options: CallOptions = {}): Promise<CallToolResult> {
     if (!this.driving) {
-      throw new LocalError('capability', this.session ? 'waitForTask needs the tasks extension: set the `tasks` client option' : 'waitForTask needs protocol version 2026-07-28 and the `tasks` client option');
+      throw new LocalError(
+        'capability',
+        this.session
+          ? 'waitForTask needs the tasks extension: set the `tasks` client option'
+          : 'waitForTask needs protocol version 2026-07-28 and the `tasks` client option',
+      );
     }
     const first = typeof task === 'string' ? await this.getTask(task, { signal: options.signal, timeoutMs: options.timeoutMs }) : task;
     return (await this.tasks.drive(first, options)) as CallToolResult;
@@ -403,7 +436,8 @@ export class McpClient extends ServerCalls {
     const session = this.session;
     if (!peer || !this.outcome || peer.isClosed) throw new LocalError('closed', 'Cannot listen: the client is not connected');
     if (!session) throw new LocalError('capability', 'listen() needs protocol version 2026-07-28; in the handshake era use on() and subscribeResource()');
-    if (filter?.taskIds !== undefined && !this.driving) throw new LocalError('capability', 'listen({ taskIds }) needs the tasks extension: set the `tasks` client option');
+    if (filter?.taskIds !== undefined && !this.driving)
+      throw new LocalError('capability', 'listen({ taskIds }) needs the tasks extension: set the `tasks` client option');
     const stream = new ListenStream(session.withEnvelope({ notifications: filter as JsonObject }), onNotification, (e) => this.options.onerror?.(e));
     stream.reacknowledged = (acknowledged) => {
       for (const n of missedWhileAway(acknowledged)) session.cache?.notify(n.method, n.params);

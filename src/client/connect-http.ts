@@ -73,7 +73,12 @@ export async function connectHttp(
   }
 }
 
-async function attempt(url: string | URL, clientOptions: Partial<ClientOptions>, transportOptions: ConnectHttpTransportOptions, sseFirst: boolean): Promise<ConnectHttpResult> {
+async function attempt(
+  url: string | URL,
+  clientOptions: Partial<ClientOptions>,
+  transportOptions: ConnectHttpTransportOptions,
+  sseFirst: boolean,
+): Promise<ConnectHttpResult> {
   const { endpointTimeoutMs, ...streamableOptions } = transportOptions;
   const make = () => new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...clientOptions });
   const sse = async (): Promise<ConnectHttpResult> => {
@@ -101,7 +106,10 @@ async function attempt(url: string | URL, clientOptions: Partial<ClientOptions>,
     try {
       return await sse();
     } catch (sseErr) {
-      throw new AggregateError([err, sseErr], `Could not connect to ${String(url)}: Streamable HTTP was refused (${err.message}) and the HTTP+SSE fallback failed (${(sseErr as Error).message})`);
+      throw new AggregateError(
+        [err, sseErr],
+        `Could not connect to ${String(url)}: Streamable HTTP was refused (${err.message}) and the HTTP+SSE fallback failed (${(sseErr as Error).message})`,
+      );
     }
   }
 }

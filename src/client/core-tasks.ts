@@ -77,7 +77,8 @@ export class CoreTasks {
     const taskId = task?.taskId;
     // A server may still answer at once (it need not honour the augmentation).
     if (task === undefined && Array.isArray(created.content)) return created;
-    if (typeof taskId !== 'string' || taskId === '') throw new LocalError('protocol', `The server answered a task-augmented tools/call without a task: ${JSON.stringify(created).slice(0, 300)}`);
+    if (typeof taskId !== 'string' || taskId === '')
+      throw new LocalError('protocol', `The server answered a task-augmented tools/call without a task: ${JSON.stringify(created).slice(0, 300)}`);
     tell(ontask, task!, this.host);
     let over = false;
     const cancel = () => {
@@ -88,7 +89,11 @@ export class CoreTasks {
     // client (Ctrl-C in the CLI) must find the tasks/cancel already on its way.
     signal?.addEventListener('abort', cancel, { once: true });
     try {
-      const result = await this.host.request('tasks/result', { taskId }, { signal, timeoutMs, resetTimeoutOnProgress: options?.resetTimeoutOnProgress, maxTotalTimeoutMs: options?.maxTotalTimeoutMs });
+      const result = await this.host.request(
+        'tasks/result',
+        { taskId },
+        { signal, timeoutMs, resetTimeoutOnProgress: options?.resetTimeoutOnProgress, maxTotalTimeoutMs: options?.maxTotalTimeoutMs },
+      );
       over = true;
       if (ontask) await this.showEnd(taskId, ontask);
       return withoutRelated(result);
@@ -119,7 +124,10 @@ export class CoreTasks {
     this.listing ??= (async () => {
       let cursor: string | undefined;
       for (let page = 0; page < 1000; page++) {
-        const r = await this.host.request('tools/list', cursor === undefined ? undefined : { cursor }, { signal: options?.signal, timeoutMs: options?.timeoutMs });
+        const r = await this.host.request('tools/list', cursor === undefined ? undefined : { cursor }, {
+          signal: options?.signal,
+          timeoutMs: options?.timeoutMs,
+        });
         if (typeof r.nextCursor !== 'string') break;
         cursor = r.nextCursor;
       }

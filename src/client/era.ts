@@ -27,11 +27,7 @@ export function eraOf(options: { era?: EraOption }): EraOption {
 export type Verdict = { era: 'modern'; discovered?: JsonObject; supported?: unknown } | { era: 'handshake' };
 
 /** Errors only a 2026-07-28 server sends: seeing one means "modern, do not fall back". */
-const MODERN_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-  ErrorCode.UnsupportedProtocolVersion,
-]);
+const MODERN_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
 
 /** Statuses after which an HTTP body is inspected for a modern error (SEP-2575, §3.3). */
 const INSPECTED: ReadonlySet<number> = new Set([400, 404, 405]);
@@ -45,7 +41,11 @@ const INSPECTED: ReadonlySet<number> = new Set([400, 404, 405]);
 export class ProbeClosedError extends LocalError {
   constructor(cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super('closed', `The server closed the connection on the server/discover era probe (${why}); it is probably a handshake-era server that exits on unknown requests. Connecting to it again (with a new transport) initializes without the probe; or pin era: 'handshake'`, { cause });
+    super(
+      'closed',
+      `The server closed the connection on the server/discover era probe (${why}); it is probably a handshake-era server that exits on unknown requests. Connecting to it again (with a new transport) initializes without the probe; or pin era: 'handshake'`,
+      { cause },
+    );
     this.name = 'ProbeClosedError';
   }
 }

@@ -24,11 +24,9 @@ export async function performHandshake(
 ): Promise<HandshakeOutcome> {
   const supported = options.supported ?? HANDSHAKE_VERSIONS;
   const requested = options.protocolVersion ?? LATEST_HANDSHAKE_VERSION;
-  const raw = (await peer.request(
-    'initialize',
-    { protocolVersion: requested, capabilities, clientInfo } as unknown as JsonObject,
-    { timeoutMs: options.timeoutMs },
-  )) as unknown as InitializeResult;
+  const raw = (await peer.request('initialize', { protocolVersion: requested, capabilities, clientInfo } as unknown as JsonObject, {
+    timeoutMs: options.timeoutMs,
+  })) as unknown as InitializeResult;
   const version = raw.protocolVersion;
   if (typeof version !== 'string' || !supported.includes(version)) {
     await peer.close().catch(() => {});

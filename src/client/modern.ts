@@ -52,7 +52,10 @@ export class ModernSession {
   private template: JsonObject | undefined;
   readonly cache: ResultCache | undefined;
 
-  constructor(private readonly host: ModernHost, pinned: string | undefined) {
+  constructor(
+    private readonly host: ModernHost,
+    pinned: string | undefined,
+  ) {
     this.current = pinned ?? MODERN_VERSIONS[0];
     this.cache = host.cache ? new ResultCache(() => host.clock.now()) : undefined;
   }
@@ -113,10 +116,17 @@ export class ModernSession {
   /** Learns who the server is: from the probe's DiscoverResult, or by asking. */
   async discover(discovered: JsonObject | undefined, timeoutMs: number | undefined): Promise<ConnectOutcome> {
     const r = discovered ?? (await this.exchange('server/discover', undefined, { timeoutMs }));
-    if (!isDiscoverResult(r)) throw new LocalError('protocol', `The server answered server/discover without "capabilities" and "supportedVersions": ${JSON.stringify(r).slice(0, 300)}`);
+    if (!isDiscoverResult(r))
+      throw new LocalError(
+        'protocol',
+        `The server answered server/discover without "capabilities" and "supportedVersions": ${JSON.stringify(r).slice(0, 300)}`,
+      );
     const supported = (r.supportedVersions as unknown[]).filter((v): v is string => typeof v === 'string');
     if (!this.adopt(supported)) {
-      throw new LocalError('protocol', `The server supports protocol versions ${supported.join(', ')}; this client speaks ${MODERN_VERSIONS.join(', ')} in the stateless era`);
+      throw new LocalError(
+        'protocol',
+        `The server supports protocol versions ${supported.join(', ')}; this client speaks ${MODERN_VERSIONS.join(', ')} in the stateless era`,
+      );
     }
     // The spec puts serverInfo in the result's _meta; some servers (and drafts) put it beside
     // the capabilities. Display-only either way, so take whichever is there.
@@ -193,8 +203,16 @@ export class ModernSession {
     return this.host.send(method, this.withEnvelope(params), options).then(
       (r) => {
         const type = r.resultType;
-        if (type !== undefined && type !== 'complete' && !(type === 'input_required' && MRTR_METHODS.has(method)) && !(type === 'task' && this.host.tasks && TASK_CAPABLE.has(method))) {
-          throw new LocalError('protocol', `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it${type === 'task' && !this.host.tasks ? ' (this client did not declare the tasks extension)' : ''}`);
+        if (
+          type !== undefined &&
+          type !== 'complete' &&
+          !(type === 'input_required' && MRTR_METHODS.has(method)) &&
+          !(type === 'task' && this.host.tasks && TASK_CAPABLE.has(method))
+        ) {
+          throw new LocalError(
+            'protocol',
+            `The server answered ${method} with resultType ${JSON.stringify(type)}, which is not valid for it${type === 'task' && !this.host.tasks ? ' (this client did not declare the tasks extension)' : ''}`,
+          );
         }
         return r;
       },
@@ -229,8 +247,11 @@ export class ModernSession {
       }
       const requests = r.inputRequests as InputRequests | undefined;
       const state = r.requestState;
-      if ((requests === undefined && state === undefined) || (requests !== undefined && (typeof requests !== 'object' || Array.isArray(requests))) ||
-        (state !== undefined && typeof state !== 'string')) {
+      if (
+        (requests === undefined && state === undefined) ||
+        (requests !== undefined && (typeof requests !== 'object' || Array.isArray(requests))) ||
+        (state !== undefined && typeof state !== 'string')
+      ) {
         throw new LocalError('protocol', `The server answered ${method} with an invalid input_required result: ${JSON.stringify(r).slice(0, 300)}`);
       }
       const retry: JsonObject = { ...original };

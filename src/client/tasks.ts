@@ -69,7 +69,10 @@ export class TaskDriver {
   private readonly max: number;
   private readonly fallback: number;
 
-  constructor(private readonly host: TaskHost, private readonly options: TaskOptions = {}) {
+  constructor(
+    private readonly host: TaskHost,
+    private readonly options: TaskOptions = {},
+  ) {
     this.min = nonNegative(options.minPollIntervalMs, 100);
     this.max = Math.max(this.min, nonNegative(options.maxPollIntervalMs, 30_000));
     this.fallback = nonNegative(options.pollIntervalMs, 1000);
@@ -89,7 +92,8 @@ export class TaskDriver {
    */
   async drive(first: Task, options: CallOptions = {}): Promise<JsonObject> {
     const taskId = first.taskId;
-    if (typeof taskId !== 'string' || taskId === '') throw new LocalError('protocol', `The server created a task without a taskId: ${JSON.stringify(first).slice(0, 300)}`);
+    if (typeof taskId !== 'string' || taskId === '')
+      throw new LocalError('protocol', `The server created a task without a taskId: ${JSON.stringify(first).slice(0, 300)}`);
     const { signal, ontask } = options;
     // Each poll gets the call's own timeout; the task as a whole has none (only the signal).
     const each: RequestOptions = { signal, timeoutMs: options.timeoutMs };
@@ -97,7 +101,10 @@ export class TaskDriver {
     let task: DetailedTask = checked(first, taskId);
     const stream = this.options.listen ? this.host.listen(taskId) : undefined;
     // What changed before the stream was acknowledged was never sent on it: look once then.
-    stream?.acknowledged.then(() => this.notified({ taskId }), () => {});
+    stream?.acknowledged.then(
+      () => this.notified({ taskId }),
+      () => {},
+    );
     let shown: string | undefined;
     let polled = false;
     let over = false;
@@ -255,7 +262,10 @@ function resultOf(task: DetailedTask): JsonObject {
 function failureOf(task: DetailedTask): Error {
   const e = task.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   if (e && typeof e.code === 'number' && typeof e.message === 'string') return new McpError(e.code, e.message, e.data);
-  return new LocalError('protocol', `Task ${task.taskId} failed, but the server sent no JSON-RPC error${task.statusMessage ? ` (status message: ${task.statusMessage})` : ''}`);
+  return new LocalError(
+    'protocol',
+    `Task ${task.taskId} failed, but the server sent no JSON-RPC error${task.statusMessage ? ` (status message: ${task.statusMessage})` : ''}`,
+  );
 }
 
 function reasonOf(signal: AbortSignal): string {

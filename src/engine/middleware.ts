@@ -18,11 +18,7 @@ export interface MessageMiddleware {
  * recorder listed first records messages exactly as they cross the wire, even when later
  * middleware changes them.
  */
-export function compose(
-  middleware: readonly MessageMiddleware[],
-  direction: 'incoming' | 'outgoing',
-  last: Next,
-): Next {
+export function compose(middleware: readonly MessageMiddleware[], direction: 'incoming' | 'outgoing', last: Next): Next {
   const n = middleware.length;
   let next = last;
   // Wrap from the innermost layer outwards: incoming, the innermost is the last in the list;

@@ -1,14 +1,6 @@
 import { decodeFrame, DEFAULT_LIMITS, errorResponse, type BadResponse, type DecodeLimits, type Decoded } from '../jsonrpc/codec.js';
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
-import type {
-  JsonObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  RequestId,
-} from '../jsonrpc/messages.js';
+import type { JsonObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/messages.js';
 import type { FrameInfo, Transport } from './transport.js';
 import { compose, type MessageMiddleware, type Next } from './middleware.js';
 import { InboundRequest, responseTo } from './inbound.js';
@@ -200,9 +192,7 @@ export class Peer {
       const meta = (params?._meta as JsonObject | undefined) ?? {};
       sentParams = { ...params, _meta: { ...meta, progressToken: id } };
     }
-    const message: JsonRpcRequest = sentParams === undefined
-      ? { jsonrpc: '2.0', id, method }
-      : { jsonrpc: '2.0', id, method, params: sentParams };
+    const message: JsonRpcRequest = sentParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sentParams };
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     return new Promise<JsonObject>((resolve, reject) => {
       const p: Pending = {
@@ -254,15 +244,18 @@ export class Peer {
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (!(wait <= MAX_TIMER_MS)) return;
     const capped = wait === left;
-    p.timer = this.clock.setTimeout(() => {
-      this.cancelOutgoing(
-        id,
-        capped
-          ? new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`)
-          : new LocalError('timeout', `Request "${p.method}" timed out after ${p.timeoutMs} ms`),
-        capped ? 'Maximum total timeout exceeded' : `Request timed out after ${p.timeoutMs} ms`,
-      );
-    }, Math.max(0, wait));
+    p.timer = this.clock.setTimeout(
+      () => {
+        this.cancelOutgoing(
+          id,
+          capped
+            ? new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`)
+            : new LocalError('timeout', `Request "${p.method}" timed out after ${p.timeoutMs} ms`),
+          capped ? 'Maximum total timeout exceeded' : `Request timed out after ${p.timeoutMs} ms`,
+        );
+      },
+      Math.max(0, wait),
+    );
   }
 
   private settle(id: RequestId): Pending | undefined {
@@ -319,8 +312,12 @@ export class Peer {
   private async receiveBatch(messages: JsonRpcMessage[], errors: JsonRpcResponse[], info?: FrameInfo): Promise<void> {
     const replies: JsonRpcMessage[] = [];
     const outs: Promise<void>[] = [];
-    const collectOut = compose(this.middleware, 'outgoing', async (m) => { replies.push(m); });
-    const collect = (r: JsonRpcResponse) => { outs.push(collectOut(r).catch((e: unknown) => this.onerror?.(asError(e)))); };
+    const collectOut = compose(this.middleware, 'outgoing', async (m) => {
+      replies.push(m);
+    });
+    const collect = (r: JsonRpcResponse) => {
+      outs.push(collectOut(r).catch((e: unknown) => this.onerror?.(asError(e))));
+    };
     for (const e of errors) collect(e);
     const chain = this.inbound(info, collect);
     await Promise.all(messages.map((m) => chain(m).catch((err: unknown) => this.onerror?.(asError(err)))));
@@ -388,7 +385,11 @@ export class Peer {
       p.timer = undefined;
       if (this.clock.now() - p.startedAt < p.maxTotal) this.arm(token, p);
       else {
-        this.cancelOutgoing(token, new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`), 'Maximum total timeout exceeded');
+        this.cancelOutgoing(
+          token,
+          new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`),
+          'Maximum total timeout exceeded',
+        );
         return;
       }
     }
@@ -465,19 +466,21 @@ export class Peer {
     } catch (err) {
       this.onerror?.(asError(err));
     }
-    if (this.closeListeners) for (const l of this.closeListeners) {
-      try {
-        l(reason);
-      } catch (err) {
-        this.onerror?.(asError(err));
+    if (this.closeListeners)
+      for (const l of this.closeListeners) {
+        try {
+          l(reason);
+        } catch (err) {
+          this.onerror?.(asError(err));
+        }
       }
-    }
   }
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const BATCH_REFUSED = 'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26';
-const idInUse = (id: RequestId) => errorResponse(id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`);
+const idInUse = (id: RequestId) =>
+  errorResponse(id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`);
 const NO_MIDDLEWARE: readonly MessageMiddleware[] = Object.freeze([]);
 const DONE: Promise<void> = Promise.resolve();
 
@@ -485,6 +488,6 @@ const DONE: Promise<void> = Promise.resolve();
 const related = new WeakMap<object, RequestId>();
 function relatedOf(m: JsonRpcMessage): { relatedRequestId?: RequestId } | undefined {
   // A response is related to the request it answers; transports read that from its id.
-  const id = 'method' in m ? related.get(m) : (m as { id?: RequestId | null }).id ?? undefined;
+  const id = 'method' in m ? related.get(m) : ((m as { id?: RequestId | null }).id ?? undefined);
   return id === undefined ? undefined : { relatedRequestId: id };
 }

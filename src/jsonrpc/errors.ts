@@ -32,9 +32,7 @@ export class McpError extends Error {
     if (data !== undefined) this.data = data;
   }
   toJSON(): JsonRpcErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
   static fromObject(e: JsonRpcErrorObject): McpError {
     return new McpError(e.code, e.message, e.data);

@@ -73,8 +73,7 @@ export class HandshakeServerEra {
   admit(method: string): RequestEnvelope {
     const env = this.envelope;
     if (!env) {
-      throw new McpError(ErrorCode.InvalidRequest,
-        `Invalid request: "${method}" arrived before "initialize"; the client must initialize the connection first`);
+      throw new McpError(ErrorCode.InvalidRequest, `Invalid request: "${method}" arrived before "initialize"; the client must initialize the connection first`);
     }
     return env;
   }

@@ -15,13 +15,7 @@ export const META = {
 } as const;
 
 /** Methods the stateless era removed: a modern request for them is -32601. */
-export const REMOVED_IN_MODERN: ReadonlySet<string> = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-]);
+export const REMOVED_IN_MODERN: ReadonlySet<string> = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
 /** Methods whose complete results carry `ttlMs` and `cacheScope` (SEP-2549). */
 export const CACHEABLE: ReadonlySet<string> = new Set([
@@ -48,7 +42,10 @@ export interface ModernEnvelope extends RequestEnvelope {
 export function readEnvelope(params: JsonObject | undefined, supported: readonly string[] = MODERN_VERSIONS): ModernEnvelope {
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (!meta || typeof meta !== 'object') {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: the request has no _meta; 2026-07-28 requests must carry "${META.protocolVersion}" and "${META.clientCapabilities}"`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: the request has no _meta; 2026-07-28 requests must carry "${META.protocolVersion}" and "${META.clientCapabilities}"`,
+    );
   }
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') {

@@ -1,7 +1,40 @@
 /** Params and results of every method, notification params, and the multi round-trip (input request) types that embed them. */
 import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
-import type { CacheableResult, ClientCapabilities, ContentBlock, EmptyResult, FinalResult, Implementation, LoggingLevel, NotificationParams, PaginatedParams, PaginatedResult, ProgressToken, Prompt, PromptMessage, RequestParams, Resource, ResourceContents, ResourceTemplate, ResultMeta, Root, SamplingMessage, ServerCapabilities, ServerRequestParams, Tool } from './types.js';
-import type { ElicitAction, ElicitRequestedSchema, ElicitValue, IncludeContext, ModelPreferences, StopReason, TaskMetadata, ToolChoice } from './client-types.js';
+import type {
+  CacheableResult,
+  ClientCapabilities,
+  ContentBlock,
+  EmptyResult,
+  FinalResult,
+  Implementation,
+  LoggingLevel,
+  NotificationParams,
+  PaginatedParams,
+  PaginatedResult,
+  ProgressToken,
+  Prompt,
+  PromptMessage,
+  RequestParams,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  ResultMeta,
+  Root,
+  SamplingMessage,
+  ServerCapabilities,
+  ServerRequestParams,
+  Tool,
+} from './types.js';
+import type {
+  ElicitAction,
+  ElicitRequestedSchema,
+  ElicitValue,
+  IncludeContext,
+  ModelPreferences,
+  StopReason,
+  TaskMetadata,
+  ToolChoice,
+} from './client-types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Method params and results
@@ -56,9 +89,7 @@ export type ListResourcesParams = PaginatedParams;
 export type ListResourcesResult = FinalResult & PaginatedResult & CacheableResult & { resources: Resource[] };
 
 export type ListResourceTemplatesParams = PaginatedParams;
-export type ListResourceTemplatesResult = FinalResult &
-  PaginatedResult &
-  CacheableResult & { resourceTemplates: ResourceTemplate[] };
+export type ListResourceTemplatesResult = FinalResult & PaginatedResult & CacheableResult & { resourceTemplates: ResourceTemplate[] };
 
 export type ReadResourceParams = RequestParams & InputResponseParams & { uri: string };
 export type ReadResourceResult = FinalResult & CacheableResult & { contents: ResourceContents[] };

@@ -99,10 +99,7 @@ function deferredJsonSchema(schema: Record<string, unknown>, role: SchemaRole): 
  * (for a raw JSON Schema, errors only ajv finds surface at registration once
  * ajv is loaded, see loadJsonSchemaSupport, and otherwise at the first call).
  */
-export function compileSchema(
-  schema: SchemaInput | undefined,
-  opts: CompileSchemaOptions = {},
-): CompiledSchema {
+export function compileSchema(schema: SchemaInput | undefined, opts: CompileSchemaOptions = {}): CompiledSchema {
   const role = opts.role ?? 'input';
   if (schema === undefined) return compileEmpty(role);
 
@@ -123,10 +120,7 @@ export function compileSchema(
       return compileEmpty(role);
     }
     if (members.some(isStandardSchema)) {
-      throw new TypeError(
-        'A schema shape must contain only Standard Schemas (e.g. { name: z.string() }); ' +
-          'this object mixes them with other values',
-      );
+      throw new TypeError('A schema shape must contain only Standard Schemas (e.g. { name: z.string() }); ' + 'this object mixes them with other values');
     }
     if (opts.jsonSchema) {
       throw new TypeError('The jsonSchema option only applies to Standard Schemas');
@@ -146,9 +140,6 @@ export function compileSchema(
   }
 
   assertObjectSchema(jsonSchema, role);
-  const validate =
-    role === 'input'
-      ? (value: unknown) => check(value === undefined ? {} : value)
-      : check;
+  const validate = role === 'input' ? (value: unknown) => check(value === undefined ? {} : value) : check;
   return { jsonSchema, validate };
 }

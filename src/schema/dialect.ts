@@ -16,7 +16,10 @@ export function detectDialect(schema: Record<string, unknown>): JsonSchemaDialec
   if (typeof uri !== 'string') {
     throw new TypeError(`JSON Schema "$schema" must be a string, got ${typeof uri}`);
   }
-  const key = uri.trim().replace(/^https?:\/\//, '').replace(/#$/, '');
+  const key = uri
+    .trim()
+    .replace(/^https?:\/\//, '')
+    .replace(/#$/, '');
   const dialect = DIALECTS.get(key);
   if (!dialect) {
     throw new TypeError(

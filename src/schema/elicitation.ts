@@ -97,8 +97,7 @@ const ARRAY_KEYS = new Set(['type', 'items', 'minItems', 'maxItems', 'uniqueItem
 const FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
 
 const isCount = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0;
-const isStringArray = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.every((item) => typeof item === 'string');
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((item) => typeof item === 'string');
 
 function unsupportedKey(schema: Record<string, unknown>, allowed: ReadonlySet<string>): string | undefined {
   return Object.keys(schema).find((key) => !allowed.has(key));

@@ -4,9 +4,7 @@
 
 export type SchemaRole = 'input' | 'output';
 
-export type ValidationResult =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly message: string };
+export type ValidationResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
 
 /** A compiled raw JSON Schema: always synchronous. */
 export type JsonSchemaValidator = (value: unknown) => ValidationResult;
@@ -49,9 +47,5 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -2,14 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { detectDialect, type JsonSchemaDialect } from './dialect.js';
-import {
-  failure,
-  quotedPath,
-  success,
-  type IssuePathSegment,
-  type JsonSchemaValidator,
-  type SchemaRole,
-} from './format.js';
+import { failure, quotedPath, success, type IssuePathSegment, type JsonSchemaValidator, type SchemaRole } from './format.js';
 import { provideJsonSchemaCompiler } from './json-schema-support.js';
 
 // ajv-formats is CommonJS whose module.exports is the plugin and also carries
@@ -94,10 +87,7 @@ function describeAjvError(error: ErrorObject): string {
       return `${quotedPath([...path, String(params.missingProperty)])} is required`;
     case 'dependentRequired':
     case 'dependencies':
-      return (
-        `${quotedPath([...path, String(params.missingProperty)])} is required when ` +
-        `${quotedPath([...path, String(params.property)])} is present`
-      );
+      return `${quotedPath([...path, String(params.missingProperty)])} is required when ` + `${quotedPath([...path, String(params.property)])} is present`;
     case 'additionalProperties':
       return `${quotedPath([...path, String(params.additionalProperty)])} is not an allowed property`;
     case 'unevaluatedProperties':
@@ -116,10 +106,7 @@ function describeAjvError(error: ErrorObject): string {
  * Throws a TypeError at compile time for unknown dialects, invalid schemas
  * and unresolvable (including remote) `$ref`s.
  */
-export function compileJsonSchema(
-  schema: Record<string, unknown>,
-  role: SchemaRole,
-): JsonSchemaValidator {
+export function compileJsonSchema(schema: Record<string, unknown>, role: SchemaRole): JsonSchemaValidator {
   const validate = compileWithAjv(schema);
   return (value) => {
     if (validate(value)) return success(value);

@@ -1,14 +1,5 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
-import {
-  failure,
-  isPlainObject,
-  isThenable,
-  quotedPath,
-  success,
-  type IssuePathSegment,
-  type SchemaRole,
-  type ValidationResult,
-} from './format.js';
+import { failure, isPlainObject, isThenable, quotedPath, success, type IssuePathSegment, type SchemaRole, type ValidationResult } from './format.js';
 
 /** A plain object whose values are all Standard Schemas, e.g. `{ q: z.string() }`. */
 export type StandardSchemaShape = { readonly [key: string]: StandardSchemaV1 };
@@ -19,11 +10,7 @@ type StandardResult = StandardSchemaV1.Result<unknown>;
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: unknown })['~standard'];
-  return (
-    typeof props === 'object' &&
-    props !== null &&
-    typeof (props as { validate?: unknown }).validate === 'function'
-  );
+  return typeof props === 'object' && props !== null && typeof (props as { validate?: unknown }).validate === 'function';
 }
 
 /** True for a non-empty plain object whose every value is a Standard Schema. */
@@ -39,10 +26,7 @@ export function isStandardSchemaShape(value: unknown): value is StandardSchemaSh
  * removed: MCP already defaults to 2020-12, and several clients and model
  * providers reject tool parameter schemas that carry the keyword.
  */
-export function standardToJsonSchema(
-  schema: StandardSchemaV1,
-  role: SchemaRole,
-): Record<string, unknown> {
+export function standardToJsonSchema(schema: StandardSchemaV1, role: SchemaRole): Record<string, unknown> {
   const props = schema['~standard'] as Partial<StandardJSONSchemaV1.Props>;
   const converter = props.jsonSchema;
   const convert = converter?.[role];
@@ -82,11 +66,7 @@ function missingKey(input: unknown, path: readonly IssuePathSegment[]): boolean 
   return isPlainObject(parent) && typeof key === 'string' && !Object.hasOwn(parent, key);
 }
 
-function describeIssues(
-  issues: readonly StandardSchemaV1.Issue[],
-  input: unknown,
-  prefix: readonly IssuePathSegment[] = [],
-): string[] {
+function describeIssues(issues: readonly StandardSchemaV1.Issue[], input: unknown, prefix: readonly IssuePathSegment[] = []): string[] {
   return issues.map((issue) => {
     const path = [...prefix, ...(issue.path ?? [])];
     if (path.length === 0) return issue.message;
@@ -140,27 +120,19 @@ function reroot(node: unknown, base: string): unknown {
   if (!isPlainObject(node)) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] =
-      key === '$ref' && typeof value === 'string' && value.startsWith('#')
-        ? `${base}${value.slice(1)}`
-        : reroot(value, base);
+    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${base}${value.slice(1)}` : reroot(value, base);
   }
   return out;
 }
 
-export function shapeToJsonSchema(
-  shape: StandardSchemaShape,
-  role: SchemaRole,
-): Record<string, unknown> {
+export function shapeToJsonSchema(shape: StandardSchemaShape, role: SchemaRole): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const [key, member] of Object.entries(shape)) {
     properties[key] = reroot(standardToJsonSchema(member, role), `#/properties/${escapePointerToken(key)}`);
     if (!isOptional(member, role)) required.push(key);
   }
-  return required.length > 0
-    ? { type: 'object', properties, required }
-    : { type: 'object', properties };
+  return required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };
 }
 
 /**
@@ -194,9 +166,7 @@ export function compileShape(shape: StandardSchemaShape, role: SchemaRole): Stan
       const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
       return failure(role, [`expected an object, received ${got}`]);
     }
-    const results = members.map(({ key, std }) =>
-      std.validate(Object.hasOwn(value, key) ? value[key] : undefined),
-    );
+    const results = members.map(({ key, std }) => std.validate(Object.hasOwn(value, key) ? value[key] : undefined));
     if (!results.some(isThenable)) return finish(value, results as StandardResult[]);
     return Promise.all(results).then((settled) => finish(value, settled));
   };

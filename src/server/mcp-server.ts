@@ -58,7 +58,12 @@ export class McpServer {
     this.server.registerCapabilities({ logging: {} });
     const size = () => this.pageSize;
     const warn = (m: string) => this.server.onerror(new Error(m));
-    this.tools = new ToolRegistry(() => this.listChanged('tools'), warn, size, () => this.server.extensionHooks());
+    this.tools = new ToolRegistry(
+      () => this.listChanged('tools'),
+      warn,
+      size,
+      () => this.server.extensionHooks(),
+    );
     this.resources = new ResourceRegistry(() => this.listChanged('resources'), size);
     this.prompts = new PromptRegistry(() => this.listChanged('prompts'), size);
   }
@@ -108,7 +113,10 @@ export class McpServer {
     if (UriTemplate.isTemplate(uri)) {
       // A template behind a static-style handler: its handle must adapt new handlers too,
       // or an update would store a (uri, ctx) function where (uri, vars, ctx) is called.
-      const adapt = (h: ResourceHandler): TemplateHandler => (u, _v, ctx) => h(u, ctx);
+      const adapt =
+        (h: ResourceHandler): TemplateHandler =>
+        (u, _v, ctx) =>
+          h(u, ctx);
       const inner = this.resourceTemplate(name, uri, config, adapt(handler));
       return {
         name: inner.name,
@@ -203,7 +211,7 @@ export class McpServer {
       if (!this.resources.hasTemplate(ref.uri)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       completer = this.resources.completer(ref.uri, arg.name);
     } else throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be ref/prompt {name} or ref/resource {uri}');
-    const context = { arguments: ((params?.context as { arguments?: Record<string, string> } | undefined)?.arguments) ?? {} };
+    const context = { arguments: (params?.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {} };
     const all = completer ? await completer(arg.value, context, ctx) : [];
     const values = all.slice(0, 100);
     return { completion: { values, total: all.length, hasMore: all.length > values.length } };

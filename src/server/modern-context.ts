@@ -23,7 +23,7 @@ import { RequestFacts } from './request-facts.js';
  */
 export class ModernContext extends RequestFacts implements RequestContext {
   readonly session = undefined;
-  protected declare readonly envelope: ModernEnvelope;
+  declare protected readonly envelope: ModernEnvelope;
   /**
    * @internal Set by an extension that takes the work over (a task, SEP-2663). Once detached,
    * the request has been answered: input goes to the binding, the signal is its own, and
@@ -81,7 +81,9 @@ export class ModernContext extends RequestFacts implements RequestContext {
     const b = this.binding;
     if (b?.detached) return b.input(method, params, key);
     if (!this.collector) {
-      return Promise.reject(new LocalError('capability', `Cannot ask the client for input in "${this.method}": only tools/call, resources/read and prompts/get may`));
+      return Promise.reject(
+        new LocalError('capability', `Cannot ask the client for input in "${this.method}": only tools/call, resources/read and prompts/get may`),
+      );
     }
     return this.collector.need(method, params, key);
   }
@@ -113,4 +115,3 @@ export class ModernContext extends RequestFacts implements RequestContext {
     return r?.roots ?? [];
   }
 }
-

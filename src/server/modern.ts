@@ -72,7 +72,10 @@ export class ModernEra {
   /** Cache hints by method: the options are fixed once the server is built. */
   private readonly hints = new Map<string, CacheHint>();
 
-  constructor(private readonly server: ModernHost, private readonly o: ModernOptions = {}) {
+  constructor(
+    private readonly server: ModernHost,
+    private readonly o: ModernOptions = {},
+  ) {
     this.versions = o.versions ?? MODERN_VERSIONS;
     this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs, clock: o.clock });
     this.baseMeta = { [META.serverInfo]: server.info };
@@ -85,7 +88,8 @@ export class ModernEra {
   handle(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
     const { method, params } = req;
     const env = readEnvelope(params, this.versions);
-    if (REMOVED_IN_MODERN.has(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (removed in protocol version ${env.protocolVersion})`);
+    if (REMOVED_IN_MODERN.has(method))
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (removed in protocol version ${env.protocolVersion})`);
     if (method === 'server/discover') return this.decorate(method, this.discover());
     if (method === 'subscriptions/listen') return this.listen(params, inbound, env);
     // An unknown method is -32601 from dispatch, after request middleware saw it (as in the
@@ -101,7 +105,14 @@ export class ModernEra {
   }
 
   /** A tools/call, resources/read or prompts/get; asynchronous only where it waits or seals. */
-  private runRound(round: InputCollector, method: string, params: JsonObject | undefined, inbound: InboundRequest, env: ModernEnvelope, logging: boolean): Promise<JsonObject> | JsonObject {
+  private runRound(
+    round: InputCollector,
+    method: string,
+    params: JsonObject | undefined,
+    inbound: InboundRequest,
+    env: ModernEnvelope,
+    logging: boolean,
+  ): Promise<JsonObject> | JsonObject {
     let result: Promise<JsonObject> | JsonObject;
     try {
       result = this.server.dispatch(method, params, new ModernContext(inbound, env, round, logging));
@@ -134,7 +145,11 @@ export class ModernEra {
     } catch (err) {
       return this.answer(inbound, false, err);
     }
-    if (isThenable(result)) result.then((r) => this.answer(inbound, true, r), (err: unknown) => this.answer(inbound, false, err));
+    if (isThenable(result))
+      result.then(
+        (r) => this.answer(inbound, true, r),
+        (err: unknown) => this.answer(inbound, false, err),
+      );
     else this.answer(inbound, true, result);
   }
 
@@ -203,7 +218,10 @@ export class ModernEra {
       filter.resourceSubscriptions = want.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
     }
     // Extensions acknowledge their own parts (tasks: taskIds).
-    Object.assign(filter, await this.server.listenExtensions(want, { clientCapabilities: env.clientCapabilities, principal: inbound.info?.authInfo?.principal }));
+    Object.assign(
+      filter,
+      await this.server.listenExtensions(want, { clientCapabilities: env.clientCapabilities, principal: inbound.info?.authInfo?.principal }),
+    );
     const id = inbound.id;
     const tag = { [META.subscriptionId]: id };
     let end!: () => void;

@@ -253,7 +253,8 @@ export class InputCollector {
     if (this.invalid !== undefined) throw new McpError(ErrorCode.InvalidParams, this.invalid);
     const requests = this.requests;
     if (requests === undefined) return result!;
-    if (result !== undefined) warn(`A ${this.method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
+    if (result !== undefined)
+      warn(`A ${this.method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
     return this.sealRound(requests);
   }
 

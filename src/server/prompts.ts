@@ -63,7 +63,10 @@ function argumentsFrom(config: PromptConfig): { list: PromptArgument[]; schema?:
 export class PromptRegistry {
   readonly registry: Registry<PromptDef, PromptUpdate>;
 
-  constructor(onChange: () => void, private readonly pageSize: () => number) {
+  constructor(
+    onChange: () => void,
+    private readonly pageSize: () => number,
+  ) {
     this.registry = new Registry<PromptDef, PromptUpdate>('Prompt', onChange, (def, { handler, ...changes }) =>
       compilePrompt(def.wire.name, { ...def.config, ...changes }, handler ?? def.handler),
     );
@@ -74,7 +77,11 @@ export class PromptRegistry {
   }
 
   list(params: JsonObject | undefined): JsonObject {
-    const { page, nextCursor } = paginate(this.registry.list().map((p) => p.wire), params?.cursor, this.pageSize());
+    const { page, nextCursor } = paginate(
+      this.registry.list().map((p) => p.wire),
+      params?.cursor,
+      this.pageSize(),
+    );
     return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
   }
 

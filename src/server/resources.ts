@@ -69,7 +69,10 @@ export class ResourceRegistry {
   readonly statics: Registry<StaticDef, ResourceUpdate>;
   readonly templates: Registry<TemplateDef, TemplateUpdate>;
 
-  constructor(onChange: () => void, private readonly pageSize: () => number) {
+  constructor(
+    onChange: () => void,
+    private readonly pageSize: () => number,
+  ) {
     // Updates rebuild the advertised object from the merged config (a shallow merge would
     // leave tools/list-style wire objects stale).
     this.statics = new Registry<StaticDef, ResourceUpdate>('Resource', onChange, (def, { handler, ...changes }) =>
@@ -101,7 +104,11 @@ export class ResourceRegistry {
   }
 
   listTemplates(params: JsonObject | undefined): JsonObject {
-    const { page, nextCursor } = paginate(this.templates.list().map((t) => t.wire), params?.cursor, this.pageSize());
+    const { page, nextCursor } = paginate(
+      this.templates.list().map((t) => t.wire),
+      params?.cursor,
+      this.pageSize(),
+    );
     return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
   }
 
@@ -141,7 +148,7 @@ function toBase64(b: string | Uint8Array): string {
 }
 
 function normalize(value: ResourceReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
-  const withMime = <T extends object>(c: T, m?: string): T => (m ?? mimeType) === undefined ? c : { ...c, mimeType: m ?? mimeType };
+  const withMime = <T extends object>(c: T, m?: string): T => ((m ?? mimeType) === undefined ? c : { ...c, mimeType: m ?? mimeType });
   if (typeof value === 'string') return { contents: [withMime({ uri, text: value })] };
   if (value instanceof Uint8Array) return { contents: [withMime({ uri, blob: toBase64(value) })] };
   if (Array.isArray(value)) return { contents: value };

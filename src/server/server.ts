@@ -18,12 +18,7 @@ export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext
 export type NotificationHandler = (params: JsonObject | undefined, session: ServerSession) => void | Promise<void>;
 
 /** Wraps every request handler: observe, change, short-circuit or time requests. */
-export type RequestMiddleware = (
-  method: string,
-  params: JsonObject | undefined,
-  ctx: RequestContext,
-  next: () => Promise<JsonObject>,
-) => Promise<JsonObject>;
+export type RequestMiddleware = (method: string, params: JsonObject | undefined, ctx: RequestContext, next: () => Promise<JsonObject>) => Promise<JsonObject>;
 
 export interface ServerOptions extends Implementation {
   instructions?: string;
@@ -98,11 +93,18 @@ export class Server {
     this.onerror = onerror ?? ((e) => console.error(`[mcpkit] ${e.stack ?? e.message}`));
     this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
-    this.bus = bus === undefined ? undefined : new ServerBus(bus, {
-      notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
-      // An extension this instance lacks has nothing to do with its events.
-      ext: (name, data) => this.hooks.get(name)?.relayed?.(data),
-    }, this.onerror);
+    this.bus =
+      bus === undefined
+        ? undefined
+        : new ServerBus(
+            bus,
+            {
+              notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
+              // An extension this instance lacks has nothing to do with its events.
+              ext: (name, data) => this.hooks.get(name)?.relayed?.(data),
+            },
+            this.onerror,
+          );
     // A handler like any other, so request middleware sees it too.
     this.setRequestHandler('logging/setLevel', (params, ctx) => {
       if (!ctx.session) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel');
@@ -188,8 +190,7 @@ export class Server {
   registerCapabilities(caps: ServerCapabilities): void {
     for (const [k, v] of Object.entries(caps)) {
       const cur = (this.capabilities as Record<string, unknown>)[k];
-      (this.capabilities as Record<string, unknown>)[k] =
-        cur && typeof cur === 'object' && v && typeof v === 'object' ? { ...cur, ...v } : v;
+      (this.capabilities as Record<string, unknown>)[k] = cur && typeof cur === 'object' && v && typeof v === 'object' ? { ...cur, ...v } : v;
     }
   }
 

@@ -131,7 +131,8 @@ export class ServerSession implements PeerHandlers, Session {
 
   /** `logging/setLevel` for this connection. */
   setLevel(params: JsonObject | undefined): JsonObject {
-    if (!this.server.capabilities.logging) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel (the server does not offer logging)');
+    if (!this.server.capabilities.logging)
+      throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel (the server does not offer logging)');
     const level = params?.level;
     if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOGGING_LEVELS.join(', ')}`);

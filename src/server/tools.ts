@@ -84,7 +84,9 @@ export function compileTool(
   for (const k of Object.keys(config)) {
     // A misspelt or uninstalled option silently ignored is a trap: say so at registration.
     if (!read.has(k) && (config as Record<string, unknown>)[k] !== undefined) {
-      throw new TypeError(`Tool "${name}": unknown option "${k}": no installed extension reads it (install the extension that adds it: new McpServer({ ..., extensions: [...] }))`);
+      throw new TypeError(
+        `Tool "${name}": unknown option "${k}": no installed extension reads it (install the extension that adds it: new McpServer({ ..., extensions: [...] }))`,
+      );
     }
   }
   const def: ToolDefinition = { name, config, handler, input, output, wire, hooks, call: undefined, protocolErrors: hooks.some((h) => h.protocolErrors) };
@@ -237,8 +239,7 @@ function afterOutputCheck(
   checked: ValidationResult | Promise<ValidationResult>,
   then: (value: unknown) => JsonObject,
 ): Promise<JsonObject> | JsonObject {
-  const verdict = (c: ValidationResult): JsonObject =>
-    c.ok ? then(c.value) : errorResult(`Tool "${tool.name}" returned ${lowerFirst(c.message)}`);
+  const verdict = (c: ValidationResult): JsonObject => (c.ok ? then(c.value) : errorResult(`Tool "${tool.name}" returned ${lowerFirst(c.message)}`));
   return isThenable(checked) ? Promise.resolve(checked).then(verdict) : verdict(checked);
 }
 

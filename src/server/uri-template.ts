@@ -178,13 +178,19 @@ type Program = { op: Int32Array; a: Int32Array; b: Int32Array };
 function stops(e: Expression): number {
   const single = e.vars.length === 1 && !e.vars[0].explode;
   switch (e.op) {
-    case '+': return QUERY | HASH; // stop before query/fragment so a following {?q} still matches
-    case '#': return HASH;
-    case '.': return single ? SLASH | QUERY | HASH | DOT : SLASH | QUERY | HASH; // a label has no dots
-    case '/': return single ? SLASH | QUERY | HASH : QUERY | HASH;
+    case '+':
+      return QUERY | HASH; // stop before query/fragment so a following {?q} still matches
+    case '#':
+      return HASH;
+    case '.':
+      return single ? SLASH | QUERY | HASH | DOT : SLASH | QUERY | HASH; // a label has no dots
+    case '/':
+      return single ? SLASH | QUERY | HASH : QUERY | HASH;
     case '?':
-    case '&': return HASH;
-    default: return SLASH | QUERY | HASH;
+    case '&':
+      return HASH;
+    default:
+      return SLASH | QUERY | HASH;
   }
 }
 

@@ -41,14 +41,20 @@ export class ServerBus {
   private stop: (() => Promise<void>) | undefined;
   private closed = false;
 
-  constructor(private readonly bus: MessageBus, private readonly handlers: BusHandlers, private readonly onerror: (e: Error) => void) {
-    this.ready = bus.subscribe((text) => this.receive(text)).then(
-      (stop) => {
-        if (this.closed) void stop().catch(() => {});
-        else this.stop = stop;
-      },
-      (e: unknown) => onerror(new Error(`message bus: cannot subscribe: ${errorText(e)}`)),
-    );
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly handlers: BusHandlers,
+    private readonly onerror: (e: Error) => void,
+  ) {
+    this.ready = bus
+      .subscribe((text) => this.receive(text))
+      .then(
+        (stop) => {
+          if (this.closed) void stop().catch(() => {});
+          else this.stop = stop;
+        },
+        (e: unknown) => onerror(new Error(`message bus: cannot subscribe: ${errorText(e)}`)),
+      );
   }
 
   send(event: BusEvent): void {
@@ -81,7 +87,8 @@ export class ServerBus {
     }
     if (!msg || typeof msg !== 'object' || msg.o === this.origin) return;
     try {
-      if (msg.k === 'notify' && typeof msg.m === 'string' && (msg.p === undefined || isObject(msg.p))) this.handlers.notify(msg.m, msg.p as JsonObject | undefined);
+      if (msg.k === 'notify' && typeof msg.m === 'string' && (msg.p === undefined || isObject(msg.p)))
+        this.handlers.notify(msg.m, msg.p as JsonObject | undefined);
       else if (msg.k === 'ext' && typeof msg.x === 'string' && isObject(msg.d)) this.handlers.ext(msg.x, msg.d as JsonObject);
       else this.onerror(new Error(`message bus: ignored an unknown or malformed ${JSON.stringify(String(msg.k))} message`));
     } catch (e) {

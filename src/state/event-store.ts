@@ -11,10 +11,7 @@ export interface EventStore {
    * Replays, in order, the events of the stream `lastEventId` belongs to that came after it.
    * Returns that stream's id, or undefined when the id is unknown or expired.
    */
-  replayEventsAfter(
-    lastEventId: string,
-    send: (eventId: string, message: JsonRpcMessage) => void,
-  ): Promise<string | undefined> | string | undefined;
+  replayEventsAfter(lastEventId: string, send: (eventId: string, message: JsonRpcMessage) => void): Promise<string | undefined> | string | undefined;
   /** The id of a stream's priming event: resuming from it replays the whole stream. */
   primingEventId(streamId: string): string;
   /** Forgets a stream (its request finished and was delivered, or the session ended). */
@@ -46,7 +43,8 @@ export class InMemoryEventStore implements EventStore {
 
   storeEvent(streamId: string, message: JsonRpcMessage): string {
     let log = this.streams.get(streamId);
-    if (log) this.streams.delete(streamId); // re-insert: Map order doubles as recency
+    if (log)
+      this.streams.delete(streamId); // re-insert: Map order doubles as recency
     else log = { seq: 0, events: [] };
     this.streams.set(streamId, log);
     const seq = ++log.seq;

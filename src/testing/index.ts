@@ -39,7 +39,10 @@ export class WireRecorder implements MessageMiddleware {
 
   /** The methods in wire order, with direction arrows: handy for sequence assertions. */
   methods(): string[] {
-    return this.entries.map((e) => `${e.direction === 'client→server' ? '→' : '←'} ${'method' in e.message ? e.message.method : 'id' in e.message ? `response ${String(e.message.id)}` : 'response'}`);
+    return this.entries.map(
+      (e) =>
+        `${e.direction === 'client→server' ? '→' : '←'} ${'method' in e.message ? e.message.method : 'id' in e.message ? `response ${String(e.message.id)}` : 'response'}`,
+    );
   }
 
   clear(): void {

@@ -45,7 +45,10 @@ describe('bridge --stdio-to-http: a stdio server forwarding to a remote HTTP ser
       assert.deepEqual(greet.content, [{ type: 'text', text: 'Bonjour, Ada!' }]);
       const seen: ProgressInfo[] = [];
       await client.callTool('count', { n: 2 }, { onprogress: (p) => seen.push(p) });
-      assert.deepEqual(seen.map((p) => p.progress), [1, 2]);
+      assert.deepEqual(
+        seen.map((p) => p.progress),
+        [1, 2],
+      );
       const err = await client.callTool('test_throw');
       assert.equal(err.isError, true);
       await assert.rejects(client.callTool('nope'), /Unknown tool: nope/);
@@ -60,8 +63,14 @@ describe('bridge --stdio-to-http: a stdio server forwarding to a remote HTTP ser
     }
     // The host's cancellation reached the bridge's HTTP side (sent as a notification in the
     // handshake era; in 2026-07-28 it closes that request's POST stream).
-    const lines = readFileSync(traceFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { direction?: string; message?: { method?: string } });
-    assert.ok(lines.some((l) => l.direction === 'client→server' && l.message?.method === 'notifications/cancelled'), 'the cancellation crossed the bridge');
+    const lines = readFileSync(traceFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { direction?: string; message?: { method?: string } });
+    assert.ok(
+      lines.some((l) => l.direction === 'client→server' && l.message?.method === 'notifications/cancelled'),
+      'the cancellation crossed the bridge',
+    );
   });
 
   test('falls back to HTTP+SSE when the URL is an old-style /sse endpoint', async () => {
@@ -86,7 +95,10 @@ describe('bridge --stdio-to-http: the remote server restarts', () => {
     });
     let remote = await startListening(['serve', '--port', String(port)]);
     // A handshake-era revision, so there is a session to lose.
-    const client = await connect({ command: process.execPath, args: [...CLI, 'bridge', '--stdio-to-http', remote.url], cwd: ROOT, stderr: 'pipe' }, { protocolVersion: '2025-11-25' });
+    const client = await connect(
+      { command: process.execPath, args: [...CLI, 'bridge', '--stdio-to-http', remote.url], cwd: ROOT, stderr: 'pipe' },
+      { protocolVersion: '2025-11-25' },
+    );
     try {
       assert.deepEqual((await client.callTool('echo', { message: 'one' })).content, [{ type: 'text', text: 'one' }]);
       await remote.stop();
@@ -103,7 +115,17 @@ describe('bridge --stdio-to-http: the remote server restarts', () => {
 describe('bridge --http: a stdio server exposed over HTTP', () => {
   let bridged: Running;
   before(async () => {
-    bridged = await startListening(['bridge', '--http', '--port', '0', '--', process.execPath, '--import', TSX, join(ROOT, 'test/fixtures/official-server.ts')]);
+    bridged = await startListening([
+      'bridge',
+      '--http',
+      '--port',
+      '0',
+      '--',
+      process.execPath,
+      '--import',
+      TSX,
+      join(ROOT, 'test/fixtures/official-server.ts'),
+    ]);
   });
   after(async () => {
     await bridged?.stop();
@@ -166,14 +188,24 @@ describe('bridge --http: a stdio server exposed over HTTP', () => {
 describe('bridge --http: roots cross from the HTTP clients to the stdio server', () => {
   let bridged: Running;
   before(async () => {
-    bridged = await startListening(['bridge', '--http', '--port', '0', '--', process.execPath, '--import', TSX, join(ROOT, 'test/fixtures/cli/roots-server.ts')]);
+    bridged = await startListening([
+      'bridge',
+      '--http',
+      '--port',
+      '0',
+      '--',
+      process.execPath,
+      '--import',
+      TSX,
+      join(ROOT, 'test/fixtures/cli/roots-server.ts'),
+    ]);
   });
   after(async () => {
     await bridged?.stop();
   });
   const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
 
-  test('asked within a tool call, in both eras and over HTTP+SSE; the answer is the caller\'s own', async () => {
+  test("asked within a tool call, in both eras and over HTTP+SSE; the answer is the caller's own", async () => {
     const targets = [
       { url: bridged.url, era: 'modern' as const },
       { url: bridged.url, era: 'handshake' as const },
@@ -200,10 +232,13 @@ describe('bridge --http: roots cross from the HTTP clients to the stdio server',
       // A request first, so the bridge knows which session has roots.
       await client.callTool('roots');
       await client.setRoots([{ uri: 'file:///two', name: 'two' }]);
-      const seen = await waitFor(async () => {
-        const last = text(await client.callTool('last_roots'));
-        return last.includes('file:///two') && last;
-      }, { what: 'the stdio server to see the new roots', intervalMs: 50 });
+      const seen = await waitFor(
+        async () => {
+          const last = text(await client.callTool('last_roots'));
+          return last.includes('file:///two') && last;
+        },
+        { what: 'the stdio server to see the new roots', intervalMs: 50 },
+      );
       assert.deepEqual(JSON.parse(seen), { roots: [{ uri: 'file:///two', name: 'two' }] });
     } finally {
       await client.close();
@@ -213,7 +248,10 @@ describe('bridge --http: roots cross from the HTTP clients to the stdio server',
   test('through both bridges: stdio host → bridge --stdio-to-http → bridge --http → stdio server', async () => {
     for (const era of ['modern', 'handshake'] as const) {
       const root = { uri: `file:///far/${era}`, name: era };
-      const client = await connect({ command: process.execPath, args: [...CLI, 'bridge', '--stdio-to-http', bridged.url], cwd: ROOT, stderr: 'pipe' }, { era, roots: [root] });
+      const client = await connect(
+        { command: process.execPath, args: [...CLI, 'bridge', '--stdio-to-http', bridged.url], cwd: ROOT, stderr: 'pipe' },
+        { era, roots: [root] },
+      );
       try {
         assert.equal(client.era, era);
         assert.deepEqual(JSON.parse(text(await client.callTool('roots'))), [root], era);

@@ -15,14 +15,20 @@ before(async () => {
     call: (params, s) => {
       if (!params._meta?.[CAPS]?.extensions?.[TASKS]) return { result: { content: [{ type: 'text', text: 'answered at once' }] } };
       const mode = params.arguments?.mode;
-      if (mode === 'fail') return { result: s.createTask([{ status: 'failed', statusMessage: 'boom', error: { code: -32603, message: 'the job crashed' } }], { pollIntervalMs: 20 }) };
+      if (mode === 'fail')
+        return {
+          result: s.createTask([{ status: 'failed', statusMessage: 'boom', error: { code: -32603, message: 'the job crashed' } }], { pollIntervalMs: 20 }),
+        };
       if (mode === 'forever') return { result: s.createTask([{ status: 'working', statusMessage: 'still going' }], { pollIntervalMs: 20 }) };
       return {
-        result: s.createTask([
-          { status: 'working', statusMessage: 'step 1 of 2' },
-          { status: 'working', statusMessage: 'step 2 of 2' },
-          { status: 'completed', result: { content: [{ type: 'text', text: 'all done' }] } },
-        ], { pollIntervalMs: 20, first: { statusMessage: 'queued' } }),
+        result: s.createTask(
+          [
+            { status: 'working', statusMessage: 'step 1 of 2' },
+            { status: 'working', statusMessage: 'step 2 of 2' },
+            { status: 'completed', result: { content: [{ type: 'text', text: 'all done' }] } },
+          ],
+          { pollIntervalMs: 20, first: { statusMessage: 'queued' } },
+        ),
       };
     },
   });

@@ -27,10 +27,14 @@ describe('mcpkit serve (demo, HTTP)', () => {
     const client = await connect(server.url);
     try {
       const names = (await client.listAllTools()).map((t) => t.name);
-      for (const n of ['echo', 'count', 'test_throw', 'echo_ip', 'get_weather', 'suggest_activity', 'search_docs', 'toggle_bonus_tool']) assert.ok(names.includes(n), n);
+      for (const n of ['echo', 'count', 'test_throw', 'echo_ip', 'get_weather', 'suggest_activity', 'search_docs', 'toggle_bonus_tool'])
+        assert.ok(names.includes(n), n);
       assert.ok(!names.includes('lucky_number'));
       assert.ok((await client.listAllResources()).length >= 30);
-      assert.deepEqual((await client.listAllResourceTemplates()).map((t) => t.uriTemplate), ['docs://mcpkit/{id}', 'weather://{city}']);
+      assert.deepEqual(
+        (await client.listAllResourceTemplates()).map((t) => t.uriTemplate),
+        ['docs://mcpkit/{id}', 'weather://{city}'],
+      );
       const c = await client.complete({ ref: { type: 'ref/prompt', name: 'plan_day' }, argument: { name: 'city', value: 'S' } });
       assert.deepEqual(c.completion.values, ['Sydney', 'San Francisco', 'Singapore']);
       const r = await client.complete({ ref: { type: 'ref/resource', uri: 'docs://mcpkit/{id}' }, argument: { name: 'id', value: 'res' } });
@@ -71,7 +75,10 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.match(res.stdout, /^what-is-mcp {2}What is MCP\? {2}docs:\/\/mcpkit\/what-is-mcp {2}\(text\/markdown\)$/m);
     assert.match(res.stdout, /\n32 resources\n$/);
     assert.match(tpl.stdout, /^weather {2}Weather by city {2}weather:\/\/\{city\} {2}\(application\/json\)$/m);
-    assert.deepEqual((JSON.parse(pr.stdout) as { prompts: Array<{ name: string }> }).prompts.map((p) => p.name), ['plan_day', 'summarize_doc']);
+    assert.deepEqual(
+      (JSON.parse(pr.stdout) as { prompts: Array<{ name: string }> }).prompts.map((p) => p.name),
+      ['plan_day', 'summarize_doc'],
+    );
   });
 
   test('call count: one progress line per step (not a TTY), the result on stdout', async () => {
@@ -79,7 +86,10 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'Counted to 5.\n');
     const lines = r.stderr.split('\n').filter((l) => l.startsWith('progress'));
-    assert.deepEqual(lines, [1, 2, 3, 4, 5].map((i) => `progress ${i}/5 (${i * 20}%) Step ${i} of 5`));
+    assert.deepEqual(
+      lines,
+      [1, 2, 3, 4, 5].map((i) => `progress ${i}/5 (${i * 20}%) Step ${i} of 5`),
+    );
   });
 
   test('call build_report: a task, followed to its result; --no-tasks gets it at once', async () => {
@@ -106,15 +116,21 @@ describe('mcpkit serve (demo, HTTP)', () => {
   });
 
   test('search_docs pages 10 at a time and needs every keyword', async () => {
-    const p0 = JSON.parse((await mcpkit(['call', server.url, 'search_docs', 'keyword=mcp', '--json'])).stdout) as { structuredContent: Record<string, unknown> };
+    const p0 = JSON.parse((await mcpkit(['call', server.url, 'search_docs', 'keyword=mcp', '--json'])).stdout) as {
+      structuredContent: Record<string, unknown>;
+    };
     assert.equal((p0.structuredContent.results as unknown[]).length, 10);
     assert.equal(p0.structuredContent.nextPageIndex, 1);
     assert.equal(p0.structuredContent.total, 32);
     assert.equal(p0.structuredContent.totalPages, 4);
-    const p3 = JSON.parse((await mcpkit(['call', server.url, 'search_docs', 'keyword=mcp', 'pageIndex=3', '--json'])).stdout) as { structuredContent: Record<string, unknown> };
+    const p3 = JSON.parse((await mcpkit(['call', server.url, 'search_docs', 'keyword=mcp', 'pageIndex=3', '--json'])).stdout) as {
+      structuredContent: Record<string, unknown>;
+    };
     assert.equal((p3.structuredContent.results as unknown[]).length, 2);
     assert.equal(p3.structuredContent.nextPageIndex, undefined);
-    const none = JSON.parse((await mcpkit(['call', server.url, 'search_docs', 'keyword=progress zebra', '--json'])).stdout) as { structuredContent: Record<string, unknown> };
+    const none = JSON.parse((await mcpkit(['call', server.url, 'search_docs', 'keyword=progress zebra', '--json'])).stdout) as {
+      structuredContent: Record<string, unknown>;
+    };
     assert.equal(none.structuredContent.total, 0);
   });
 
@@ -146,7 +162,13 @@ describe('mcpkit serve (demo, HTTP)', () => {
     const w = await mcpkit(['call', server.url, 'get_weather', 'city=Tokyo', '--json']);
     const a = await mcpkit(['call', server.url, 'suggest_activity', 'condition=sunny']);
     const ip = await mcpkit(['call', server.url, 'echo_ip']);
-    assert.deepEqual((JSON.parse(w.stdout) as { structuredContent: unknown }).structuredContent, { city: 'Tokyo', condition: 'sunny', temperatureC: 22, humidity: 55, windKmh: 8 });
+    assert.deepEqual((JSON.parse(w.stdout) as { structuredContent: unknown }).structuredContent, {
+      city: 'Tokyo',
+      condition: 'sunny',
+      temperatureC: 22,
+      humidity: 55,
+      windKmh: 8,
+    });
     assert.equal(a.stdout, 'Go for a hike or have a picnic in the park.\n');
     assert.equal(ip.stdout, 'Your address: 127.0.0.1\n');
   });
@@ -224,7 +246,11 @@ describe('mcpkit complete', () => {
     assert.equal(p.stdout, 'Sydney\nSan Francisco\nSingapore\n');
     const r = await mcpkit(['complete', server.url, 'resource:docs://mcpkit/{id}', 'id', 'res', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual((JSON.parse(r.stdout) as { completion: unknown }).completion, { values: ['resources', 'resource-templates', 'resumption'], total: 3, hasMore: false });
+    assert.deepEqual((JSON.parse(r.stdout) as { completion: unknown }).completion, {
+      values: ['resources', 'resource-templates', 'resumption'],
+      total: 3,
+      hasMore: false,
+    });
     // Without a prefix: a URI template is a resource, a plain name a prompt; no VALUE is "".
     const all = await mcpkit(['complete', server.url, 'weather://{city}', 'city', '--era', 'handshake']);
     assert.equal(all.code, 0, all.stderr);

@@ -26,9 +26,15 @@ describe('the demo server over stdio', () => {
     const r = await mcpkit(['call', DEMO, 'count', '{"n":3}']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'Counted to 3.\n');
-    assert.deepEqual(r.stderr.split('\n').filter((l) => l.startsWith('progress')), ['progress 1/3 (33%) Step 1 of 3', 'progress 2/3 (67%) Step 2 of 3', 'progress 3/3 (100%) Step 3 of 3']);
+    assert.deepEqual(
+      r.stderr.split('\n').filter((l) => l.startsWith('progress')),
+      ['progress 1/3 (33%) Step 1 of 3', 'progress 2/3 (67%) Step 2 of 3', 'progress 3/3 (100%) Step 3 of 3'],
+    );
     // The server's own stderr (its banner with a config snippet) is shown, marked as the server's.
-    assert.match(r.stderr, /server │ mcpkit: serving mcpkit-demo over stdio; config: \{"mcpServers":\{"mcpkit-demo":\{"command":"npx","args":\["mcpkit","serve","--stdio"\]\}\}\}/);
+    assert.match(
+      r.stderr,
+      /server │ mcpkit: serving mcpkit-demo over stdio; config: \{"mcpServers":\{"mcpkit-demo":\{"command":"npx","args":\["mcpkit","serve","--stdio"\]\}\}\}/,
+    );
   });
 
   test('inspect over stdio', async () => {
@@ -43,7 +49,10 @@ describe('the demo server over stdio', () => {
   test('a command that does not exist is explained', async () => {
     const r = await mcpkit(['tools', 'definitely-not-a-command-xyz']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /Cannot start MCP server "definitely-not-a-command-xyz": command not found \(and no config file names a server "definitely-not-a-command-xyz"/);
+    assert.match(
+      r.stderr,
+      /Cannot start MCP server "definitely-not-a-command-xyz": command not found \(and no config file names a server "definitely-not-a-command-xyz"/,
+    );
   });
 });
 
@@ -56,7 +65,10 @@ describe('a server named in an mcpServers config', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'from a config\n');
     const file = join(dir, 'other.json');
-    writeFileSync(file, JSON.stringify({ mcpServers: { official: { command: process.execPath, args: ['--import', TSX, join(ROOT, 'test/fixtures/official-server.ts')] } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { official: { command: process.execPath, args: ['--import', TSX, join(ROOT, 'test/fixtures/official-server.ts')] } } }),
+    );
     const t = await mcpkit(['tools', 'official', '--config', file, '--json']);
     assert.equal(t.code, 0, t.stderr);
     assert.ok((JSON.parse(t.stdout) as { tools: Array<{ name: string }> }).tools.some((x) => x.name === 'add'));
@@ -65,12 +77,15 @@ describe('a server named in an mcpServers config', () => {
     assert.match(missing.stderr, /no server named "nope" in .*other\.json \(it has: official\)/);
   });
 
-  test('found in Claude Desktop\'s config under HOME', async () => {
+  test("found in Claude Desktop's config under HOME", async () => {
     const env = cleanEnv();
     const dir = join(env.XDG_CONFIG_HOME!, 'Claude');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'claude_desktop_config.json'), JSON.stringify({ mcpServers: { desk: { command: process.execPath, args: [...CLI, 'serve', '--stdio'] } } }));
+    writeFileSync(
+      join(dir, 'claude_desktop_config.json'),
+      JSON.stringify({ mcpServers: { desk: { command: process.execPath, args: [...CLI, 'serve', '--stdio'] } } }),
+    );
     const r = await mcpkit(['call', 'desk', 'suggest_activity', 'condition=rainy'], { env, cwd: mkdtempSync(join(tmpdir(), 'mcpkit-cwd-')) });
     if (process.platform === 'darwin' || process.platform === 'win32') return; // other locations there
     assert.equal(r.code, 0, r.stderr);
@@ -90,7 +105,10 @@ describe('the official-SDK fixture server', () => {
     assert.match(fail.stderr, /✖ Tool "fail" returned an error \(isError: true\)\n.*this tool always fails/);
     const count = await mcpkit(['call', OFFICIAL_LINE, 'count', 'n=2']);
     assert.equal(count.stdout, 'counted to 2\n');
-    assert.deepEqual(count.stderr.split('\n').filter((l) => l.startsWith('progress')), ['progress 1/2 (50%) step 1 of 2', 'progress 2/2 (100%) step 2 of 2']);
+    assert.deepEqual(
+      count.stderr.split('\n').filter((l) => l.startsWith('progress')),
+      ['progress 1/2 (50%) step 1 of 2', 'progress 2/2 (100%) step 2 of 2'],
+    );
     const log = await mcpkit(['call', OFFICIAL_LINE, 'log', 'level=warning', 'text=disk almost full']);
     assert.match(log.stderr, /\[warning\] fixture: disk almost full/);
     const ask = await mcpkit(['call', OFFICIAL_LINE, 'ask']);

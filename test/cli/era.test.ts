@@ -38,7 +38,10 @@ describe('--era', () => {
   test('--era modern against a server without 2026-07-28 fails clearly; auto falls back', async () => {
     const r = await mcpkit(['tools', OFFICIAL_LINE, '--era', 'modern']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /Could not connect: the server does not speak the 2026-07-28 era: it answered server\/discover with -32601 .*Try --era auto or --era handshake/);
+    assert.match(
+      r.stderr,
+      /Could not connect: the server does not speak the 2026-07-28 era: it answered server\/discover with -32601 .*Try --era auto or --era handshake/,
+    );
     const auto = await mcpkit(['call', OFFICIAL_LINE, 'echo', 'message=fell back', '--trace']);
     assert.equal(auto.code, 0, auto.stderr);
     assert.equal(auto.stdout, 'fell back\n');

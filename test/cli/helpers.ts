@@ -145,7 +145,10 @@ export async function startListening(args: string[], options: { env?: NodeJS.Pro
   const early = ended.then((code) => {
     throw new Error(`mcpkit ${args.join(' ')} exited (${code}) before listening\nstdout: ${io.out()}\nstderr: ${io.err()}`);
   });
-  const url = await within(Promise.race([listening.promise, early]), () => `the URL printed by mcpkit ${args.join(' ')}\nstdout: ${io.out()}\nstderr: ${io.err()}`);
+  const url = await within(
+    Promise.race([listening.promise, early]),
+    () => `the URL printed by mcpkit ${args.join(' ')}\nstdout: ${io.out()}\nstderr: ${io.err()}`,
+  );
   let stopped: Promise<void> | undefined;
   return {
     url,

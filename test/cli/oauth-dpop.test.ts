@@ -62,7 +62,10 @@ describe('mcpkit against a DPoP authorization server', () => {
     assert.equal(entry?.dpopJkt, jkt);
     assert.equal(as.tokens.get(entry!.tokens.access_token)?.jkt, jkt, 'the authorization server bound the token to the kept key');
     assert.ok(rs.mcpRequests().some((q) => q.authorization?.startsWith('DPoP ') && q.status === 200));
-    assert.deepEqual(rs.mcpRequests().filter((q) => q.dpopError), []);
+    assert.deepEqual(
+      rs.mcpRequests().filter((q) => q.dpopError),
+      [],
+    );
   });
 
   test('the next command, a new process, uses the kept token: no sign-in, no token request', async () => {
@@ -163,7 +166,10 @@ describe('FileOAuthStore and its DPoP key', () => {
     assert.equal(read(file).dpopKey?.x, await publicX(a));
 
     const zero = 'A'.repeat(43);
-    for (const dpopKey of [{ kty: 'EC', crv: 'P-256', x: 'short' }, { kty: 'EC', crv: 'P-256', x: zero, y: zero, d: zero }]) {
+    for (const dpopKey of [
+      { kty: 'EC', crv: 'P-256', x: 'short' },
+      { kty: 'EC', crv: 'P-256', x: zero, y: zero, d: zero },
+    ]) {
       const broken = join(dir, 'c.json');
       writeFileSync(broken, JSON.stringify({ clients: {}, tokens: {}, dpopKey }));
       const store = new FileOAuthStore(broken);

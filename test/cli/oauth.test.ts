@@ -58,7 +58,11 @@ describe('mcpkit against an OAuth-protected server', () => {
     assert.match(r.stdout, /you are client-\d+/);
     assert.ok(existsSync(file));
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { clients: Record<string, unknown>; tokens: Record<string, { tokens: { access_token: string } }>; dpopKey?: unknown };
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as {
+      clients: Record<string, unknown>;
+      tokens: Record<string, { tokens: { access_token: string } }>;
+      dpopKey?: unknown;
+    };
     assert.ok(kept.clients[as.issuer], 'the registration is kept under the issuer');
     assert.equal(Object.keys(kept.tokens).length, 1);
     assert.equal(kept.dpopKey, undefined, 'bearer tokens: no DPoP key is written');
@@ -96,7 +100,11 @@ describe('mcpkit against an OAuth-protected server', () => {
 
   test('bridge --stdio-to-http signs in through the browser by default, without a terminal', async () => {
     const env = cleanEnv();
-    const child = spawn(process.execPath, [...CLI, 'bridge', '--stdio-to-http', running.url, '--no-browser', '--oauth-file', join(dir, 'bridge.json')], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, 'bridge', '--stdio-to-http', running.url, '--no-browser', '--oauth-file', join(dir, 'bridge.json')], {
+      cwd: ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let signedIn = false;
@@ -131,7 +139,12 @@ describe('mcpkit against an OAuth-protected server', () => {
     });
     try {
       const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+      });
       await answered(1);
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } });

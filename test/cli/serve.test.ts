@@ -30,7 +30,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-
 describe('serve MODULE over HTTP', () => {
   test('serves what the module exports', async () => {
     const s = await startListening(['serve', 'test/fixtures/cli/module-server.ts', '--port', '0']);
@@ -71,7 +70,12 @@ describe('serve HTTP options', () => {
       const init = await fetch(s.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       assert.equal(init.status, 200);
       assert.equal(init.headers.get('mcp-session-id'), null);
@@ -111,7 +115,12 @@ describe('serve HTTP options', () => {
       const init = await fetch(s.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       const sid = init.headers.get('mcp-session-id');
       assert.ok(sid);
@@ -121,7 +130,12 @@ describe('serve HTTP options', () => {
       await sleep(2500);
       const later = await fetch(s.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sid,
+          'mcp-protocol-version': '2025-06-18',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
       });
       assert.equal(later.status, 404);
@@ -145,7 +159,10 @@ describe('serve HTTP options', () => {
 describe('serve --watch', () => {
   test('HTTP: a change restarts the server on the same port', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-'));
-    writeFileSync(join(dir, 'server.ts'), `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`);
+    writeFileSync(
+      join(dir, 'server.ts'),
+      `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`,
+    );
     writeFileSync(join(dir, 'main.ts'), moduleSource('first version'));
     const port = await freePort();
     const s = await startListening(['serve', join(dir, 'main.ts'), '--watch', '--port', String(port)]);
@@ -153,11 +170,14 @@ describe('serve --watch', () => {
       assert.equal((await mcpkit(['call', s.url, 'hello'])).stdout, 'first version\n');
       writeFileSync(join(dir, 'main.ts'), moduleSource('second version'));
       // The restarted child listens again (a second "listening on"), then serves the new code.
-      await waitFor(async () => (s.stdout().match(/listening on/g) ?? []).length >= 2 && (await mcpkit(['call', s.url, 'hello'])).stdout === 'second version\n', {
-        what: 'the restarted server to answer "second version"',
-        timeoutMs: 30_000,
-        intervalMs: 100,
-      });
+      await waitFor(
+        async () => (s.stdout().match(/listening on/g) ?? []).length >= 2 && (await mcpkit(['call', s.url, 'hello'])).stdout === 'second version\n',
+        {
+          what: 'the restarted server to answer "second version"',
+          timeoutMs: 30_000,
+          intervalMs: 100,
+        },
+      );
       assert.match(s.stderr(), /↻ main\.ts changed: restarting the server/);
     } finally {
       await s.stop();
@@ -166,7 +186,10 @@ describe('serve --watch', () => {
 
   test('stdio: the client keeps its connection across restarts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-stdio-'));
-    writeFileSync(join(dir, 'server.ts'), `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`);
+    writeFileSync(
+      join(dir, 'server.ts'),
+      `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`,
+    );
     writeFileSync(join(dir, 'main.ts'), moduleSource('before'));
     const client = await connect({ command: process.execPath, args: [...CLI, 'serve', '--stdio', '--watch', join(dir, 'main.ts')], cwd: ROOT, stderr: 'pipe' });
     try {

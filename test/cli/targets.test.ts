@@ -56,9 +56,19 @@ test('resolveTarget: URLs, command lines, config names', () => {
   assert.deepEqual(cmd, { kind: 'stdio', command: 'npx', args: ['-y', 'my server'], env: { DEBUG: '1', B: '2' }, label: `DEBUG=1 npx -y "my server"` });
 
   // The usual locations: ./.mcp.json first, then ~/.cursor/mcp.json.
-  writeFileSync(join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { cursorOnly: { url: 'http://h/mcp', headers: { Authorization: 'Bearer t' } }, both: { command: 'b' } } }));
+  writeFileSync(
+    join(home, '.cursor', 'mcp.json'),
+    JSON.stringify({ mcpServers: { cursorOnly: { url: 'http://h/mcp', headers: { Authorization: 'Bearer t' } }, both: { command: 'b' } } }),
+  );
   writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { both: { command: 'node', args: ['s.js'], env: { K: 'v' } } } }));
-  assert.deepEqual(resolveTarget('both', { cwd: dir, home }), { kind: 'stdio', command: 'node', args: ['s.js'], env: { K: 'v' }, cwd: undefined, label: 'both' });
+  assert.deepEqual(resolveTarget('both', { cwd: dir, home }), {
+    kind: 'stdio',
+    command: 'node',
+    args: ['s.js'],
+    env: { K: 'v' },
+    cwd: undefined,
+    label: 'both',
+  });
   assert.deepEqual(resolveTarget('cursorOnly', { cwd: dir, home, headers: { 'X-B': '2' } }), {
     kind: 'http',
     url: 'http://h/mcp',

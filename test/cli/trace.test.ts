@@ -70,7 +70,10 @@ describe('--trace', () => {
     const r = await mcpkit(['call', server.url, 'count', 'n=2', '--trace-file', file]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /POST/);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.every((l) => typeof l.time === 'string' && l.transport === 'http'));
     const req = lines.find((l) => l.event === 'request' && (l.body as { method?: string } | undefined)?.method === 'tools/call');
     assert.ok(req, 'the tools/call request is recorded');
@@ -82,7 +85,10 @@ describe('--trace', () => {
 
     const sfile = join(dir, 'stdio.jsonl');
     await mcpkit(['tools', `${CLI_LINE} serve --stdio`, '--trace-file', sfile]);
-    const s = readFileSync(sfile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { transport: string; direction: string; message: { method?: string } });
+    const s = readFileSync(sfile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { transport: string; direction: string; message: { method?: string } });
     assert.ok(s.every((l) => l.transport === 'stdio'));
     assert.ok(s.some((l) => l.direction === 'client→server' && l.message.method === 'tools/list'));
     assert.ok(s.some((l) => l.direction === 'server→client'));
@@ -98,11 +104,18 @@ describe('--trace', () => {
       const modern = await mcpkit(['call', traced.url, 'echo', 'message=modern', '--era', 'modern']);
       assert.equal(modern.code, 0, modern.stderr);
       // An HTTP-level refusal: an unknown session, while resuming a stream.
-      const refused = await fetch(traced.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25', 'last-event-id': 'ev-7' } });
+      const refused = await fetch(traced.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25', 'last-event-id': 'ev-7' },
+      });
       assert.equal(refused.status, 404);
       await refused.text();
       // The refusal is the last exchange: once its body is traced (stderr and file), all is.
-      await waitFor(() => /^← 404 Not Found GET \/mcp · \d+ ms\n {2}Content-Type: application\/json\n {4}\{\n {6}"jsonrpc": "2\.0",/m.test(traced.stderr()) && /"status":404/.test(readFileSync(file, 'utf8')), 'the traced 404');
+      await waitFor(
+        () =>
+          /^← 404 Not Found GET \/mcp · \d+ ms\n {2}Content-Type: application\/json\n {4}\{\n {6}"jsonrpc": "2\.0",/m.test(traced.stderr()) &&
+          /"status":404/.test(readFileSync(file, 'utf8')),
+        'the traced 404',
+      );
       const e = traced.stderr();
       // The messages, as before.
       assert.match(e, /^→ tools\/call #\d+/m);
@@ -117,8 +130,14 @@ describe('--trace', () => {
       const answered = exchanges.find((x) => /^← 200 OK POST \/mcp · \d+ ms\n/.test(x) && /Mcp-Session-Id/.test(x));
       assert.ok(answered, 'the initialize response carries the new session id');
       const sid = /^ {2}Mcp-Session-Id: (\S+)$/m.exec(answered)![1];
-      assert.ok(exchanges.some((x) => x.startsWith('→ POST /mcp') && x.includes(`  Mcp-Session-Id: ${sid}\n`) && /^ {2}MCP-Protocol-Version: 2025-11-25$/m.test(x)), 'later requests carry the session and version');
-      assert.ok(exchanges.some((x) => x.startsWith('→ DELETE /mcp') && x.includes(`Mcp-Session-Id: ${sid}`)), 'the session is closed with DELETE');
+      assert.ok(
+        exchanges.some((x) => x.startsWith('→ POST /mcp') && x.includes(`  Mcp-Session-Id: ${sid}\n`) && /^ {2}MCP-Protocol-Version: 2025-11-25$/m.test(x)),
+        'later requests carry the session and version',
+      );
+      assert.ok(
+        exchanges.some((x) => x.startsWith('→ DELETE /mcp') && x.includes(`Mcp-Session-Id: ${sid}`)),
+        'the session is closed with DELETE',
+      );
       assert.match(e, /^← 202 Accepted POST \/mcp · \d+ ms$/m);
       // The 2026-07-28 request: routing headers, no session.
       const call = exchanges.find((x) => x.startsWith('→ POST /mcp') && /^ {2}Mcp-Name: echo$/m.test(x));
@@ -133,7 +152,10 @@ describe('--trace', () => {
       assert.match(get, /^ {2}Last-Event-ID: ev-7$/m);
       assert.match(e, /^← 404 Not Found GET \/mcp · \d+ ms\n {2}Content-Type: application\/json\n {4}\{\n {6}"jsonrpc": "2\.0",/m);
       // The same in the trace file, as JSON lines.
-      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const req = lines.find((l) => l.event === 'request' && (l.headers as Record<string, string>)['Mcp-Name'] === 'echo');
       assert.ok(req, 'the request is in the file');
       assert.equal(req.method, 'POST');

@@ -74,8 +74,14 @@ test('client: every typed call sends the right method and params', async () => {
   wire.clear();
   await client.callTool('echo').catch(() => {});
   await client.getPrompt('p').catch(() => {});
-  assert.deepEqual(wire.messages('tools/call').map((m) => (m as { params: unknown }).params), [{ name: 'echo' }]);
-  assert.deepEqual(wire.messages('prompts/get').map((m) => (m as { params: unknown }).params), [{ name: 'p' }]);
+  assert.deepEqual(
+    wire.messages('tools/call').map((m) => (m as { params: unknown }).params),
+    [{ name: 'echo' }],
+  );
+  assert.deepEqual(
+    wire.messages('prompts/get').map((m) => (m as { params: unknown }).params),
+    [{ name: 'p' }],
+  );
   await close();
 });
 
@@ -108,7 +114,7 @@ test('client: strict capability checks refuse locally without sending anything',
   await close();
 });
 
-test('client: strictCapabilities:false sends anyway and gets the server\'s -32601', async () => {
+test("client: strictCapabilities:false sends anyway and gets the server's -32601", async () => {
   const server = new McpServer({ name: 'bare', version: '1' });
   const { client, wire, close } = await createTestPair(server, { strictCapabilities: false });
   wire.clear();
@@ -154,8 +160,14 @@ test('client: paginate yields items across pages; listAll* collects them', async
   assert.equal(calls[0].params, undefined);
   assert.equal(typeof calls[1].params?.cursor, 'string');
   assert.equal((await client.listAllResources()).length, 7);
-  assert.deepEqual((await client.listAllResourceTemplates()).map((t) => t.name), ['t0', 't1', 't2', 't3', 't4', 't5', 't6']);
-  assert.deepEqual((await client.listAllPrompts()).map((p) => p.name), ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+  assert.deepEqual(
+    (await client.listAllResourceTemplates()).map((t) => t.name),
+    ['t0', 't1', 't2', 't3', 't4', 't5', 't6'],
+  );
+  assert.deepEqual(
+    (await client.listAllPrompts()).map((p) => p.name),
+    ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6'],
+  );
   // stopping early sends no further request
   wire.clear();
   for await (const p of client.paginate('prompts/list')) if (p.name === 'p1') break;
@@ -196,7 +208,10 @@ test('client: unknown server requests get -32601; so do undeclared roots/samplin
   await rejectsWithCode(session.request('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} } }), -32601);
   assert.deepEqual(await session.ping(), {});
   const replies = wire.entries.filter((e) => e.direction === 'client→server' && 'error' in e.message);
-  assert.deepEqual(replies.map((e) => (e.message as { error: { code: number } }).error.code), [-32601, -32601, -32601, -32601]);
+  assert.deepEqual(
+    replies.map((e) => (e.message as { error: { code: number } }).error.code),
+    [-32601, -32601, -32601, -32601],
+  );
   await close();
 });
 
@@ -205,10 +220,7 @@ test('client: elicitation in a mode the client did not declare is -32602 and the
   let calls = 0;
   const formOnly = await createTestPair(server, { elicitation: () => (calls++, { action: 'accept' }) });
   assert.deepEqual(formOnly.client.capabilities.elicitation, { form: {} });
-  await rejectsWithCode(
-    formOnly.session.request('elicitation/create', { mode: 'url', message: 'm', url: 'https://x.example', elicitationId: '1' }),
-    -32602,
-  );
+  await rejectsWithCode(formOnly.session.request('elicitation/create', { mode: 'url', message: 'm', url: 'https://x.example', elicitationId: '1' }), -32602);
   await rejectsWithCode(formOnly.session.request('elicitation/create', { mode: 'telepathy', message: 'm' }), -32602);
   assert.equal(calls, 0);
   // form mode with no explicit mode works
@@ -276,10 +288,16 @@ test('client: connect twice is refused; not connected is a local error', async (
 test('client: requests time out locally and tell the server to cancel', async () => {
   const server = new McpServer({ name: 's', version: '1' });
   let cancelled = false;
-  server.tool('hang', (_a, ctx) => new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => {
-    cancelled = true;
-    resolve('x');
-  })));
+  server.tool(
+    'hang',
+    (_a, ctx) =>
+      new Promise<string>((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          cancelled = true;
+          resolve('x');
+        }),
+      ),
+  );
   const { client, wire, close } = await createTestPair(server);
   await rejectsLocally(client.callTool('hang', {}, { timeoutMs: 20 }), 'timeout');
   await flush();

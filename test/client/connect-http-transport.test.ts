@@ -56,7 +56,10 @@ test('connectHttp, era handshake: no probe, the initialize POST is refused, then
     const { client, transport } = await connectHttp(fx.url, { era: 'handshake' });
     assert.equal(transport, 'sse');
     assert.equal(firstText(await client.callTool('echo', { message: 'pinned' })), 'pinned');
-    assert.deepEqual(fx.seen.slice(0, 2).map((r) => `${r.method} ${r.url}`), ['POST /sse', 'GET /sse']);
+    assert.deepEqual(
+      fx.seen.slice(0, 2).map((r) => `${r.method} ${r.url}`),
+      ['POST /sse', 'GET /sse'],
+    );
     assert.equal(fx.seen[0].protocolVersion, undefined);
     await client.close();
   } finally {

@@ -27,7 +27,8 @@ function base(sent: Sent[], asked: Array<Record<string, any>>, options: Partial<
     protocolVersion: '2025-11-25',
     elicitation: (params) => {
       asked.push(params as Record<string, any>);
-      const content: Record<string, string | boolean> = params.message === 'Sure?' ? { ok: true } : { name: params.message === 'First name?' ? 'Ada' : 'Lovelace' };
+      const content: Record<string, string | boolean> =
+        params.message === 'Sure?' ? { ok: true } : { name: params.message === 'First name?' ? 'Ada' : 'Lovelace' };
       return { action: 'accept', content };
     },
     middleware: [{ outgoing: (m, next) => (sent.push(m as never), next(m)) }],
@@ -44,7 +45,10 @@ async function overStdio(t: TestContext, options: Partial<ClientOptions> = {}) {
   return { client, sent, asked };
 }
 
-async function overHttp(t: TestContext, options: Partial<ClientOptions> = {}): Promise<{ client: McpClient; sent: Sent[]; asked: Array<Record<string, any>>; log: TaskToolLog }> {
+async function overHttp(
+  t: TestContext,
+  options: Partial<ClientOptions> = {},
+): Promise<{ client: McpClient; sent: Sent[]; asked: Array<Record<string, any>>; log: TaskToolLog }> {
   const { mcp, log } = taskToolsServer();
   const running = await serve(mcp, { port: 0, host: '127.0.0.1' });
   const sent: Sent[] = [];
@@ -60,7 +64,7 @@ async function overHttp(t: TestContext, options: Partial<ClientOptions> = {}): P
 
 const calls = (sent: Sent[]) => sent.filter((m) => m.method === 'tools/call');
 
-test('core tasks stdio: a required tool runs as a task; its elicitation is answered; the result is the tool\'s', async (t) => {
+test("core tasks stdio: a required tool runs as a task; its elicitation is answered; the result is the tool's", async (t) => {
   const { client, sent, asked } = await overStdio(t);
   assert.equal(client.protocolVersion, '2025-11-25');
   assert.deepEqual(client.serverCapabilities?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
@@ -77,7 +81,10 @@ test('core tasks stdio: a required tool runs as a task; its elicitation is answe
   assert.equal(seen[0].status, 'working');
   assert.equal(seen.at(-1)!.status, 'completed');
   assert.equal(typeof seen[0].ttlMs === 'number' || seen[0].ttlMs === null, true);
-  assert.deepEqual(sent.filter((m) => m.method === 'tasks/result').map((m) => m.params?.taskId), [id]);
+  assert.deepEqual(
+    sent.filter((m) => m.method === 'tasks/result').map((m) => m.params?.taskId),
+    [id],
+  );
   assert.equal(asked.length, 1);
   assert.deepEqual(asked[0]._meta?.[RELATED], { taskId: id });
 
@@ -132,7 +139,10 @@ test('core tasks HTTP: a required tool with an elicitation; abort cancels the ta
 test('core tasks HTTP: a call that times out cancels its task', async (t) => {
   const { client, log } = await overHttp(t);
   let id: string | undefined;
-  await assert.rejects(client.callTool('forever', { label: 'late' }, { timeoutMs: 200, ontask: (task) => (id ??= task.taskId) }), (e: unknown) => e instanceof LocalError && e.kind === 'timeout');
+  await assert.rejects(
+    client.callTool('forever', { label: 'late' }, { timeoutMs: 200, ontask: (task) => (id ??= task.taskId) }),
+    (e: unknown) => e instanceof LocalError && e.kind === 'timeout',
+  );
   assert.ok(id);
   await waitFor(() => log.aborted.includes('late'), 'the handler to see its abort');
   assert.deepEqual(log.aborted, ['late']);
@@ -140,7 +150,10 @@ test('core tasks HTTP: a call that times out cancels its task', async (t) => {
   assert.equal(task.status, 'cancelled');
   assert.equal(task.pollIntervalMs, 20);
   // request() is left as sent: a plain call to a required tool is the server's -32601.
-  await assert.rejects(client.request('tools/call', { name: 'forever', arguments: { label: 'raw' } }), (e: unknown) => e instanceof McpError && e.code === -32601);
+  await assert.rejects(
+    client.request('tools/call', { name: 'forever', arguments: { label: 'raw' } }),
+    (e: unknown) => e instanceof McpError && e.code === -32601,
+  );
 });
 
 test('core tasks: other handshake revisions are left alone', async (t) => {

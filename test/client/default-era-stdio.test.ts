@@ -28,7 +28,10 @@ test('default era, own stdio transport: a server killed by the probe → ProbeCl
     const second = new McpClient({ name: 'own-transport', version: '1' });
     await second.connect(new StdioClientTransport(target));
     assert.equal(second.era, 'handshake');
-    assert.deepEqual((await second.listTools()).tools.map((t) => t.name), ['noop']);
+    assert.deepEqual(
+      (await second.listTools()).tools.map((t) => t.name),
+      ['noop'],
+    );
     await second.close();
     await waitFor(() => lines().length === 6);
     assert.deepEqual(lines(), ['start', 'server/discover', 'start', 'initialize', 'notifications/initialized', 'tools/list']);

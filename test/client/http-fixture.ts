@@ -71,4 +71,3 @@ export async function deleteSession(url: string, sessionId: string): Promise<voi
   await res.body?.cancel();
   if (res.status !== 200) throw new Error(`DELETE answered ${res.status}`);
 }
-

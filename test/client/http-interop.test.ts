@@ -27,7 +27,11 @@ for (const responseMode of ['auto', 'sse'] as const) {
         const seen: Array<[number, number | undefined, string | undefined]> = [];
         const r = await client.callTool('progress', { steps: 3 }, { onprogress: (p) => seen.push([p.progress, p.total, p.message]) });
         assert.equal(text(r), 'did 3');
-        assert.deepEqual(seen, [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']]);
+        assert.deepEqual(seen, [
+          [1, 3, 'step 1'],
+          [2, 3, 'step 2'],
+          [3, 3, 'step 3'],
+        ]);
         assert.deepEqual(errors, []);
       } finally {
         await client.close();
@@ -57,13 +61,17 @@ for (const responseMode of ['auto', 'sse'] as const) {
   test(`stateful, responseMode ${responseMode}: elicitation round-trip (server asks, client answers by POST)`, async () => {
     const s = await startOurServer(options);
     const asked: ElicitParams[] = [];
-    const { client, errors } = await openClient(s.url, {}, {
-      era: 'handshake',
-      elicitation: (params) => {
-        asked.push(params);
-        return { action: 'accept', content: { name: 'Ada' } };
+    const { client, errors } = await openClient(
+      s.url,
+      {},
+      {
+        era: 'handshake',
+        elicitation: (params) => {
+          asked.push(params);
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
       },
-    });
+    );
     try {
       assert.equal(text(await client.callTool('ask')), 'hello Ada');
       assert.equal(asked.length, 1);
@@ -99,7 +107,10 @@ test('stateless (stateful: false): no session id, no GET stream, calls and progr
     // The GET was refused (405: no standalone stream here), once, quietly.
     await waitFor(() => wire.includes('GET -'));
     assert.equal(wire.filter((w) => w.startsWith('GET')).length, 1);
-    assert.ok(wire.every((w) => w.endsWith(' -')), 'no session id ever sent');
+    assert.ok(
+      wire.every((w) => w.endsWith(' -')),
+      'no session id ever sent',
+    );
     assert.equal(s.running.handler.streamable.sessionCount, 0);
     assert.deepEqual(errors, []);
   } finally {

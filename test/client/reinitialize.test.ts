@@ -30,7 +30,10 @@ test('session DELETEd server-side: the next call re-initializes transparently an
     assert.equal(s.running.handler.streamable.sessionCount, 1);
     assert.equal(client.sessionState, 'ready');
     assert.equal(client.protocolVersion, '2025-11-25');
-    assert.ok(errors.every((e) => e instanceof SessionExpiredError || /standalone|SSE/.test(e.message)), errors.join('\n'));
+    assert.ok(
+      errors.every((e) => e instanceof SessionExpiredError || /standalone|SSE/.test(e.message)),
+      errors.join('\n'),
+    );
   } finally {
     await client.close();
     await s.close();
@@ -89,7 +92,11 @@ test('session idle expiry (sessionIdleMs) → the next call succeeds after re-in
 test('reinitializeOnExpiry: false → the call rejects with SessionExpiredError, no new initialize', async () => {
   const s = await startOurServer();
   let reinits = 0;
-  const { client, transport } = await openClient(s.url, { openGetStream: false }, { era: 'handshake', reinitializeOnExpiry: false, onreinitialize: () => reinits++ });
+  const { client, transport } = await openClient(
+    s.url,
+    { openGetStream: false },
+    { era: 'handshake', reinitializeOnExpiry: false, onreinitialize: () => reinits++ },
+  );
   try {
     const old = transport.sessionId!;
     await deleteSession(s.url, old);
@@ -126,7 +133,9 @@ test('no retry loop: a server that 404s everything after the first session → o
   const srv = await startScriptedServer((req, res) => {
     if (rpcMethod(req.body) === 'initialize' && sessions++ === 0) {
       const result = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } };
-      return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'only-one' }).end(JSON.stringify({ jsonrpc: '2.0', id: rpcId(req.body), result }));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'only-one' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: rpcId(req.body), result }));
     }
     if (rpcMethod(req.body) === 'notifications/initialized' && sessions === 1) return void res.writeHead(202).end();
     res.writeHead(404).end('gone');

@@ -25,7 +25,11 @@ interface Seen {
   headers: Record<string, string>;
 }
 
-async function overHttp(t: TestContext, options: Partial<ClientOptions> = {}, pollIntervalMs = 20): Promise<{ client: McpClient; log: TaskToolLog; seen: Seen[] }> {
+async function overHttp(
+  t: TestContext,
+  options: Partial<ClientOptions> = {},
+  pollIntervalMs = 20,
+): Promise<{ client: McpClient; log: TaskToolLog; seen: Seen[] }> {
   const { mcp, log } = taskToolsServer(pollIntervalMs);
   const running = await serve(mcp, { port: 0, host: '127.0.0.1' });
   const seen: Seen[] = [];
@@ -84,7 +88,7 @@ test('e2e HTTP: tasks/* carry Mcp-Name = taskId', async (t) => {
   }
 });
 
-test('e2e HTTP: an elicitation inside a task is answered by the client\'s handler, once per question', async (t) => {
+test("e2e HTTP: an elicitation inside a task is answered by the client's handler, once per question", async (t) => {
   const asked: string[] = [];
   const { client, seen } = await overHttp(t, {
     elicitation: (p) => {
@@ -100,7 +104,10 @@ test('e2e HTTP: an elicitation inside a task is answered by the client\'s handle
 
 test('e2e HTTP: a failed task is an McpError; a tool error is a completed task with isError', async (t) => {
   const { client } = await overHttp(t);
-  await assert.rejects(client.callTool('explode'), (e: unknown) => e instanceof McpError && e.code === -32050 && e.message === 'the job exploded' && (e.data as { stage: number }).stage === 2);
+  await assert.rejects(
+    client.callTool('explode'),
+    (e: unknown) => e instanceof McpError && e.code === -32050 && e.message === 'the job exploded' && (e.data as { stage: number }).stage === 2,
+  );
   const r = await client.callTool('tool_error');
   assert.equal(r.isError, true);
   assert.match(JSON.stringify(r.content), /bad input/);

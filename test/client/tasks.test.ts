@@ -16,7 +16,10 @@ import { waitFor } from '../support/index.js';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const FAST = { minPollIntervalMs: 5, pollIntervalMs: 10 };
 const done = (text: string) => ({ status: 'completed', result: { content: [{ type: 'text', text }] } });
-const form = (message: string) => ({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } });
+const form = (message: string) => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+});
 
 interface Setup {
   server: TaskServer;
@@ -69,18 +72,29 @@ test('tasks: the extension is declared with every request only when the client o
 
 test('tasks: a task given to a client that did not declare the extension is a protocol error', async (t) => {
   const s = await setup(t, { call: (_p, server) => ({ result: server.createTask([done('x')]) }) }, { tasks: false });
-  await assert.rejects(s.client.callTool('slow'), (e: unknown) => e instanceof LocalError && e.kind === 'protocol' && /resultType "task".*did not declare the tasks extension/.test(e.message));
+  await assert.rejects(
+    s.client.callTool('slow'),
+    (e: unknown) => e instanceof LocalError && e.kind === 'protocol' && /resultType "task".*did not declare the tasks extension/.test(e.message),
+  );
   assert.equal(s.server.bodies('tasks/get').length, 0);
   // Nor can it reach for tasks/* itself: the server would answer -32021.
-  await assert.rejects(s.client.getTask('task-1'), (e: unknown) => e instanceof LocalError && e.kind === 'capability' && /tasks` client option/.test(e.message));
+  await assert.rejects(
+    s.client.getTask('task-1'),
+    (e: unknown) => e instanceof LocalError && e.kind === 'capability' && /tasks` client option/.test(e.message),
+  );
   assert.throws(() => s.client.listen({ taskIds: ['task-1'] }), /tasks` client option/);
   assert.equal(s.server.bodies('tasks/get').length, 0);
 });
 
-test('tasks: callTool polls tasks/get at the server\'s pace and returns the result as if it had come at once', async (t) => {
+test("tasks: callTool polls tasks/get at the server's pace and returns the result as if it had come at once", async (t) => {
   const seen: DetailedTask[] = [];
   const s = await setup(t, {
-    call: (_p, server) => ({ result: server.createTask([{ status: 'working' }, { status: 'working', statusMessage: 'half way' }, done('finished')], { pollIntervalMs: 60, first: { statusMessage: 'queued' } }) }),
+    call: (_p, server) => ({
+      result: server.createTask([{ status: 'working' }, { status: 'working', statusMessage: 'half way' }, done('finished')], {
+        pollIntervalMs: 60,
+        first: { statusMessage: 'queued' },
+      }),
+    }),
   });
   const started = Date.now();
   const r = await s.client.callTool('slow', { n: 1 }, { ontask: (t) => seen.push(t) });
@@ -89,21 +103,31 @@ test('tasks: callTool polls tasks/get at the server\'s pace and returns the resu
   assert.equal('resultType' in r, false);
   assert.equal(s.server.bodies('tasks/get').length, 3);
   assert.ok(took >= 170, `three polls 60 ms apart took only ${took} ms`);
-  assert.deepEqual(seen.map((t) => [t.status, t.statusMessage]), [['working', 'queued'], ['working', undefined], ['working', 'half way'], ['completed', undefined]]);
+  assert.deepEqual(
+    seen.map((t) => [t.status, t.statusMessage]),
+    [
+      ['working', 'queued'],
+      ['working', undefined],
+      ['working', 'half way'],
+      ['completed', undefined],
+    ],
+  );
   assert.equal('resultType' in seen[0], false);
   const taskId = seen[0].taskId;
   for (const b of s.server.bodies('tasks/get')) assert.equal(b.params.taskId, taskId);
 });
 
-test('tasks: the server\'s poll interval is kept within the configured bounds', async (t) => {
-  const s = await setup(t, 
+test("tasks: the server's poll interval is kept within the configured bounds", async (t) => {
+  const s = await setup(
+    t,
     { call: (_p, server) => ({ result: server.createTask([{ status: 'working' }, { status: 'working' }, done('ok')], { pollIntervalMs: 0 }) }) },
     { tasks: { minPollIntervalMs: 50, maxPollIntervalMs: 60 } },
   );
   const started = Date.now();
   await s.client.callTool('slow');
   assert.ok(Date.now() - started >= 140, 'a 0 ms suggestion must not become a busy loop');
-  const slow = await setup(t, 
+  const slow = await setup(
+    t,
     { call: (_p, server) => ({ result: server.createTask([{ status: 'working' }, done('ok')], { pollIntervalMs: 60_000 }) }) },
     { tasks: { minPollIntervalMs: 10, maxPollIntervalMs: 40 } },
   );
@@ -114,13 +138,17 @@ test('tasks: the server\'s poll interval is kept within the configured bounds', 
 
 test('tasks: tasks/* requests carry Mcp-Name = taskId (and Mcp-Method) on HTTP', async (t) => {
   let id = '';
-  const s = await setup(t, {
-    call: (_p, server) => {
-      const created = server.createTask([{ status: 'input_required', inputRequests: { who: form('Name?') } }, done('hi')]);
-      id = created.taskId;
-      return { result: created };
+  const s = await setup(
+    t,
+    {
+      call: (_p, server) => {
+        const created = server.createTask([{ status: 'input_required', inputRequests: { who: form('Name?') } }, done('hi')]);
+        id = created.taskId;
+        return { result: created };
+      },
     },
-  }, { elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) });
+    { elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+  );
   await s.client.callTool('slow');
   await s.client.cancelTask(id);
   for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
@@ -133,44 +161,61 @@ test('tasks: tasks/* requests carry Mcp-Name = taskId (and Mcp-Method) on HTTP',
   }
 });
 
-test('tasks: input requests are answered with the client\'s handlers, each key once across polls', async (t) => {
+test("tasks: input requests are answered with the client's handlers, each key once across polls", async (t) => {
   const asked: string[] = [];
-  const s = await setup(t, {
-    call: (_p, server) => {
-      const created = server.createTask([
-        { status: 'input_required', inputRequests: { first: form('First name?') } },
-        // Polled again before the answer shows: the same key must not be answered twice.
-        { status: 'input_required', inputRequests: { first: form('First name?') } },
-      ], {
-        onupdate: (responses, t) => {
-          if ('first' in responses) {
-            t.states = [...t.states.slice(0, t.gets), { status: 'working' },
-              // A stale `first` still listed next to the new `second`: only `second` is new.
-              { status: 'input_required', inputRequests: { first: form('First name?'), second: form('Last name?') } }];
-          } else if ('second' in responses) {
-            t.states = [...t.states.slice(0, t.gets), done('hello Ada Lovelace')];
-          }
-        },
-      });
-      return { result: created };
+  const s = await setup(
+    t,
+    {
+      call: (_p, server) => {
+        const created = server.createTask(
+          [
+            { status: 'input_required', inputRequests: { first: form('First name?') } },
+            // Polled again before the answer shows: the same key must not be answered twice.
+            { status: 'input_required', inputRequests: { first: form('First name?') } },
+          ],
+          {
+            onupdate: (responses, t) => {
+              if ('first' in responses) {
+                t.states = [
+                  ...t.states.slice(0, t.gets),
+                  { status: 'working' },
+                  // A stale `first` still listed next to the new `second`: only `second` is new.
+                  { status: 'input_required', inputRequests: { first: form('First name?'), second: form('Last name?') } },
+                ];
+              } else if ('second' in responses) {
+                t.states = [...t.states.slice(0, t.gets), done('hello Ada Lovelace')];
+              }
+            },
+          },
+        );
+        return { result: created };
+      },
     },
-  }, {
-    elicitation: (params) => {
-      asked.push(params.message);
-      return { action: 'accept', content: { name: params.message.startsWith('First') ? 'Ada' : 'Lovelace' } };
+    {
+      elicitation: (params) => {
+        asked.push(params.message);
+        return { action: 'accept', content: { name: params.message.startsWith('First') ? 'Ada' : 'Lovelace' } };
+      },
     },
-  });
+  );
   const r = await s.client.callTool('slow');
   assert.deepEqual(r.content, [{ type: 'text', text: 'hello Ada Lovelace' }]);
   assert.deepEqual(asked, ['First name?', 'Last name?']);
   const tasks = [...s.server.tasks.values()];
-  assert.deepEqual(tasks[0].updates, [{ first: { action: 'accept', content: { name: 'Ada' } } }, { second: { action: 'accept', content: { name: 'Lovelace' } } }]);
+  assert.deepEqual(tasks[0].updates, [
+    { first: { action: 'accept', content: { name: 'Ada' } } },
+    { second: { action: 'accept', content: { name: 'Lovelace' } } },
+  ]);
   assert.ok(s.server.bodies('tasks/get').length >= 4);
 });
 
 test('tasks: an input this client cannot give fails the call and cancels the task', async (t) => {
   const s = await setup(t, {
-    call: (_p, server) => ({ result: server.createTask([{ status: 'input_required', inputRequests: { llm: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } } }]) }),
+    call: (_p, server) => ({
+      result: server.createTask([
+        { status: 'input_required', inputRequests: { llm: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } } },
+      ]),
+    }),
   });
   await assert.rejects(s.client.callTool('slow'), (e: unknown) => e instanceof LocalError && e.kind === 'capability' && /sampling handler/.test(e.message));
   await received(s.server, 'tasks/cancel', 1);
@@ -178,7 +223,11 @@ test('tasks: an input this client cannot give fails the call and cancels the tas
 });
 
 test('tasks: a task created already finished is read once with tasks/get, without waiting', async (t) => {
-  const s = await setup(t, { call: (_p, server) => ({ result: server.createTask([done('instant')], { pollIntervalMs: 60_000, first: { status: 'completed' } }) }) }, { tasks: { maxPollIntervalMs: 60_000 } });
+  const s = await setup(
+    t,
+    { call: (_p, server) => ({ result: server.createTask([done('instant')], { pollIntervalMs: 60_000, first: { status: 'completed' } }) }) },
+    { tasks: { maxPollIntervalMs: 60_000 } },
+  );
   const started = Date.now();
   const r = await s.client.callTool('slow');
   assert.deepEqual(r.content, [{ type: 'text', text: 'instant' }]);
@@ -187,22 +236,41 @@ test('tasks: a task created already finished is read once with tasks/get, withou
 });
 
 test('tasks: a tool error is a completed task: the result comes back with isError', async (t) => {
-  const s = await setup(t, { call: (_p, server) => ({ result: server.createTask([{ status: 'completed', result: { content: [{ type: 'text', text: 'bad input' }], isError: true } }]) }) });
+  const s = await setup(t, {
+    call: (_p, server) => ({ result: server.createTask([{ status: 'completed', result: { content: [{ type: 'text', text: 'bad input' }], isError: true } }]) }),
+  });
   const r = await s.client.callTool('slow');
   assert.deepEqual(r, { content: [{ type: 'text', text: 'bad input' }], isError: true });
 });
 
 test('tasks: a failed task rejects with its JSON-RPC error as an McpError', async (t) => {
   const s = await setup(t, {
-    call: (_p, server) => ({ result: server.createTask([{ status: 'working' }, { status: 'failed', statusMessage: 'rate limited', error: { code: -32603, message: 'API rate limit exceeded', data: { retryAfter: 5 } } }]) }),
+    call: (_p, server) => ({
+      result: server.createTask([
+        { status: 'working' },
+        { status: 'failed', statusMessage: 'rate limited', error: { code: -32603, message: 'API rate limit exceeded', data: { retryAfter: 5 } } },
+      ]),
+    }),
   });
-  await assert.rejects(s.client.callTool('slow'), (e: unknown) => e instanceof McpError && e.code === -32603 && e.message === 'API rate limit exceeded' && (e.data as { retryAfter: number }).retryAfter === 5);
+  await assert.rejects(
+    s.client.callTool('slow'),
+    (e: unknown) =>
+      e instanceof McpError && e.code === -32603 && e.message === 'API rate limit exceeded' && (e.data as { retryAfter: number }).retryAfter === 5,
+  );
   assert.equal(s.server.bodies('tasks/cancel').length, 0, 'a finished task is not cancelled');
 });
 
 test('tasks: a task the server cancelled rejects with a TaskCancelledError (a LocalError)', async (t) => {
   const s = await setup(t, { call: (_p, server) => ({ result: server.createTask([{ status: 'cancelled', statusMessage: 'operator stopped it' }]) }) });
-  await assert.rejects(s.client.callTool('slow'), (e: unknown) => e instanceof TaskCancelledError && e instanceof LocalError && e.kind === 'aborted' && e.task.statusMessage === 'operator stopped it' && /operator stopped it/.test(e.message));
+  await assert.rejects(
+    s.client.callTool('slow'),
+    (e: unknown) =>
+      e instanceof TaskCancelledError &&
+      e instanceof LocalError &&
+      e.kind === 'aborted' &&
+      e.task.statusMessage === 'operator stopped it' &&
+      /operator stopped it/.test(e.message),
+  );
   assert.equal(s.server.bodies('tasks/cancel').length, 0);
 });
 
@@ -234,19 +302,26 @@ test('tasks: the request timeout applies to each poll, not to the whole task', a
     call: (_p, server) => ({ result: server.createTask([{ status: 'working' }], { pollIntervalMs: 10 }) }),
     get: (_id, server) => (server.bodies('tasks/get').length > 1 ? 'silence' : undefined),
   });
-  await assert.rejects(hung.client.callTool('slow', {}, { timeoutMs: 1000 }), (e: unknown) => e instanceof LocalError && e.kind === 'timeout' && /"tasks\/get" timed out/.test(e.message));
+  await assert.rejects(
+    hung.client.callTool('slow', {}, { timeoutMs: 1000 }),
+    (e: unknown) => e instanceof LocalError && e.kind === 'timeout' && /"tasks\/get" timed out/.test(e.message),
+  );
   await received(hung.server, 'tasks/cancel', 1);
   assert.equal(hung.server.bodies('tasks/cancel').length, 1);
 });
 
 test('tasks: input_required (MRTR) before the task is created is answered first, then the task driven', async (t) => {
-  const s = await setup(t, {
-    call: (params, server) => {
-      if (!params.inputResponses) return { result: { resultType: 'input_required', inputRequests: { ok: form('Go?') }, requestState: 'st-1' } };
-      assert.equal(params.requestState, 'st-1');
-      return { result: server.createTask([done(`go: ${params.inputResponses.ok.content.name}`)]) };
+  const s = await setup(
+    t,
+    {
+      call: (params, server) => {
+        if (!params.inputResponses) return { result: { resultType: 'input_required', inputRequests: { ok: form('Go?') }, requestState: 'st-1' } };
+        assert.equal(params.requestState, 'st-1');
+        return { result: server.createTask([done(`go: ${params.inputResponses.ok.content.name}`)]) };
+      },
     },
-  }, { elicitation: () => ({ action: 'accept', content: { name: 'yes' } }) });
+    { elicitation: () => ({ action: 'accept', content: { name: 'yes' } }) },
+  );
   const r = await s.client.callTool('slow');
   assert.deepEqual(r.content, [{ type: 'text', text: 'go: yes' }]);
 });
@@ -255,9 +330,11 @@ test('tasks: startToolCall hands the task over; getTask / updateTask / cancelTas
   const s = await setup(t, {
     call: (params, server) => {
       if (params.arguments?.now) return { result: { content: [{ type: 'text', text: 'immediate' }] } };
-      return { result: server.createTask([{ status: 'input_required', inputRequests: { who: form('Name?') } }], {
-        onupdate: (_r, task) => (task.states = [...task.states.slice(0, task.gets), done('by hand')]),
-      }) };
+      return {
+        result: server.createTask([{ status: 'input_required', inputRequests: { who: form('Name?') } }], {
+          onupdate: (_r, task) => (task.states = [...task.states.slice(0, task.gets), done('by hand')]),
+        }),
+      };
     },
   });
   const immediate = await s.client.startToolCall('slow', { now: true });
@@ -290,13 +367,17 @@ test('tasks: startToolCall hands the task over; getTask / updateTask / cancelTas
 
 test('tasks: listen({ taskIds }) delivers notifications/tasks, and they wake a waiting poller', async (t) => {
   let id = '';
-  const s = await setup(t, {
-    call: (_p, server) => {
-      const created = server.createTask([{ status: 'working' }], { pollIntervalMs: 10_000 });
-      id = created.taskId;
-      return { result: created };
+  const s = await setup(
+    t,
+    {
+      call: (_p, server) => {
+        const created = server.createTask([{ status: 'working' }], { pollIntervalMs: 10_000 });
+        id = created.taskId;
+        return { result: created };
+      },
     },
-  }, { tasks: { listen: true, maxPollIntervalMs: 60_000 } });
+    { tasks: { listen: true, maxPollIntervalMs: 60_000 } },
+  );
   const seen: Array<{ method: string; status?: string }> = [];
   const on: string[] = [];
   s.client.on('notifications/tasks', (p) => on.push(String(p?.status)));

@@ -4,7 +4,7 @@ import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import type { CreateMessageParams } from '../../src/protocol/types.js';
 import type { WireRecorder } from '../../src/testing/index.js';
 import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
-import { aborted, flush, sleep, waitFor } from '../support/index.js';
+import { aborted, flush, waitFor } from '../support/index.js';
 
 const SAMPLE = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } as unknown as JsonObject;
 
@@ -90,7 +90,10 @@ test('server → client: cancelling a server request aborts the client handler, 
   assert.equal(clientSignal!.aborted, true);
   const req = wire.messages('sampling/createMessage')[0] as { id: number };
   const cancel = wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>;
-  assert.deepEqual(cancel.map((c) => c.params.requestId), [req.id]);
+  assert.deepEqual(
+    cancel.map((c) => c.params.requestId),
+    [req.id],
+  );
   // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
   assert.deepEqual(await session.ping(), {});
   assert.deepEqual(responsesTo(wire, 'client→server', req.id), [], 'the client sent no response for the cancelled id');
@@ -124,9 +127,13 @@ test('server → client: cancelling a tool call also cancels the sampling reques
   await waitFor(() => clientSignal!.aborted && toolError !== undefined, 'nested cancel');
   const outer = wire.messages('test/sample')[0] as { id: number };
   const inner = wire.messages('sampling/createMessage')[0] as { id: number };
-  const cancels = (wire.entries.filter((e) => 'method' in e.message && e.message.method === 'notifications/cancelled'))
+  const cancels = wire.entries
+    .filter((e) => 'method' in e.message && e.message.method === 'notifications/cancelled')
     .map((e) => [e.direction, (e.message as { params: JsonObject }).params.requestId]);
-  assert.deepEqual(cancels, [['client→server', outer.id], ['server→client', inner.id]]);
+  assert.deepEqual(cancels, [
+    ['client→server', outer.id],
+    ['server→client', inner.id],
+  ]);
   // A round trip after it on the same ordered connection: anything the peer sent before its answer has arrived.
   assert.deepEqual(await client.ping(), {});
   assert.deepEqual(await [...server.sessions][0]!.ping(), {});
@@ -145,10 +152,16 @@ test('server → client: a timed-out server request cancels the client handler',
       return { action: 'cancel' };
     },
   });
-  await rejectsLocally(session.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object', properties: {} } }, { timeoutMs: 30 }), 'timeout');
+  await rejectsLocally(
+    session.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object', properties: {} } }, { timeoutMs: 30 }),
+    'timeout',
+  );
   await waitFor(() => clientSignal?.aborted === true, 'client abort');
   const req = wire.messages('elicitation/create')[0] as { id: number };
-  assert.deepEqual((wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>).map((c) => c.params.requestId), [req.id]);
+  assert.deepEqual(
+    (wire.messages('notifications/cancelled') as Array<{ params: JsonObject }>).map((c) => c.params.requestId),
+    [req.id],
+  );
   await client.close();
 });
 
@@ -168,7 +181,7 @@ test('cancellations for unknown ids, finished requests or with bad params are ig
   assert.deepEqual(await raw.next(), { jsonrpc: '2.0', id: 1, result: { waited: true } });
 });
 
-test('a cancelled handler\'s later progress and notifications are not sent', async () => {
+test("a cancelled handler's later progress and notifications are not sent", async () => {
   const { server } = testServer();
   let ctxRef: { progress(n: number): Promise<void>; notify(m: string): Promise<void> } | undefined;
   server.setRequestHandler('test/hold', async (_p, ctx) => {

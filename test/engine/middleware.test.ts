@@ -4,15 +4,20 @@ import { compose, type MessageMiddleware } from '../../src/engine/middleware.js'
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import { clientPair, rejectsLocally, rejectsWithCode, testServer } from '../jsonrpc/harness.js';
-import { sleep } from '../support/index.js';
 
 const label = (m: JsonRpcMessage) => ('method' in m ? m.method : `response ${String(m.id)}`);
 
 /** Middleware that logs `<name> in|out <label>` into `log`. */
 function tracer(name: string, log: string[]): MessageMiddleware {
   return {
-    incoming: async (m, next) => { log.push(`${name} in ${label(m)}`); await next(m); },
-    outgoing: async (m, next) => { log.push(`${name} out ${label(m)}`); await next(m); },
+    incoming: async (m, next) => {
+      log.push(`${name} in ${label(m)}`);
+      await next(m);
+    },
+    outgoing: async (m, next) => {
+      log.push(`${name} out ${label(m)}`);
+      await next(m);
+    },
   };
 }
 
@@ -37,9 +42,14 @@ test('server message middleware observes every message, both directions, in wire
   await client.notify('test/note');
   await client.ping(); // answered after the notification was handled (one ordered connection)
   assert.deepEqual(log, [
-    'S in initialize', 'S out response 0', 'S in notifications/initialized',
-    'S in test/echo', 'S out response 1', 'S in test/note',
-    'S in ping', 'S out response 2',
+    'S in initialize',
+    'S out response 0',
+    'S in notifications/initialized',
+    'S in test/echo',
+    'S out response 1',
+    'S in test/note',
+    'S in ping',
+    'S out response 2',
   ]);
   await client.close();
 });
@@ -91,7 +101,10 @@ test('server message middleware runs in onion order; inner changes are visible t
   const log: string[] = [];
   server.use(tracer('A', log));
   server.use({
-    incoming: async (m, next) => { log.push('B in'); await next(m); },
+    incoming: async (m, next) => {
+      log.push('B in');
+      await next(m);
+    },
     outgoing: async (m, next) => {
       log.push('B out');
       await next('result' in m ? { ...m, result: { ...m.result, byB: true } } : m);
@@ -185,7 +198,7 @@ test('request middleware wraps handlers in onion order and sees method, params a
 test('request middleware can short-circuit, replace errors, and its throws become error responses', async () => {
   const { server } = testServer();
   let handlerRan = 0;
-  server.setRequestHandler('test/guarded', () => ((handlerRan++), { ran: true }));
+  server.setRequestHandler('test/guarded', () => (handlerRan++, { ran: true }));
   server.setRequestHandler('test/cached', () => assert.fail('short-circuited handler ran'));
   server.use(async (method, params, _ctx, next) => {
     if (method === 'test/guarded' && params?.token !== 'ok') throw new McpError(-32001, 'Forbidden');

@@ -17,14 +17,23 @@ test('pageSize 2 with 5 tools: pages of 2/2/1 with opaque cursors; the last page
   const server = fiveTools();
   const { client, wire } = await clientPair(server.server);
   const p1 = await client.listTools();
-  assert.deepEqual(p1.tools.map((t) => t.name), ['t1', 't2']);
+  assert.deepEqual(
+    p1.tools.map((t) => t.name),
+    ['t1', 't2'],
+  );
   assert.equal(typeof p1.nextCursor, 'string');
   const p2 = await client.listTools({ cursor: p1.nextCursor });
-  assert.deepEqual(p2.tools.map((t) => t.name), ['t3', 't4']);
+  assert.deepEqual(
+    p2.tools.map((t) => t.name),
+    ['t3', 't4'],
+  );
   assert.equal(typeof p2.nextCursor, 'string');
   assert.notEqual(p2.nextCursor, p1.nextCursor);
   const p3 = await client.listTools({ cursor: p2.nextCursor });
-  assert.deepEqual(p3.tools.map((t) => t.name), ['t5']);
+  assert.deepEqual(
+    p3.tools.map((t) => t.name),
+    ['t5'],
+  );
   assert.equal('nextCursor' in p3, false);
   // Opaque: not a bare offset or a name.
   for (const c of [p1.nextCursor!, p2.nextCursor!]) {
@@ -35,16 +44,25 @@ test('pageSize 2 with 5 tools: pages of 2/2/1 with opaque cursors; the last page
   const sent = (wire.messages('tools/list') as Array<{ params?: JsonObject }>).map((m) => m.params?.cursor);
   assert.deepEqual(sent, [undefined, p1.nextCursor, p2.nextCursor]);
   // The same cursor gives the same page again (it is a position, not a one-shot token).
-  assert.deepEqual((await client.listTools({ cursor: p1.nextCursor })).tools.map((t) => t.name), ['t3', 't4']);
+  assert.deepEqual(
+    (await client.listTools({ cursor: p1.nextCursor })).tools.map((t) => t.name),
+    ['t3', 't4'],
+  );
   await client.close();
 });
 
 test('listAllTools collects all 5 across pages (and listAllPrompts likewise)', async () => {
   const server = fiveTools();
   const { client, wire } = await clientPair(server.server);
-  assert.deepEqual((await client.listAllTools()).map((t) => t.name), NAMES);
+  assert.deepEqual(
+    (await client.listAllTools()).map((t) => t.name),
+    NAMES,
+  );
   assert.equal(wire.messages('tools/list').length, 3);
-  assert.deepEqual((await client.listAllPrompts()).map((p) => p.name), ['p1', 'p2', 'p3']);
+  assert.deepEqual(
+    (await client.listAllPrompts()).map((p) => p.name),
+    ['p1', 'p2', 'p3'],
+  );
   const seen: string[] = [];
   for await (const t of client.paginate('tools/list')) seen.push(t.name);
   assert.deepEqual(seen, NAMES);
@@ -78,5 +96,8 @@ test('an invalid cursor is -32602', async () => {
   }
   // A null cursor means "from the start".
   const ok = await raw.call({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: null } });
-  assert.deepEqual(ok.result.tools.map((t: { name: string }) => t.name), ['t1', 't2']);
+  assert.deepEqual(
+    ok.result.tools.map((t: { name: string }) => t.name),
+    ['t1', 't2'],
+  );
 });

@@ -74,7 +74,16 @@ test('a failing send rejects the request; a failing error reply goes to onerror,
 test('each frame keeps its own info, even when an async middleware holds an earlier frame', async () => {
   const { t, peer } = await peerOn(
     { onrequest: (_req, inbound) => ({ principal: inbound.info?.authInfo?.principal ?? null }) },
-    { middleware: [{ incoming: async (m, next) => { if ('method' in m && m.method === 'slow') await sleep(15); return next(m); } }] },
+    {
+      middleware: [
+        {
+          incoming: async (m, next) => {
+            if ('method' in m && m.method === 'slow') await sleep(15);
+            return next(m);
+          },
+        },
+      ],
+    },
   );
   t.deliver({ jsonrpc: '2.0', id: 1, method: 'slow' }, { authInfo: { principal: 'alice' } });
   t.deliver({ jsonrpc: '2.0', id: 2, method: 'fast' }, { authInfo: { principal: 'bob' } });
@@ -94,13 +103,18 @@ test('use() adds middleware to a running peer; notifications reach onnotificatio
   t.deliver({ jsonrpc: '2.0', method: 'two' });
   t.deliver({ jsonrpc: '2.0', method: 'three' });
   await flush();
-  assert.deepEqual(seen, [['one', { remoteAddress: '1.1.1.1' }], ['three', undefined]]);
+  assert.deepEqual(seen, [
+    ['one', { remoteAddress: '1.1.1.1' }],
+    ['three', undefined],
+  ]);
   await peer.close();
 });
 
 test('a throwing notification handler is reported to onerror; a throwing request handler answers', async () => {
   const { t, peer, errors } = await peerOn({
-    onnotification: () => { throw new Error('note failed'); },
+    onnotification: () => {
+      throw new Error('note failed');
+    },
     onrequest: (req) => {
       if (req.method === 'mcp') throw new McpError(-32602, 'bad args');
       throw new TypeError('kaput');
@@ -115,7 +129,10 @@ test('a throwing notification handler is reported to onerror; a throwing request
     { jsonrpc: '2.0', id: 'b', error: { code: -32603, message: 'kaput' } },
   ]);
   // McpErrors are answers, not problems; only the unexpected throws are reported.
-  assert.deepEqual(errors.map((e) => e.message), ['note failed', 'kaput']);
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    ['note failed', 'kaput'],
+  );
   await peer.close();
 });
 
@@ -174,6 +191,9 @@ test('initialize is never cancelled, even when it times out or is aborted', asyn
   await rejectsLocally(peer.request('initialize', {}, { timeoutMs: 10 }), 'timeout');
   await rejectsLocally(peer.request('initialize', {}, { signal: AbortSignal.timeout(5) }), 'aborted');
   await flush();
-  assert.deepEqual((t.messages as Array<{ method: string }>).map((m) => m.method), ['initialize', 'initialize']);
+  assert.deepEqual(
+    (t.messages as Array<{ method: string }>).map((m) => m.method),
+    ['initialize', 'initialize'],
+  );
   await peer.close();
 });

@@ -24,7 +24,15 @@ function progressServer() {
       await ctx.progress(i);
       await sleep(p.gap ?? 10);
     }
-    if (p.late !== undefined) setTimeout(() => void ctx.progress(p.late!).catch(() => {}).finally(() => lateAttempt.resolve()), 5);
+    if (p.late !== undefined)
+      setTimeout(
+        () =>
+          void ctx
+            .progress(p.late!)
+            .catch(() => {})
+            .finally(() => lateAttempt.resolve()),
+        5,
+      );
     return { done: true };
   });
   return { ...t, lateAttempt: lateAttempt.promise };
@@ -55,7 +63,10 @@ function drivenServer() {
 /** Tracks whether `p` has settled (after the deliveries queued so far have run). */
 function watch<T>(p: Promise<T>): { settled(): Promise<boolean> } {
   let done = false;
-  p.then(() => (done = true), () => (done = true));
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   return {
     settled: async () => {
       await flush();
@@ -200,7 +211,10 @@ test('progress: delivered in order with total and message; the sender drops non-
   const { client, wire } = await clientPair(server);
   const seen: ProgressInfo[] = [];
   await client.request('test/progress', { values: [1, 2, 2, 1.5, 2.5, 10, 9, 10, 11], total: 11 }, { onprogress: (p) => seen.push(p) });
-  assert.deepEqual(seen.map((p) => p.progress), [1, 2, 2.5, 10, 11]);
+  assert.deepEqual(
+    seen.map((p) => p.progress),
+    [1, 2, 2.5, 10, 11],
+  );
   assert.deepEqual(seen[0], { progress: 1, total: 11, message: 'at 1' });
   // The drop happened at the sender: the wire never carried the bad values.
   const onWire = (wire.messages('notifications/progress') as Array<{ params: JsonObject }>).map((m) => m.params.progress);
@@ -219,7 +233,8 @@ test('progress: no notification after the response; late ones for a finished tok
   await client.request('ping', {});
   const fromServer = wire.entries.filter((e) => e.direction === 'server→client').map((e) => e.message);
   assert.ok(!('method' in fromServer.at(-1)!), 'the ping answer comes last');
-  const kinds = fromServer.slice(0, -1)
+  const kinds = fromServer
+    .slice(0, -1)
     .filter((m) => !('method' in m) || m.method === 'notifications/progress')
     .map((m) => ('method' in m ? `progress ${(m.params as JsonObject).progress}` : 'response'));
   assert.deepEqual(kinds.slice(-3), ['progress 1', 'progress 2', 'response']);
@@ -235,7 +250,10 @@ test('progress: no notification after the response; late ones for a finished tok
 });
 
 test('progress: the message is stripped for 2024-11-05, kept from 2025-03-26 on', async () => {
-  for (const [version, expected] of [['2024-11-05', undefined], ['2025-03-26', 'at 1']] as const) {
+  for (const [version, expected] of [
+    ['2024-11-05', undefined],
+    ['2025-03-26', 'at 1'],
+  ] as const) {
     const { server } = progressServer();
     const { client } = await clientPair(server, { protocolVersion: version });
     const seen: ProgressInfo[] = [];
@@ -248,7 +266,15 @@ test('progress: the message is stripped for 2024-11-05, kept from 2025-03-26 on'
 test('progress: an onprogress callback that throws goes to onerror and the request still completes', async () => {
   const { server } = progressServer();
   const { client, clientErrors } = await clientPair(server);
-  const r = await client.request('test/progress', { values: [1, 2] }, { onprogress: () => { throw new Error('listener bug'); } });
+  const r = await client.request(
+    'test/progress',
+    { values: [1, 2] },
+    {
+      onprogress: () => {
+        throw new Error('listener bug');
+      },
+    },
+  );
   assert.deepEqual(r, { done: true });
   assert.equal(clientErrors.filter((e) => e.message === 'listener bug').length, 2);
   await client.close();

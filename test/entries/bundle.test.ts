@@ -66,7 +66,9 @@ test('toFetchHandler bundles for the browser platform with no Node built-in, and
     assert.ok(!mainInputs.some(([i]) => i.includes('src/client/auth/')), 'the OAuth client is in the entry chunk');
     const ours = mainInputs.filter(([i]) => !i.includes('node_modules')).reduce((n, [, v]) => n + v.bytesInOutput, 0);
     const lazy = outputs.filter(([p]) => p !== mainPath).reduce((n, [, o]) => n + o.bytes, 0);
-    t.diagnostic(`bundle (minified): entry chunk ${(main.bytes / 1024).toFixed(1)} KiB, of which mcpkit ${(ours / 1024).toFixed(1)} KiB and the rest zod; lazily loaded chunks (ajv, OAuth client) ${(lazy / 1024).toFixed(1)} KiB`);
+    t.diagnostic(
+      `bundle (minified): entry chunk ${(main.bytes / 1024).toFixed(1)} KiB, of which mcpkit ${(ours / 1024).toFixed(1)} KiB and the rest zod; lazily loaded chunks (ajv, OAuth client) ${(lazy / 1024).toFixed(1)} KiB`,
+    );
 
     for (const f of result.outputFiles) writeFileSync(f.path, f.text);
     const file = join(dir, 'stdin.mjs');
@@ -92,7 +94,9 @@ test('toFetchHandler bundles for the browser platform with no Node built-in, and
     );
     assert.equal(init.status, 200);
     const text = await init.text();
-    const body = JSON.parse(init.headers.get('content-type')?.includes('text/event-stream') ? /^data: (.*)$/m.exec(text)![1] : text) as { result: { protocolVersion: string; serverInfo: { name: string } } };
+    const body = JSON.parse(init.headers.get('content-type')?.includes('text/event-stream') ? /^data: (.*)$/m.exec(text)![1] : text) as {
+      result: { protocolVersion: string; serverInfo: { name: string } };
+    };
     assert.equal(body.result.protocolVersion, '2025-11-25');
     assert.equal(body.result.serverInfo.name, 'bundled');
     assert.ok(init.headers.get('mcp-session-id'), 'a session id for the handshake era');

@@ -10,9 +10,15 @@ const expected = JSON.parse(readFileSync(join(ROOT, 'test/entries/exports.json')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
 
 test('every package entry is listed here, and every subpath of package.json has an entry file', () => {
-  const files = readdirSync(join(ROOT, 'src/entries')).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).sort();
+  const files = readdirSync(join(ROOT, 'src/entries'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.replace(/\.ts$/, ''))
+    .sort();
   assert.deepEqual(files, Object.keys(expected).sort());
-  const subpaths = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? 'index' : k.slice(2))).sort();
+  const subpaths = Object.keys(pkg.exports)
+    .filter((k) => k !== './package.json')
+    .map((k) => (k === '.' ? 'index' : k.slice(2)))
+    .sort();
   assert.deepEqual(subpaths, files);
   for (const [key, value] of Object.entries(pkg.exports)) {
     if (key === './package.json') continue;

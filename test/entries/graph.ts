@@ -41,10 +41,18 @@ export function factsOf(path: string): ModuleFacts {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       if (!typeOnly) add(node.moduleSpecifier.text, false);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      const typeOnly = node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && node.exportClause.elements.every((e) => e.isTypeOnly));
+      const typeOnly =
+        node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && node.exportClause.elements.every((e) => e.isTypeOnly));
       if (!typeOnly) add(node.moduleSpecifier.text, false);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
@@ -66,8 +74,13 @@ export function factsOf(path: string): ModuleFacts {
 function isValueUse(id: ts.Identifier): boolean {
   const p = id.parent;
   if (ts.isPropertyAccessExpression(p) && p.name === id) return false;
-  if ((ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p)) && p.name === id) return false;
-  if ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isFunctionDeclaration(p) || ts.isClassDeclaration(p) || ts.isBindingElement(p)) && p.name === id) return false;
+  if (
+    (ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p)) &&
+    p.name === id
+  )
+    return false;
+  if ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isFunctionDeclaration(p) || ts.isClassDeclaration(p) || ts.isBindingElement(p)) && p.name === id)
+    return false;
   if (ts.isImportSpecifier(p) || ts.isExportSpecifier(p) || ts.isQualifiedName(p) || ts.isTypeReferenceNode(p)) return false;
   return true;
 }
@@ -82,7 +95,11 @@ export interface Problem {
  * Walks every module `entry` loads (following dynamic imports too unless `staticOnly`), and
  * reports each one that `judge` finds fault with, naming the chain that pulls it in.
  */
-export function walk(entry: string, judge: (path: string, facts: ModuleFacts) => string[], options: { staticOnly?: boolean } = {}): { seen: Set<string>; problems: Problem[] } {
+export function walk(
+  entry: string,
+  judge: (path: string, facts: ModuleFacts) => string[],
+  options: { staticOnly?: boolean } = {},
+): { seen: Set<string>; problems: Problem[] } {
   const seen = new Set<string>([entry]);
   const problems: Problem[] = [];
   const queue: string[][] = [[entry]];

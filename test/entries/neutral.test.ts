@@ -8,7 +8,8 @@ import { describe, isNodeBuiltin, walk, type ModuleFacts } from './graph.js';
 
 function nodeUses(_path: string, facts: ModuleFacts): string[] {
   const out: string[] = [];
-  for (const b of facts.bare) if (isNodeBuiltin(b.specifier) || b.specifier === '<computed import()>') out.push(`imports ${b.specifier}${b.dynamic ? ' (dynamic)' : ''}`);
+  for (const b of facts.bare)
+    if (isNodeBuiltin(b.specifier) || b.specifier === '<computed import()>') out.push(`imports ${b.specifier}${b.dynamic ? ' (dynamic)' : ''}`);
   for (const g of facts.nodeGlobals) out.push(`uses the Node global ${g}`);
   return out;
 }

@@ -39,7 +39,10 @@ export function buildBothErasServer(): McpServer {
   // Asks twice (handshake: two elicitation/create requests; 2026-07-28: input_required rounds),
   // so the answers of earlier rounds must be replayed correctly.
   server.tool('deploy', { description: 'Deploys after two confirmations', input: { env: z.string() } }, async ({ env }, ctx) => {
-    const first = await ctx.elicit({ message: `Deploy to ${env}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });
+    const first = await ctx.elicit({
+      message: `Deploy to ${env}?`,
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+    });
     if (first.action !== 'accept' || first.content?.ok !== true) return `not deployed (${first.action})`;
     const second = await ctx.elicit(
       { message: `Really deploy to ${env}? Type the name.`, requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },

@@ -112,7 +112,11 @@ async function runTable(client: McpClient): Promise<JsonObject> {
   const progress: Array<[number, number | undefined, string | undefined]> = [];
   const count = neutral(await client.callTool('count', { n: 3 }, { onprogress: (p) => progress.push([p.progress, p.total, p.message]) }));
   assert.equal(text(count), 'counted to 3');
-  assert.deepEqual(progress, [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']]);
+  assert.deepEqual(progress, [
+    [1, 3, 'step 1'],
+    [2, 3, 'step 2'],
+    [3, 3, 'step 3'],
+  ]);
 
   const deployed = neutral(await client.callTool('deploy', { env: 'prod' }));
   assert.equal(text(deployed), 'deployed to prod');
@@ -131,7 +135,10 @@ async function runTable(client: McpClient): Promise<JsonObject> {
   assert.deepEqual(note, { contents: [{ uri: 'notes://beta', text: 'note beta at notes://beta', mimeType: 'text/plain' }] });
 
   const prompts = neutral(await client.listPrompts());
-  assert.deepEqual(prompts.prompts.map((p) => p.name), ['greet']);
+  assert.deepEqual(
+    prompts.prompts.map((p) => p.name),
+    ['greet'],
+  );
   const greet = neutral(await client.getPrompt('greet', { name: 'Ada' }));
   assert.deepEqual(greet, { description: 'Greets someone', messages: [{ role: 'user', content: { type: 'text', text: 'Please greet Ada warmly.' } }] });
   const missingArg = await client.getPrompt('greet', {}).catch((e: unknown) => e);
@@ -142,7 +149,26 @@ async function runTable(client: McpClient): Promise<JsonObject> {
   const ids = neutral(await client.complete({ ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: 'b' } }));
   assert.deepEqual(ids.completion.values, ['beta']);
 
-  return { tools, echo, add, fail, badArgs, count, progress, deployed, declined, roots, resources, templates, readme, note, prompts, greet, names, ids } as unknown as JsonObject;
+  return {
+    tools,
+    echo,
+    add,
+    fail,
+    badArgs,
+    count,
+    progress,
+    deployed,
+    declined,
+    roots,
+    resources,
+    templates,
+    readme,
+    note,
+    prompts,
+    greet,
+    names,
+    ids,
+  } as unknown as JsonObject;
 }
 
 /** The resource-not-found code: the one answer the eras give differently. */
@@ -182,7 +208,10 @@ for (const via of ['http', 'stdio'] as const) {
           assert.equal(deployCalls.length, 2, 'one tools/call per deploy');
         } else {
           assert.ok(!methods.includes('→ initialize'), 'never initialize');
-          assert.ok(!methods.some((m) => m.startsWith('← ') && !m.startsWith('← response') && !m.startsWith('← notifications/')), `no server requests: ${methods.join(', ')}`);
+          assert.ok(
+            !methods.some((m) => m.startsWith('← ') && !m.startsWith('← response') && !m.startsWith('← notifications/')),
+            `no server requests: ${methods.join(', ')}`,
+          );
           // Every request carries the envelope.
           for (const m of sent) assert.equal((m.params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'], '2026-07-28', m.method);
           // prod: asked, asked again, answered (3 calls); staging: asked, declined (2 calls).

@@ -21,12 +21,19 @@ before(async () => {
     return `${Number(args.a) + Number(args.b)}`;
   });
   mcp.tool('confirm_delete', { task: 'required' }, async (_args, ctx) => {
-    const answer = await ctx.elicit({ message: 'Delete important.txt?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });
+    const answer = await ctx.elicit({
+      message: 'Delete important.txt?',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+    });
     if (answer.action !== 'accept' || answer.content?.ok !== true) return 'kept';
     const poem = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'A haiku on deletion' } }], maxTokens: 50 });
     return `deleted; ${(poem.content as { text?: string }).text ?? ''}`;
   });
-  mcp.tool('forever', { task: 'required' }, (_args, ctx) => new Promise<string>((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))));
+  mcp.tool(
+    'forever',
+    { task: 'required' },
+    (_args, ctx) => new Promise<string>((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+  );
   http = await serve(mcp, { port: 0, host: '127.0.0.1' });
 });
 
@@ -101,6 +108,9 @@ test('cancel through the official client; a plain call to a required tool is ref
   const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
   assert.equal(cancelled.status, 'cancelled');
   await assert.rejects(client.experimental.tasks.cancelTask(created.task.taskId), (e: unknown) => e instanceof McpError && e.code === -32602);
-  await assert.rejects(client.request({ method: 'tools/call', params: { name: 'forever', arguments: {} } }, CallToolResultSchema), (e: unknown) => e instanceof McpError && e.code === -32601);
+  await assert.rejects(
+    client.request({ method: 'tools/call', params: { name: 'forever', arguments: {} } }, CallToolResultSchema),
+    (e: unknown) => e instanceof McpError && e.code === -32601,
+  );
   await client.close();
 });

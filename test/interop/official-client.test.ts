@@ -107,19 +107,32 @@ test('tools/call count: 5 increasing progress notifications', async () => {
   const msgs = wire.slice(from);
   const end = msgs.findIndex((m) => 'result' in m);
   assert.ok(end >= 0, 'response seen on the wire');
-  const progress = msgs.slice(0, end).filter((m) => m.method === 'notifications/progress').map((m) => m.params!);
-  assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4, 5]);
+  const progress = msgs
+    .slice(0, end)
+    .filter((m) => m.method === 'notifications/progress')
+    .map((m) => m.params!);
+  assert.deepEqual(
+    progress.map((p) => p.progress),
+    [1, 2, 3, 4, 5],
+  );
   for (const p of progress) {
     assert.equal(p.total, 5);
     // The official client uses the request id as its progressToken: it must be echoed.
     assert.equal(p.progressToken, msgs[end].id);
   }
   assert.equal(progress[0].message, 'step 1 of 5');
-  assert.equal(msgs.slice(end).some((m) => m.method === 'notifications/progress'), false, 'no progress after the response');
+  assert.equal(
+    msgs.slice(end).some((m) => m.method === 'notifications/progress'),
+    false,
+    'no progress after the response',
+  );
   // The official client dispatches notifications in a microtask but responses synchronously, so
   // progress that shares a read chunk with the response is dropped on ITS side (a busy machine
   // batches the tail into one chunk). What it does deliver is an increasing prefix (usually all 5).
-  assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3, 4, 5].slice(0, seen.length));
+  assert.deepEqual(
+    seen.map((p) => p.progress),
+    [1, 2, 3, 4, 5].slice(0, seen.length),
+  );
   for (const p of seen) assert.equal(p.total, 5);
 });
 
@@ -130,14 +143,11 @@ test('tools/call fail: isError result carrying the message', async () => {
 });
 
 test('tools/call of an unknown tool: JSON-RPC error -32602', async () => {
-  await assert.rejects(
-    client.callTool({ name: 'no-such-tool', arguments: {} }),
-    (e: unknown) => {
-      assert.ok(e instanceof McpError, `expected McpError, got ${String(e)}`);
-      assert.equal(e.code, -32602);
-      return true;
-    },
-  );
+  await assert.rejects(client.callTool({ name: 'no-such-tool', arguments: {} }), (e: unknown) => {
+    assert.ok(e instanceof McpError, `expected McpError, got ${String(e)}`);
+    assert.equal(e.code, -32602);
+    return true;
+  });
 });
 
 test('tools/call add with bad arguments: a tool error (isError), not a protocol error', async () => {

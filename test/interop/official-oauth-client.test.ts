@@ -51,7 +51,13 @@ class Provider implements OAuthClientProvider {
   code?: string;
   readonly redirectUrl = 'http://localhost:3000/callback';
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'official v1 client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'official v1 client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.client;
@@ -142,7 +148,12 @@ test('a scope step-up: the official client reads our 403 insufficient_scope and 
     // The challenge it acted on, as any client sees it.
     const res = await fetch(running.url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${provider.saved!.access_token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        authorization: `Bearer ${provider.saved!.access_token}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'admin', arguments: {} } }),
     });
     await res.text();

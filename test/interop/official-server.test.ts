@@ -114,7 +114,10 @@ test('tools/call count: 5 increasing progress notifications', async () => {
   const seen: ProgressInfo[] = [];
   const r = await client.callTool('count', { n: 5 }, { onprogress: (p) => seen.push(p) });
   assert.equal(firstText(r), 'counted to 5');
-  assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    seen.map((p) => p.progress),
+    [1, 2, 3, 4, 5],
+  );
   for (const p of seen) assert.equal(p.total, 5);
   assert.equal(seen[4].message, 'step 5 of 5');
 });
@@ -195,12 +198,16 @@ test('notifications/message from the official server reach our listener, filtere
 test('cancelling a call with an AbortSignal: LocalError aborted, the connection keeps working', async () => {
   const ac = new AbortController();
   let progressed = 0;
-  const call = client.callTool('count', { n: 100 }, {
-    signal: ac.signal,
-    onprogress: () => {
-      if (++progressed === 2) ac.abort(new Error('user gave up'));
+  const call = client.callTool(
+    'count',
+    { n: 100 },
+    {
+      signal: ac.signal,
+      onprogress: () => {
+        if (++progressed === 2) ac.abort(new Error('user gave up'));
+      },
     },
-  });
+  );
   await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
   assert.ok(progressed >= 2 && progressed < 100, `progress after cancel: ${progressed}`);
   assert.deepEqual(await client.ping(), {});
@@ -272,7 +279,10 @@ test('a pinned older revision (2024-11-05) is negotiated with the official serve
     assert.equal(firstText(await old.callTool('echo', { message: 'old times' })), 'old times');
     const seen: ProgressInfo[] = [];
     await old.callTool('count', { n: 3 }, { onprogress: (p) => seen.push(p) });
-    assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3]);
+    assert.deepEqual(
+      seen.map((p) => p.progress),
+      [1, 2, 3],
+    );
     const c = await old.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'c' } });
     assert.deepEqual(c.completion.values, ['Carol']);
   } finally {

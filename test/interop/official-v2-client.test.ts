@@ -41,10 +41,7 @@ type Mode = 'auto' | { pin: string };
 
 /** A v2 client in 2026-07-28 mode whose handlers answer the server's input requests. */
 function v2Client(mode: Mode, asked: string[]): Client {
-  const client = new Client(
-    { name: 'official-v2-client', version: '2.4.0' },
-    { capabilities: { elicitation: {}, roots: {} }, versionNegotiation: { mode } },
-  );
+  const client = new Client({ name: 'official-v2-client', version: '2.4.0' }, { capabilities: { elicitation: {}, roots: {} }, versionNegotiation: { mode } });
   client.setRequestHandler('elicitation/create', async (req) => {
     const message = req.params.message;
     asked.push(message);
@@ -100,9 +97,15 @@ async function exercise(client: Client, asked: string[], overStdio = false): Pro
   assert.equal(textOf(await client.callTool({ name: 'roots', arguments: {} })), 'file:///work');
 
   const { resources } = await client.listResources();
-  assert.deepEqual(resources.map((r) => r.uri), ['file:///readme.md']);
+  assert.deepEqual(
+    resources.map((r) => r.uri),
+    ['file:///readme.md'],
+  );
   const { resourceTemplates } = await client.listResourceTemplates();
-  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['notes://{id}']);
+  assert.deepEqual(
+    resourceTemplates.map((t) => t.uriTemplate),
+    ['notes://{id}'],
+  );
   const readme = await client.readResource({ uri: 'file:///readme.md' });
   assert.deepEqual(readme.contents, [{ uri: 'file:///readme.md', mimeType: 'text/markdown', text: '# Both eras\n' }]);
   const note = await client.readResource({ uri: 'notes://beta' });
@@ -111,7 +114,10 @@ async function exercise(client: Client, asked: string[], overStdio = false): Pro
   await assert.rejects(client.readResource({ uri: 'file:///missing.md' }), (e: unknown) => (e as { code?: number }).code === -32602);
 
   const { prompts } = await client.listPrompts();
-  assert.deepEqual(prompts.map((p) => p.name), ['greet']);
+  assert.deepEqual(
+    prompts.map((p) => p.name),
+    ['greet'],
+  );
   const greet = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
   assert.deepEqual(greet.messages, [{ role: 'user', content: { type: 'text', text: 'Please greet Ada warmly.' } }]);
   const done = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'c' } });

@@ -45,8 +45,14 @@ async function exercise(client: McpClient): Promise<void> {
   assert.equal(text(await client.callTool('count', { n: 3 }, { onprogress: (p) => progress.push(p.progress) })), 'counted to 3');
   assert.deepEqual(progress, [1, 2, 3]);
 
-  assert.deepEqual((await client.listResources()).resources.map((r) => r.uri), ['file:///readme.md']);
-  assert.deepEqual((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate), ['notes://{id}']);
+  assert.deepEqual(
+    (await client.listResources()).resources.map((r) => r.uri),
+    ['file:///readme.md'],
+  );
+  assert.deepEqual(
+    (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+    ['notes://{id}'],
+  );
   const readme = await client.readResource('file:///readme.md');
   assert.deepEqual(readme.contents, [{ uri: 'file:///readme.md', mimeType: 'text/markdown', text: '# v2\n' }]);
   const note = await client.readResource('notes://7');
@@ -55,7 +61,10 @@ async function exercise(client: McpClient): Promise<void> {
   const missing = await client.readResource('file:///missing.md').catch((e: unknown) => e);
   assert.ok(missing instanceof McpError && missing.code === -32602, String(missing));
 
-  assert.deepEqual((await client.listPrompts()).prompts.map((p) => p.name), ['greet']);
+  assert.deepEqual(
+    (await client.listPrompts()).prompts.map((p) => p.name),
+    ['greet'],
+  );
   const greet = await client.getPrompt('greet', { name: 'Ada' });
   assert.deepEqual(greet.messages, [{ role: 'user', content: { type: 'text', text: 'Please greet Ada warmly.' } }]);
 }
@@ -100,7 +109,10 @@ test('our client (default era) → official v2 Streamable HTTP server: negotiate
     assert.deepEqual(seen.filter((r) => r.rpc === 'server/discover').length, 1);
     assert.equal(seen[0].rpc, 'server/discover');
     assert.ok(!seen.some((r) => r.rpc === 'initialize'));
-    assert.ok(seen.every((r) => r.method === 'POST' && r.protocolVersion === '2026-07-28'), JSON.stringify(seen));
+    assert.ok(
+      seen.every((r) => r.method === 'POST' && r.protocolVersion === '2026-07-28'),
+      JSON.stringify(seen),
+    );
   } finally {
     await client.close();
   }
@@ -118,7 +130,10 @@ test('our client → official v2 HTTP server: subscriptions/listen delivers tool
     v2.notify.promptsChanged();
     v2.notify.toolsChanged();
     await changed;
-    assert.deepEqual(got.map((n) => n.method), ['notifications/tools/list_changed']);
+    assert.deepEqual(
+      got.map((n) => n.method),
+      ['notifications/tools/list_changed'],
+    );
     await sub.close();
     await sub.ended;
   } finally {

@@ -40,9 +40,15 @@ test('2025-03-26: invalid items and handler errors are answered inside the array
   ]);
   assert.ok(Array.isArray(r));
   const codes = r.map((x: { id: unknown; error: { code: number } }) => [x.id, x.error.code]);
-  assert.deepEqual(codes.sort((a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]))), [
-    [1, -32603], [2, -32600], [3, -32601], [null, -32600],
-  ]);
+  assert.deepEqual(
+    codes.sort((a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]))),
+    [
+      [1, -32603],
+      [2, -32600],
+      [3, -32601],
+      [null, -32600],
+    ],
+  );
 });
 
 test('2025-03-26: a batch of notifications only gets no reply at all', async () => {
@@ -59,7 +65,7 @@ test('2025-03-26: a batch of notifications only gets no reply at all', async () 
   assert.deepEqual(notes, [1, 2]);
 });
 
-test('2025-03-26: batched responses settle the server\'s own requests', async () => {
+test("2025-03-26: batched responses settle the server's own requests", async () => {
   const { server } = testServer();
   const raw = await rawClient(server);
   await raw.initialize('2025-03-26', { roots: {} });

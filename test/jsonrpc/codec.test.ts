@@ -95,7 +95,10 @@ test('malformed responses are reported, never answered with an error response', 
     assert.equal(d.badResponses[0].id, c.id === 3 ? 3 : null);
   }
   // An error response without an id (or with id null) is valid: the peer could not read ours.
-  for (const c of [{ jsonrpc: '2.0', error: { code: -32700, message: 'x' } }, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'x' } }]) {
+  for (const c of [
+    { jsonrpc: '2.0', error: { code: -32700, message: 'x' } },
+    { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'x' } },
+  ]) {
     assert.equal(decodeFrame(JSON.stringify(c), limits).messages.length, 1);
   }
 });
@@ -147,15 +150,19 @@ test('a 100k-deep array neither crashes the decoder nor the depth walk', () => {
 });
 
 test('batches: array frames decode item by item; an empty batch is -32600', () => {
-  const d = decodeFrame(JSON.stringify([
-    { jsonrpc: '2.0', id: 1, method: 'a' },
-    { jsonrpc: '2.0', method: 'n' },
-    { jsonrpc: '2.0', id: 2, method: 5 },
-    7,
-  ]), limits);
+  const d = decodeFrame(
+    JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'a' }, { jsonrpc: '2.0', method: 'n' }, { jsonrpc: '2.0', id: 2, method: 5 }, 7]),
+    limits,
+  );
   assert.equal(d.batch, true);
   assert.equal(d.messages.length, 2);
-  assert.deepEqual(d.errors.map((e) => [e.id, e.error.code]), [[2, -32600], [null, -32600]]);
+  assert.deepEqual(
+    d.errors.map((e) => [e.id, e.error.code]),
+    [
+      [2, -32600],
+      [null, -32600],
+    ],
+  );
   const empty = decodeFrame('[]', limits);
   assert.equal(empty.messages.length, 0);
   assert.equal(empty.errors[0].error.code, ErrorCode.InvalidRequest);

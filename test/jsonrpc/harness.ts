@@ -12,9 +12,11 @@ import { aborted, sleep } from '../support/index.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Frame = any;
 
-
 export async function rejectsWithCode(p: Promise<unknown>, code: number, message?: RegExp): Promise<McpError> {
-  const e = await p.then(() => assert.fail(`expected an McpError ${code}, but it resolved`), (err: unknown) => err);
+  const e = await p.then(
+    () => assert.fail(`expected an McpError ${code}, but it resolved`),
+    (err: unknown) => err,
+  );
   assert.ok(e instanceof McpError, `expected an McpError ${code}, got ${String(e)}`);
   assert.equal(e.code, code, e.message);
   if (message) assert.match(e.message, message);
@@ -22,7 +24,10 @@ export async function rejectsWithCode(p: Promise<unknown>, code: number, message
 }
 
 export async function rejectsLocally(p: Promise<unknown>, kind: LocalError['kind'], message?: RegExp): Promise<LocalError> {
-  const e = await p.then(() => assert.fail(`expected a LocalError (${kind}), but it resolved`), (err: unknown) => err);
+  const e = await p.then(
+    () => assert.fail(`expected a LocalError (${kind}), but it resolved`),
+    (err: unknown) => err,
+  );
   assert.ok(e instanceof LocalError, `expected a LocalError (${kind}), got ${String(e)}`);
   assert.equal(e.kind, kind, e.message);
   if (message) assert.match(e.message, message);

@@ -100,7 +100,10 @@ test('unknown method → -32601; invalid params → -32602; plain Error → -326
 
   const boom = await raw.call({ jsonrpc: '2.0', id: 'b', method: 'test/boom' });
   assert.deepEqual(boom, { jsonrpc: '2.0', id: 'b', error: { code: -32603, message: 'boom' } });
-  assert.ok(raw.errors.some((e) => e.message === 'boom'), 'an unexpected handler error is also reported to onerror');
+  assert.ok(
+    raw.errors.some((e) => e.message === 'boom'),
+    'an unexpected handler error is also reported to onerror',
+  );
   // McpError thrown by a handler is passed through as is (code, message, data).
   raw.session.server.setRequestHandler('test/mcp-error', () => {
     throw new McpError(-32099 + 100, 'custom', { detail: 1 });
@@ -171,7 +174,12 @@ test('the client also survives garbage from the server and keeps working', async
   const { server } = testServer();
   const { client, session, serverSide, clientErrors } = await clientPair(server);
   const seen: unknown[] = [];
-  session.peer.use({ incoming: async (m, next) => { seen.push(m); return next(m); } });
+  session.peer.use({
+    incoming: async (m, next) => {
+      seen.push(m);
+      return next(m);
+    },
+  });
   serverSide.sendRaw('not json');
   serverSide.sendRaw('{"jsonrpc":"2.0","id":99,"method":7}');
   serverSide.sendRaw('{"jsonrpc":"2.0","id":424242,"result":{}}'); // unknown id: dropped

@@ -4,14 +4,8 @@ import { McpClient } from '../../src/client/client.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, negotiateVersion } from '../../src/protocol/versions.js';
 import { createLinkedPair } from '../../src/transports/memory/index.js';
-import {
-  clientPair,
-  rawClient,
-  rejectsLocally,
-  rejectsWithCode,
-  testServer,
-} from '../jsonrpc/harness.js';
-import { aborted, flush, sleep, waitFor } from '../support/index.js';
+import { clientPair, rawClient, rejectsLocally, rejectsWithCode, testServer } from '../jsonrpc/harness.js';
+import { aborted, flush, waitFor } from '../support/index.js';
 
 /** A hand-written server that answers initialize with `result` (or never, when undefined). */
 async function fakeServer(result: JsonObject | undefined) {
@@ -64,7 +58,11 @@ test('the client refuses a server answering with an unsupported version: LocalEr
   await rejectsLocally(client.connect(fake.clientSide), 'protocol', /protocol version "1999-01-01".*does not speak.*2025-11-25/);
   assert.equal(fake.isClosed(), true, 'transport closed');
   assert.equal(client.connected, false);
-  assert.deepEqual(fake.received.map((m) => ('method' in m ? m.method : 'response')), ['initialize'], 'no notifications/initialized');
+  assert.deepEqual(
+    fake.received.map((m) => ('method' in m ? m.method : 'response')),
+    ['initialize'],
+    'no notifications/initialized',
+  );
   await rejectsLocally(client.request('test/echo'), 'closed');
 });
 
@@ -92,7 +90,10 @@ test('initialize timeout: connect rejects with "timeout" and never cancels initi
   const fake = await fakeServer(undefined);
   await rejectsLocally(newClient({ requestTimeoutMs: 30 }).connect(fake.clientSide), 'timeout');
   await flush();
-  assert.deepEqual(fake.received.map((m) => ('method' in m ? m.method : 'response')), ['initialize']);
+  assert.deepEqual(
+    fake.received.map((m) => ('method' in m ? m.method : 'response')),
+    ['initialize'],
+  );
   assert.equal(fake.isClosed(), true);
 });
 
@@ -156,7 +157,9 @@ test('a second initialize is rejected with -32600 and changes nothing', async ()
   const raw = await rawClient(server);
   await raw.initialize('2025-06-18');
   const again = await raw.call({
-    jsonrpc: '2.0', id: 'again', method: 'initialize',
+    jsonrpc: '2.0',
+    id: 'again',
+    method: 'initialize',
     params: { protocolVersion: '2025-03-26', capabilities: { sampling: {} }, clientInfo: { name: 'other', version: '2' } },
   });
   assert.equal(again.error.code, -32600);

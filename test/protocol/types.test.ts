@@ -35,21 +35,42 @@ const noExtras: NoExtras = true;
 
 // Hand-written on purpose, so a key dropped from a map shows up here as well.
 const CLIENT_REQUESTS: (keyof ClientRequestMap)[] = [
-  'initialize', 'ping', 'server/discover', 'tools/list', 'tools/call', 'resources/list',
-  'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe',
-  'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel', 'subscriptions/listen',
-  'tasks/get', 'tasks/update', 'tasks/cancel',
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'subscriptions/listen',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ];
 const SERVER_REQUESTS: (keyof ServerRequestMap)[] = ['ping', 'roots/list', 'sampling/createMessage', 'elicitation/create'];
 const SERVER_NOTIFICATIONS: (keyof ServerNotificationMap)[] = [
-  'notifications/cancelled', 'notifications/progress', 'notifications/message',
-  'notifications/resources/updated', 'notifications/resources/list_changed',
-  'notifications/tools/list_changed', 'notifications/prompts/list_changed',
-  'notifications/elicitation/complete', 'notifications/subscriptions/acknowledged',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/elicitation/complete',
+  'notifications/subscriptions/acknowledged',
   'notifications/tasks',
 ];
 const CLIENT_NOTIFICATIONS: (keyof ClientNotificationMap)[] = [
-  'notifications/initialized', 'notifications/cancelled', 'notifications/progress',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
   'notifications/roots/list_changed',
 ];
 
@@ -109,7 +130,15 @@ test('sample wire messages typecheck against the protocol types', () => {
           message: 'Which units?',
           requestedSchema: {
             type: 'object',
-            properties: { units: { type: 'string', oneOf: [{ const: 'c', title: 'Celsius' }, { const: 'f', title: 'Fahrenheit' }] } },
+            properties: {
+              units: {
+                type: 'string',
+                oneOf: [
+                  { const: 'c', title: 'Celsius' },
+                  { const: 'f', title: 'Fahrenheit' },
+                ],
+              },
+            },
             required: ['units'],
           },
         },
@@ -124,7 +153,10 @@ test('sample wire messages typecheck against the protocol types', () => {
   };
   const done: CallToolResult = {
     resultType: 'complete',
-    content: [{ type: 'text', text: '12°C' }, { type: 'resource_link', uri: 'file:///w.json', name: 'w.json' }],
+    content: [
+      { type: 'text', text: '12°C' },
+      { type: 'resource_link', uri: 'file:///w.json', name: 'w.json' },
+    ],
     structuredContent: { temperature: 12 },
   };
   const response = { jsonrpc: '2.0', id: 'c-7', result: done } satisfies JsonRpcResultResponse;

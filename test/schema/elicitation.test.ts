@@ -25,7 +25,12 @@ function form(): ElicitationRequestedSchema {
       topics: { type: 'array', minItems: 1, items: { type: 'string', enum: ['ai', 'db', 'web'] }, default: ['ai'] },
       langs: {
         type: 'array',
-        items: { anyOf: [{ const: 'ts', title: 'TypeScript' }, { const: 'py', title: 'Python' }] },
+        items: {
+          anyOf: [
+            { const: 'ts', title: 'TypeScript' },
+            { const: 'py', title: 'Python' },
+          ],
+        },
         default: ['ts', 'py'],
       },
     },
@@ -70,10 +75,7 @@ test('defaults work without content and do not alias or mutate inputs', () => {
 
 test('a valid form (every primitive kind) passes', () => {
   assert.equal(validateElicitationSchema(form()), undefined);
-  assert.equal(
-    validateElicitationSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {} }),
-    undefined,
-  );
+  assert.equal(validateElicitationSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {} }), undefined);
 });
 
 test('invalid forms are described in one sentence', () => {

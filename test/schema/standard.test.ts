@@ -9,8 +9,7 @@ import '../../src/schema/json-schema.js';
 
 // A Standard Schema with no JSON Schema converter, as older libraries ship.
 function handmade(check: (v: unknown) => boolean, async = false): StandardSchemaV1 {
-  const run = (value: unknown): StandardSchemaV1.Result<unknown> =>
-    check(value) ? { value } : { issues: [{ message: 'rejected by handmade check' }] };
+  const run = (value: unknown): StandardSchemaV1.Result<unknown> => (check(value) ? { value } : { issues: [{ message: 'rejected by handmade check' }] });
   return {
     '~standard': {
       version: 1,
@@ -111,10 +110,7 @@ test('shape values must all be Standard Schemas', () => {
 
 test('non-object input schemas are rejected at compile time', () => {
   assert.throws(() => compileSchema(z.string()), { name: 'TypeError', message: /type "object".*type "string"/ });
-  assert.throws(
-    () => compileSchema(z.union([z.object({ a: z.string() }), z.object({ b: z.string() })])),
-    /"anyOf" without a top-level type/,
-  );
+  assert.throws(() => compileSchema(z.union([z.object({ a: z.string() }), z.object({ b: z.string() })])), /"anyOf" without a top-level type/);
   // Outputs are not restricted to objects here; the caller decides.
   assert.equal(compileSchema(z.string(), { role: 'output' }).jsonSchema.type, 'string');
 });

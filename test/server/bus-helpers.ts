@@ -51,13 +51,17 @@ export async function call(url: string, method: string, params: Record<string, u
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': method, 'mcp-name': String(name) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: { [M.protocolVersion]: V, [M.clientCapabilities]: { extensions: { [EXT]: {} }, elicitation: {} } } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: { ...params, _meta: { [M.protocolVersion]: V, [M.clientCapabilities]: { extensions: { [EXT]: {} }, elicitation: {} } } },
+    }),
   });
   const body = (await res.json()) as Record<string, any>;
   assert.equal(res.status, 200, JSON.stringify(body));
   return body.result;
 }
-
 
 /** The cross-instance checks, run against any bus (the Redis test runs them on RedisBus). */
 export async function crossInstanceChecks(a: Instance, b: Instance): Promise<void> {
@@ -114,4 +118,3 @@ export async function crossInstanceChecks(a: Instance, b: Instance): Promise<voi
   assert.equal((await call(a.url, 'tasks/get', { taskId: slow.taskId })).status, 'cancelled');
   assert.deepEqual(b.aborted, []);
 }
-

@@ -37,7 +37,10 @@ test('MemoryBus: updates, logs, list changes and task events cross instances; ow
     await sleep(100); // a duplicate from the bus would come within this (one-sided: load only makes it longer)
     assert.deepEqual(updates, ['file:///report.txt']);
     await hs.close();
-    assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+    assert.deepEqual(
+      [...a.errors, ...b.errors].map((e) => e.message),
+      [],
+    );
   } finally {
     await a.running.close();
     await b.running.close();
@@ -55,11 +58,14 @@ test('a malformed bus message is reported and ignored', async () => {
     // has been handled, and it reported nothing.
     await bus.publish('marker: not json either');
     await waitFor(() => a.errors.length >= 3, 'the reports');
-    assert.deepEqual(a.errors.map((e) => e.message), [
-      'message bus: ignored a message that is not JSON',
-      'message bus: ignored an unknown or malformed "notify" message',
-      'message bus: ignored a message that is not JSON',
-    ]);
+    assert.deepEqual(
+      a.errors.map((e) => e.message),
+      [
+        'message bus: ignored a message that is not JSON',
+        'message bus: ignored an unknown or malformed "notify" message',
+        'message bus: ignored a message that is not JSON',
+      ],
+    );
   } finally {
     await a.running.close();
   }

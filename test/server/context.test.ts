@@ -179,13 +179,20 @@ test('ctx helpers: a client without the capability gives the tool a clear error'
   const { client, wire, close } = await createTestPair(server);
   assert.deepEqual(client.capabilities, {});
   wire.clear();
-  for (const [name, cap] of [['elicit', 'elicitation'], ['sample', 'sampling'], ['roots', 'roots']] as const) {
+  for (const [name, cap] of [
+    ['elicit', 'elicitation'],
+    ['sample', 'sampling'],
+    ['roots', 'roots'],
+  ] as const) {
     const r = await client.callTool(name);
     assert.equal(r.isError, true, name);
     assert.match(textOf(r), new RegExp(`did not declare the "${cap}" capability`), name);
   }
   // nothing was ever sent to the client
-  assert.deepEqual(wire.methods().filter((m) => m.startsWith('←') && !m.startsWith('← response')), []);
+  assert.deepEqual(
+    wire.methods().filter((m) => m.startsWith('←') && !m.startsWith('← response')),
+    [],
+  );
   await close();
 });
 
@@ -271,11 +278,15 @@ test('ctx.signal aborts when the client cancels the call', async () => {
 
 test('ctx.elicit: a form schema that is not flat primitives fails in the server, before sending', async () => {
   const server = newServer();
-  server.tool('nested', async (_a, ctx) =>
-    (await ctx.elicit({
-      message: 'x',
-      requestedSchema: { type: 'object', properties: { address: { type: 'object', properties: {} } } } as never,
-    })).action,
+  server.tool(
+    'nested',
+    async (_a, ctx) =>
+      (
+        await ctx.elicit({
+          message: 'x',
+          requestedSchema: { type: 'object', properties: { address: { type: 'object', properties: {} } } } as never,
+        })
+      ).action,
   );
   let asked = 0;
   const { client, wire, close } = await createTestPair(server, { elicitation: () => (asked++, { action: 'accept' }) });

@@ -66,9 +66,18 @@ test('extension seam, 2026-07-28: discover advertises it; its tool hook changes 
   const discover = await w.result('server/discover', { _meta: meta() });
   assert.deepEqual(discover.capabilities.extensions, { [NAME]: { level: 1 } });
   const listed = await w.result('tools/list', { _meta: meta() });
-  assert.deepEqual(listed.tools.map((t: { name: string; _meta?: object }) => [t.name, t._meta]), [['plain', undefined], ['approved', { [NAME]: 'APPROVED' }]]);
+  assert.deepEqual(
+    listed.tools.map((t: { name: string; _meta?: object }) => [t.name, t._meta]),
+    [
+      ['plain', undefined],
+      ['approved', { [NAME]: 'APPROVED' }],
+    ],
+  );
   const called = await w.result('tools/call', { name: 'approved', arguments: {}, _meta: meta() });
-  assert.deepEqual(called.content, [{ type: 'text', text: 'done' }, { type: 'text', text: 'APPROVED (modern)' }]);
+  assert.deepEqual(called.content, [
+    { type: 'text', text: 'done' },
+    { type: 'text', text: 'APPROVED (modern)' },
+  ]);
   const plain = await w.result('tools/call', { name: 'plain', arguments: {}, _meta: meta() });
   assert.deepEqual(plain.content, [{ type: 'text', text: 'plain' }]);
   assert.deepEqual((await w.result('stamps/count', { _meta: meta() })).count, 1);
@@ -79,14 +88,20 @@ test('extension seam, 2026-07-28: discover advertises it; its tool hook changes 
 test('extension seam, handshake era: initialize gets the extension capability at its revision; the handshake handler answers', async () => {
   const log: string[] = [];
   const s = server(log);
-  for (const [version, expected] of [['2025-06-18', { stamps: {} }], ['2025-11-25', undefined]] as const) {
+  for (const [version, expected] of [
+    ['2025-06-18', { stamps: {} }],
+    ['2025-11-25', undefined],
+  ] as const) {
     const [a, b] = createLinkedPair();
     const client = new McpClient({ name: 'c', version: '1', era: 'handshake', protocolVersion: version });
     await s.connect(b);
     await client.connect(a);
     assert.deepEqual(client.serverCapabilities?.experimental, expected);
     const r = await client.callTool('approved', {});
-    assert.deepEqual(r.content, [{ type: 'text', text: 'done' }, { type: 'text', text: 'APPROVED (handshake)' }]);
+    assert.deepEqual(r.content, [
+      { type: 'text', text: 'done' },
+      { type: 'text', text: 'APPROVED (handshake)' },
+    ]);
     assert.deepEqual(await client.request('stamps/count', {}), { count: version === '2025-06-18' ? 1 : 2, era: 'handshake' });
     await client.close();
   }
@@ -100,7 +115,11 @@ test('extension seam: a method served in one era only is -32601 in the other; an
     extensions: [{ name: 'x', setup: (api) => api.setRequestHandler('x/only', () => ({ ok: true }), { era: 'modern' }) }],
   });
   const w = await Wire.connect(s);
-  assert.deepEqual(await w.result('x/only', { _meta: meta() }), { ok: true, resultType: 'complete', _meta: (await w.result('x/only', { _meta: meta() }))._meta });
+  assert.deepEqual(await w.result('x/only', { _meta: meta() }), {
+    ok: true,
+    resultType: 'complete',
+    _meta: (await w.result('x/only', { _meta: meta() }))._meta,
+  });
   await w.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
   w.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   assertError(await w.request('x/only', {}, 'h'), 'h', -32601);

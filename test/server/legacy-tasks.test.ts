@@ -39,7 +39,6 @@ interface Task {
   statusMessage?: string;
 }
 
-
 test('capability and execution.taskSupport appear only at 2025-11-25', async () => {
   const { mcp } = build();
   const latest = await createTestPair(mcp, { protocolVersion: '2025-11-25' });

@@ -49,7 +49,10 @@ test('list_changed: tool add/disable/enable/remove, one coalesced notification p
   await flush();
   assert.deepEqual(ca, { tools: 1, resources: 0, prompts: 0 });
   assert.deepEqual(cb, { tools: 1, resources: 0, prompts: 0 });
-  assert.deepEqual((await a.client.listTools()).tools.map((t) => t.name), ['t0', 't1']);
+  assert.deepEqual(
+    (await a.client.listTools()).tools.map((t) => t.name),
+    ['t0', 't1'],
+  );
 
   // disabled: gone from the list and not callable
   assert.equal(t2.enabled, false);
@@ -58,13 +61,19 @@ test('list_changed: tool add/disable/enable/remove, one coalesced notification p
   t2.enable();
   await flush();
   assert.equal(ca.tools, 2);
-  assert.deepEqual((await a.client.listTools()).tools.map((t) => t.name), ['t0', 't1', 't2']);
+  assert.deepEqual(
+    (await a.client.listTools()).tools.map((t) => t.name),
+    ['t0', 't1', 't2'],
+  );
   assert.equal((await a.client.callTool('t2')).isError, undefined);
 
   t1.remove();
   await flush();
   assert.equal(ca.tools, 3);
-  assert.deepEqual((await b.client.listTools()).tools.map((t) => t.name), ['t0', 't2']);
+  assert.deepEqual(
+    (await b.client.listTools()).tools.map((t) => t.name),
+    ['t0', 't2'],
+  );
   await rejectsWithCode(b.client.callTool('t1'), -32602);
 
   // no-op toggles do not notify
@@ -92,7 +101,10 @@ test('list_changed: static and template resources changed in the same tick give 
   tpl.disable();
   await flush();
   assert.equal(ca.resources, 2);
-  assert.deepEqual((await a.client.listResources()).resources.map((r) => r.uri), ['file:///r0']);
+  assert.deepEqual(
+    (await a.client.listResources()).resources.map((r) => r.uri),
+    ['file:///r0'],
+  );
   assert.deepEqual((await a.client.listResourceTemplates()).resourceTemplates, []);
   await rejectsWithCode(a.client.readResource('file:///r1'), -32002);
   await rejectsWithCode(a.client.readResource('file:///t/1'), -32002);
@@ -118,7 +130,10 @@ test('list_changed: prompts, and changes of different kinds notify separately', 
   await flush();
   assert.equal(ca.prompts, 2);
   await rejectsWithCode(a.client.getPrompt('p1'), -32602);
-  assert.deepEqual((await a.client.listPrompts()).prompts.map((p) => p.name), ['p0']);
+  assert.deepEqual(
+    (await a.client.listPrompts()).prompts.map((p) => p.name),
+    ['p0'],
+  );
   p1.enable();
   await flush();
   assert.equal(ca.prompts, 3);
@@ -170,7 +185,10 @@ test('update(): resources, templates and prompts are re-advertised and re-dispat
   assert.equal(ca.prompts, before.prompts + 1);
 
   const { resources } = await a.client.listResources();
-  assert.deepEqual(resources.find((r) => r.uri === 'file:///r1'), { uri: 'file:///r1', name: 'r1', description: 'new', mimeType: 'text/plain' });
+  assert.deepEqual(
+    resources.find((r) => r.uri === 'file:///r1'),
+    { uri: 'file:///r1', name: 'r1', description: 'new', mimeType: 'text/plain' },
+  );
   assert.deepEqual(await a.client.readResource('file:///r1'), { contents: [{ uri: 'file:///r1', text: 'new', mimeType: 'text/plain' }] });
   const { resourceTemplates } = await a.client.listResourceTemplates();
   assert.deepEqual(resourceTemplates, [

@@ -32,11 +32,7 @@ test('prompts/list: arguments from a zod shape, with required flags and descript
       name: 'review',
       title: 'Code review',
       description: 'Review some code',
-      arguments: [
-        { name: 'code', description: 'The code to review', required: true },
-        { name: 'language', description: 'Language hint' },
-        { name: 'style' },
-      ],
+      arguments: [{ name: 'code', description: 'The code to review', required: true }, { name: 'language', description: 'Language hint' }, { name: 'style' }],
       icons: [{ src: 'https://example.com/r.svg' }],
       _meta: { v: 1 },
     },
@@ -93,7 +89,10 @@ test('prompts/get: string, message array and full results; description is carrie
     messages: [{ role: 'user', content: { type: 'text', text: 'just text' } }],
   });
   const arr = await client.getPrompt('arr');
-  assert.deepEqual(arr.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+  assert.deepEqual(
+    arr.messages.map((m) => m.role),
+    ['user', 'assistant', 'user'],
+  );
   assert.equal(arr.messages[2].content.type, 'resource_link');
   assert.equal(arr.description, undefined);
   assert.deepEqual(await client.getPrompt('full'), {
@@ -183,10 +182,7 @@ test('completions: template variables via ref/resource, capped at 100 with total
   });
   const dirs = await client.complete({ ref: { type: 'ref/resource', uri: 'file:///{dir}/{name}' }, argument: { name: 'dir', value: '' } });
   assert.deepEqual(dirs.completion.values, ['src', 'test']);
-  await rejectsWithCode(
-    client.complete({ ref: { type: 'ref/resource', uri: 'file:///{nope}' }, argument: { name: 'nope', value: '' } }),
-    -32602,
-  );
+  await rejectsWithCode(client.complete({ ref: { type: 'ref/resource', uri: 'file:///{nope}' }, argument: { name: 'nope', value: '' } }), -32602);
   await close();
 });
 

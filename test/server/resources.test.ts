@@ -87,7 +87,7 @@ test('resources: a static resource wins over a template that also matches', asyn
   await close();
 });
 
-test('resources/list includes statics (with their metadata) then a template\'s list() results', async () => {
+test("resources/list includes statics (with their metadata) then a template's list() results", async () => {
   const server = newServer();
   server.resource('a', 'file:///a', { title: 'A', description: 'first', mimeType: 'text/plain', size: 12 }, () => 'a');
   server.resourceTemplate(
@@ -109,7 +109,10 @@ test('resources/list includes statics (with their metadata) then a template\'s l
   server.resourceTemplate('nolist', 'file:///n/{id}', {}, () => 'n');
   const { client, close } = await createTestPair(server);
   const { resources } = await client.listResources();
-  assert.deepEqual(resources.map((r) => r.uri), ['file:///a', 'file:///b', 'file:///docs/one', 'file:///docs/two']);
+  assert.deepEqual(
+    resources.map((r) => r.uri),
+    ['file:///a', 'file:///b', 'file:///docs/one', 'file:///docs/two'],
+  );
   assert.deepEqual(resources[0], { uri: 'file:///a', name: 'a', title: 'A', description: 'first', mimeType: 'text/plain', size: 12 });
   assert.deepEqual(await client.listAllResources(), resources);
   await close();

@@ -131,7 +131,10 @@ test('tools/list shows every field in registration order', async () => {
   const { client, close } = await createTestPair(server);
   const { tools, nextCursor } = await client.listTools();
   assert.equal(nextCursor, undefined);
-  assert.deepEqual(tools.map((t) => t.name), ['zeta', 'alpha', 'middle']);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['zeta', 'alpha', 'middle'],
+  );
   const alpha = tools[1];
   assert.equal(alpha.title, 'Alpha tool');
   assert.equal(alpha.description, 'Does alpha things');
@@ -310,13 +313,22 @@ test('tools: pagination with a small page size; listAllTools walks every page', 
   for (let i = 0; i < 5; i++) server.tool(`t${i}`, () => String(i));
   const { client, wire, close } = await createTestPair(server);
   const first = await client.listTools();
-  assert.deepEqual(first.tools.map((t) => t.name), ['t0', 't1']);
+  assert.deepEqual(
+    first.tools.map((t) => t.name),
+    ['t0', 't1'],
+  );
   assert.equal(typeof first.nextCursor, 'string');
   const second = await client.listTools({ cursor: first.nextCursor });
-  assert.deepEqual(second.tools.map((t) => t.name), ['t2', 't3']);
+  assert.deepEqual(
+    second.tools.map((t) => t.name),
+    ['t2', 't3'],
+  );
   wire.clear();
   const all = await client.listAllTools();
-  assert.deepEqual(all.map((t) => t.name), ['t0', 't1', 't2', 't3', 't4']);
+  assert.deepEqual(
+    all.map((t) => t.name),
+    ['t0', 't1', 't2', 't3', 't4'],
+  );
   assert.equal(wire.messages('tools/list').length, 3);
   await rejectsWithCode(client.listTools({ cursor: 'garbage!' }), -32602);
   await close();
@@ -330,7 +342,10 @@ test('tools: update() changes a tool in place, keeping its list position', async
   const { client, close } = await createTestPair(server);
   b.update({ description: 'new', handler: () => 'new' });
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['a', 'b', 'c'],
+  );
   assert.equal(tools[1].description, 'new');
   assert.equal(textOf(await client.callTool('b')), 'new');
   await close();

@@ -143,26 +143,32 @@ test('expand: RFC 6570 level 4 (prefix and explode modifiers)', () => {
 });
 
 test('expand: empty lists are undefined, empty list items still expand', () => {
-  expands([
-    ['X{empty_list}Y', 'XY'],
-    ['X{?empty_list*}', 'X'],
-    ['{;l*}', ';l;l=a'],
-    ['{?l*}', '?l=&l=a'],
-  ], { empty_list: [], l: ['', 'a'] });
+  expands(
+    [
+      ['X{empty_list}Y', 'XY'],
+      ['X{?empty_list*}', 'X'],
+      ['{;l*}', ';l;l=a'],
+      ['{?l*}', '?l=&l=a'],
+    ],
+    { empty_list: [], l: ['', 'a'] },
+  );
 });
 
 test('expand: encoding of non-ASCII, percent triplets, literals and prefixes', () => {
-  expands([
-    ['{s}', '%C3%A9t%C3%A9%20%F0%9F%98%80'],
-    ['{s:2}', '%C3%A9t'],
-    ['{e:1}', '%F0%9F%98%80'], // the prefix counts code points, never splits a surrogate pair
-    ['{+pct}', '%41%252z'], // valid triplets pass through reserved expansion, a bare % does not
-    ['{pct}', '%2541%252z'],
-    ['{+r}', ":/?#[]@!$&'()*+,;="],
-    ['{r}', '%3A%2F%3F%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D'],
-    ['{lone}', '%EF%BF%BD'], // a lone surrogate cannot be UTF-8 encoded; U+FFFD instead of a throw
-    ['caf\u00e9 docs/{x}', 'caf%C3%A9%20docs/1'],
-  ], { s: 'été 😀', e: '😀x', pct: '%41%2z', r: ":/?#[]@!$&'()*+,;=", lone: '\ud800', x: '1' });
+  expands(
+    [
+      ['{s}', '%C3%A9t%C3%A9%20%F0%9F%98%80'],
+      ['{s:2}', '%C3%A9t'],
+      ['{e:1}', '%F0%9F%98%80'], // the prefix counts code points, never splits a surrogate pair
+      ['{+pct}', '%41%252z'], // valid triplets pass through reserved expansion, a bare % does not
+      ['{pct}', '%2541%252z'],
+      ['{+r}', ":/?#[]@!$&'()*+,;="],
+      ['{r}', '%3A%2F%3F%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D'],
+      ['{lone}', '%EF%BF%BD'], // a lone surrogate cannot be UTF-8 encoded; U+FFFD instead of a throw
+      ['caf\u00e9 docs/{x}', 'caf%C3%A9%20docs/1'],
+    ],
+    { s: 'été 😀', e: '😀x', pct: '%41%2z', r: ":/?#[]@!$&'()*+,;=", lone: '\ud800', x: '1' },
+  );
 });
 
 test('expand: only own properties count as variables', () => {
@@ -203,8 +209,15 @@ test('match: multiple path variables and greedy ambiguity resolution', () => {
     ['archive.tar.gz', { name: 'archive.tar', ext: 'gz' }],
     ['noext', undefined],
   ]);
-  matches('{a}{b}', [['xyz', { a: 'xy', b: 'z' }], ['x', undefined]]);
-  matches('{x,y}', [['1024,768', { x: '1024', y: '768' }], ['1024', { x: '1024' }], ['1,2,3', { x: '1', y: '2,3' }]]);
+  matches('{a}{b}', [
+    ['xyz', { a: 'xy', b: 'z' }],
+    ['x', undefined],
+  ]);
+  matches('{x,y}', [
+    ['1024,768', { x: '1024', y: '768' }],
+    ['1024', { x: '1024' }],
+    ['1,2,3', { x: '1', y: '2,3' }],
+  ]);
 });
 
 test('match: reserved and fragment expansion may contain reserved characters', () => {
@@ -238,7 +251,10 @@ test('match: label and path-segment expressions', () => {
   ]);
   matches('{/var,x}/here', [['/value/1024/here', { var: 'value', x: '1024' }]]);
   matches('{/list*,path:4}', [['/red/green/blue/%2Ffoo', { list: ['red', 'green', 'blue'], path: '/foo' }]]);
-  matches('{/id}', [['/a', { id: 'a' }], ['/a/b', undefined]]);
+  matches('{/id}', [
+    ['/a', { id: 'a' }],
+    ['/a/b', undefined],
+  ]);
 });
 
 test('match: matrix parameters are found by name', () => {
@@ -272,7 +288,10 @@ test('match: query variables may be absent, reordered or mixed with extras', () 
     ['search?q=mcp&lang=en', { q: 'mcp', lang: 'en' }],
     ['search?lang=en&q=mcp', { q: 'mcp', lang: 'en' }],
   ]);
-  matches('?fixed=yes{&x}', [['?fixed=yes&x=1024', { x: '1024' }], ['?fixed=yes', {}]]);
+  matches('?fixed=yes{&x}', [
+    ['?fixed=yes&x=1024', { x: '1024' }],
+    ['?fixed=yes', {}],
+  ]);
 });
 
 test('match: literals that expansion would encode match raw or encoded', () => {
@@ -281,7 +300,10 @@ test('match: literals that expansion would encode match raw or encoded', () => {
     ['file:///my%20docs/a', { name: 'a' }],
     ['file:///my+docs/a', undefined],
   ]);
-  matches('file:///fixed', [['file:///fixed', {}], ['file:///fixed2', undefined]]);
+  matches('file:///fixed', [
+    ['file:///fixed', {}],
+    ['file:///fixed2', undefined],
+  ]);
 });
 
 test('match: malformed percent-encoding is a non-match, not a throw', () => {
@@ -347,12 +369,15 @@ test('constructor rejects malformed templates with a TypeError', () => {
     ['{a:}', /bad prefix modifier/],
   ];
   for (const [template, message] of bad) {
-    assert.throws(() => new UriTemplate(template), (err: unknown) => {
-      assert.ok(err instanceof TypeError, template);
-      assert.match(err.message, /^Invalid URI template/);
-      assert.match(err.message, message);
-      return true;
-    });
+    assert.throws(
+      () => new UriTemplate(template),
+      (err: unknown) => {
+        assert.ok(err instanceof TypeError, template);
+        assert.match(err.message, /^Invalid URI template/);
+        assert.match(err.message, message);
+        return true;
+      },
+    );
   }
   for (const ok of ['{a.b}', '{a%20b}', '{_x9}', '{a:9999}', '{A,b*,c:2}', 'no-expressions', '']) {
     assert.doesNotThrow(() => new UriTemplate(ok), ok);

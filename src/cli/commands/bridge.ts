@@ -88,9 +88,18 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
       let unsubscribe = () => {};
       proxy.client.onClose((reason) => {
         status.print(status.style.red(`✖ the stdio server exited${reason ? `: ${reason.message}` : ''}`));
-        void running.close().finally(() => (unsubscribe(), resolveCode(1)));
+        void running.close().finally(() => {
+          unsubscribe();
+          resolveCode(1);
+        });
       });
-      unsubscribe = io.onSignal(() => void Promise.allSettled([running.close(), proxy.close()]).finally(() => (unsubscribe(), resolveCode(0))));
+      unsubscribe = io.onSignal(
+        () =>
+          void Promise.allSettled([running.close(), proxy.close()]).finally(() => {
+            unsubscribe();
+            resolveCode(0);
+          }),
+      );
     });
   }
   throw new UsageError('bridge: say which way: --stdio-to-http URL, or --http -- COMMAND');
@@ -101,7 +110,14 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
  * message. Requests the remote side can no longer answer get an error reply, so the host is
  * never left waiting.
  */
-async function stdioToHttp(url: string, headers: Record<string, string>, status: StatusLine, tracer: Tracer | undefined, auth: OAuthClientAuth | undefined, io: CliIo): Promise<number> {
+async function stdioToHttp(
+  url: string,
+  headers: Record<string, string>,
+  status: StatusLine,
+  tracer: Tracer | undefined,
+  auth: OAuthClientAuth | undefined,
+  io: CliIo,
+): Promise<number> {
   const stdio = new StdioServerTransport({ stdin: io.stdin, stdout: io.stdout });
   let finish!: (code: number) => void;
   const finished = new Promise<number>((r) => (finish = r));

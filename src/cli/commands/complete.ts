@@ -59,7 +59,9 @@ ${CLIENT_HELP}`,
     const what = ref.type === 'ref/prompt' ? `prompt "${ref.name}"` : `resource template ${ref.uri}`;
     if (found.length === 0) conn.status.print(s.dim(`No completions for ${argument}="${value}" of ${what}.`));
     else if (hasMore || (total !== undefined && total > found.length)) {
-      conn.status.print(s.dim(`${found.length} shown${total !== undefined ? ` of ${total}` : ''}; the server has more: type more of the value to narrow them.`));
+      conn.status.print(
+        s.dim(`${found.length} shown${total !== undefined ? ` of ${total}` : ''}; the server has more: type more of the value to narrow them.`),
+      );
     }
     return 0;
   },

@@ -25,7 +25,12 @@ async function countOf(client: McpClient, caps: ServerCapabilities, kind: 'tools
 /** `tools (listChanged)`, `resources (subscribe, listChanged)`, `logging`... */
 function capabilityList(caps: ServerCapabilities): string[] {
   return Object.entries(caps).map(([name, v]) => {
-    const subs = v && typeof v === 'object' ? Object.entries(v as Record<string, unknown>).filter(([, x]) => x === true || (x && typeof x === 'object')).map(([k]) => k) : [];
+    const subs =
+      v && typeof v === 'object'
+        ? Object.entries(v as Record<string, unknown>)
+            .filter(([, x]) => x === true || (x && typeof x === 'object'))
+            .map(([k]) => k)
+        : [];
     return subs.length ? `${name} (${subs.join(', ')})` : name;
   });
 }

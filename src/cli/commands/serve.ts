@@ -74,7 +74,13 @@ export function listeningText(name: string, url: string, values: Values, status:
   const keys = strs(values, 'api-key');
   const entry: Record<string, unknown> = { url };
   if (keys.length > 0) entry.headers = { Authorization: `Bearer ${keys[0]}` };
-  const mode = [flag(values, 'stateless') ? 'stateless' : 'stateful', flag(values, 'json-response') ? 'JSON responses' : 'JSON or SSE responses', keys.length ? 'API key required' : ''].filter(Boolean).join(', ');
+  const mode = [
+    flag(values, 'stateless') ? 'stateless' : 'stateful',
+    flag(values, 'json-response') ? 'JSON responses' : 'JSON or SSE responses',
+    keys.length ? 'API key required' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return [
     `${s.green('●')} ${s.bold(name)} listening on ${s.cyan(url)}`,
     `  Streamable HTTP  ${url}  ${s.dim(`(${mode})`)}`,
@@ -114,7 +120,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const options = stdio ? undefined : httpOptions(values);
   if (flag(values, 'watch')) {
     if (!module || module === 'conformance') throw new UsageError('serve --watch: needs a MODULE to watch');
-    return superviseWatch(module, argv.filter((a) => a !== '--watch'), stdio, io);
+    return superviseWatch(
+      module,
+      argv.filter((a) => a !== '--watch'),
+      stdio,
+      io,
+    );
   }
   let server: McpServer | Server;
   if (module === undefined) server = createDemoServer();

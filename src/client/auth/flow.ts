@@ -4,7 +4,15 @@ import { OAuthFlowError } from './errors.js';
 import type { Discovery } from './metadata.js';
 import type { AuthorizationRequest, OAuthOptions } from './options.js';
 import { isLoopback } from './url-policy.js';
-import { pickAuthMethod, registerClient, requestTokens, type ClientRegistration, type EndpointContext, type OAuthTokens, type TokenEndpointAuthMethod } from './token-endpoint.js';
+import {
+  pickAuthMethod,
+  registerClient,
+  requestTokens,
+  type ClientRegistration,
+  type EndpointContext,
+  type OAuthTokens,
+  type TokenEndpointAuthMethod,
+} from './token-endpoint.js';
 
 export interface FlowContext extends EndpointContext {
   options: OAuthOptions;
@@ -36,7 +44,8 @@ export function existingClient(ctx: FlowContext, d: Discovery, stored: ClientReg
   if (o.clientId) return { client_id: o.clientId, client_secret: o.clientSecret, token_endpoint_auth_method: o.tokenEndpointAuthMethod };
   if (o.clientMetadataUrl && d.metadata?.client_id_metadata_document_supported === true) {
     const url = ctx.checkUrl(o.clientMetadataUrl, 'client metadata document URL');
-    if (url.protocol !== 'https:' || url.pathname === '/') throw new OAuthFlowError(`a client metadata document URL must be https with a path, not ${o.clientMetadataUrl}`);
+    if (url.protocol !== 'https:' || url.pathname === '/')
+      throw new OAuthFlowError(`a client metadata document URL must be https with a path, not ${o.clientMetadataUrl}`);
     return { client_id: o.clientMetadataUrl, token_endpoint_auth_method: o.privateKey ? 'private_key_jwt' : 'none' };
   }
   if (stored && !(stored.client_secret_expires_at && stored.client_secret_expires_at * 1000 < Date.now())) return stored;
@@ -44,7 +53,11 @@ export function existingClient(ctx: FlowContext, d: Discovery, stored: ClientReg
 }
 
 /** The client id to use with this authorization server: pre-registered, then CIMD, then dynamic registration. */
-export async function obtainClient(ctx: FlowContext, d: Discovery, stored: ClientRegistration | undefined): Promise<{ client: ClientRegistration; fresh: boolean }> {
+export async function obtainClient(
+  ctx: FlowContext,
+  d: Discovery,
+  stored: ClientRegistration | undefined,
+): Promise<{ client: ClientRegistration; fresh: boolean }> {
   const o = ctx.options;
   const known = existingClient(ctx, d, stored);
   if (known) return { client: known, fresh: false };
@@ -60,7 +73,12 @@ export async function obtainClient(ctx: FlowContext, d: Discovery, stored: Clien
   if (o.tokenEndpointAuthMethod) method = o.tokenEndpointAuthMethod;
   else if (o.privateKey) method = 'private_key_jwt';
   else if (grant === 'client_credentials' || (supported && !supported.includes('none'))) {
-    method = supported?.includes('client_secret_basic') || !supported ? 'client_secret_basic' : supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+    method =
+      supported?.includes('client_secret_basic') || !supported
+        ? 'client_secret_basic'
+        : supported.includes('client_secret_post')
+          ? 'client_secret_post'
+          : 'client_secret_basic';
   }
   const redirect = o.redirectUri;
   const body: Record<string, unknown> = {
@@ -68,7 +86,9 @@ export async function obtainClient(ctx: FlowContext, d: Discovery, stored: Clien
     grant_types: grant === 'client_credentials' ? ['client_credentials'] : grant === 'jwt-bearer' ? [JWT_BEARER] : ['authorization_code', 'refresh_token'],
     response_types: grant === 'authorization_code' ? ['code'] : [],
     token_endpoint_auth_method: method,
-    ...(redirect ? { redirect_uris: [redirect], application_type: isLoopback(new URL(redirect).hostname) || !/^https:/.test(redirect) ? 'native' : 'web' } : {}),
+    ...(redirect
+      ? { redirect_uris: [redirect], application_type: isLoopback(new URL(redirect).hostname) || !/^https:/.test(redirect) ? 'native' : 'web' }
+      : {}),
     ...o.clientMetadata,
   };
   return { client: await registerClient(ctx, d.registrationEndpoint, body), fresh: true };
@@ -109,21 +129,28 @@ export async function jwtBearerGrant(ctx: FlowContext, d: Discovery, client: Cli
 }
 
 export function refreshGrant(ctx: FlowContext, d: Discovery, client: ClientRegistration, refreshToken: string): Promise<OAuthTokens> {
-  return requestTokens(ctx, { ...tokenRequestBase(ctx, d, client), params: { grant_type: 'refresh_token', refresh_token: refreshToken, resource: d.resource } });
+  return requestTokens(ctx, {
+    ...tokenRequestBase(ctx, d, client),
+    params: { grant_type: 'refresh_token', refresh_token: refreshToken, resource: d.resource },
+  });
 }
 
 /** The authorization code grant with PKCE (S256), state, resource indicator and RFC 9207 issuer check. */
 export async function authorizationCodeGrant(ctx: FlowContext, d: Discovery, client: ClientRegistration, scope: string | undefined): Promise<OAuthTokens> {
   const o = ctx.options;
   if (!o.authorize) {
-    throw new OAuthFlowError(`the server requires the user to sign in at ${d.issuer}; pass OAuthOptions.authorize (for example loopbackAuthorize()) or use client credentials`);
+    throw new OAuthFlowError(
+      `the server requires the user to sign in at ${d.issuer}; pass OAuthOptions.authorize (for example loopbackAuthorize()) or use client credentials`,
+    );
   }
   if (!o.redirectUri) throw new OAuthFlowError('OAuthOptions.redirectUri is required for the authorization code grant');
   // Since 2025-11-25 the client MUST refuse when the metadata does not list S256. Servers with
   // no metadata at all (the 2025-03-26 fallback) get PKCE S256 regardless.
   const methods = d.metadata?.code_challenge_methods_supported;
   if (d.metadata && (!Array.isArray(methods) || !methods.includes('S256'))) {
-    throw new OAuthFlowError(`the authorization server ${d.issuer} does not advertise PKCE S256 support (code_challenge_methods_supported); refusing to continue`);
+    throw new OAuthFlowError(
+      `the authorization server ${d.issuer} does not advertise PKCE S256 support (code_challenge_methods_supported); refusing to continue`,
+    );
   }
   if (!d.authorizationEndpoint) throw new OAuthFlowError(`the authorization server ${d.issuer} has no authorization_endpoint`);
   const url = new URL(ctx.checkUrl(d.authorizationEndpoint, 'authorization endpoint'));
@@ -160,13 +187,15 @@ function readCallback(answer: string | URL, state: string, d: Discovery): string
   // RFC 9207: an `iss` present must match exactly; one required by the metadata must be present.
   // The check comes before the error fields are believed (a mix-up attack can forge them).
   const iss = p.get('iss');
-  if (iss !== null && iss !== d.issuer) throw new OAuthFlowError(`the authorization response came from issuer ${JSON.stringify(iss)}, not ${d.issuer}; discarded`);
+  if (iss !== null && iss !== d.issuer)
+    throw new OAuthFlowError(`the authorization response came from issuer ${JSON.stringify(iss)}, not ${d.issuer}; discarded`);
   if (iss === null && d.metadata?.authorization_response_iss_parameter_supported === true) {
     throw new OAuthFlowError(`the authorization response has no iss parameter although ${d.issuer} promises one; discarded`);
   }
   if (p.get('state') !== state) throw new OAuthFlowError('the authorization response carries the wrong state; discarded');
   const error = p.get('error');
-  if (error) throw new OAuthFlowError(`authorization was refused: ${error}${p.get('error_description') ? ` (${p.get('error_description')})` : ''}`, { code: error });
+  if (error)
+    throw new OAuthFlowError(`authorization was refused: ${error}${p.get('error_description') ? ` (${p.get('error_description')})` : ''}`, { code: error });
   const code = p.get('code');
   if (!code) throw new OAuthFlowError('the authorization response carries no code');
   return code;

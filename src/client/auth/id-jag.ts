@@ -55,7 +55,10 @@ export function idJagAssertion(options: IdJagOptions): (target: AssertionTarget)
     }
     if (!res.ok || typeof body?.['access_token'] !== 'string') {
       const code = typeof body?.['error'] === 'string' ? (body['error'] as string) : undefined;
-      throw new OAuthFlowError(`the identity provider refused the token exchange at ${options.tokenEndpoint} (HTTP ${res.status}${code ? `, ${code}` : ''})`, { code, status: res.status });
+      throw new OAuthFlowError(`the identity provider refused the token exchange at ${options.tokenEndpoint} (HTTP ${res.status}${code ? `, ${code}` : ''})`, {
+        code,
+        status: res.status,
+      });
     }
     if (body['issued_token_type'] !== undefined && body['issued_token_type'] !== ID_JAG) {
       throw new OAuthFlowError(`the identity provider issued a ${String(body['issued_token_type'])}, not an ID-JAG`);

@@ -46,15 +46,21 @@ export async function loopbackAuthorization(options: LoopbackOptions = {}): Prom
     }
     // Only the redirect that answers the open request counts; anything else is not ours.
     if (!pending || url.searchParams.get('state') !== pending.state) {
-      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE('Unexpected sign-in response', 'No sign-in was waiting for this response. Start again from the application.'));
+      res
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8' })
+        .end(PAGE('Unexpected sign-in response', 'No sign-in was waiting for this response. Start again from the application.'));
       return;
     }
     const done = pending;
     pending = undefined;
     const failed = url.searchParams.get('error');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-      failed ? PAGE('Sign-in failed', 'The authorization server refused the request. You can close this tab.') : PAGE('Signed in', 'You can close this tab and return to the application.'),
-    );
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(
+        failed
+          ? PAGE('Sign-in failed', 'The authorization server refused the request. You can close this tab.')
+          : PAGE('Signed in', 'You can close this tab and return to the application.'),
+      );
     done.resolve(`http://127.0.0.1:${port}${req.url ?? '/'}`);
   });
   await new Promise<void>((resolve, reject) => {

@@ -193,7 +193,12 @@ export async function fetchServerMetadata(ctx: DiscoveryContext, issuer: string,
  * (2025-03-26 servers): the server's origin is the authorization server, and without metadata
  * there its default `/authorize`, `/token` and `/register` endpoints are used.
  */
-export async function discover(ctx: DiscoveryContext, serverUrl: string, fromChallenge?: string, pickServer?: (servers: string[]) => string): Promise<Discovery> {
+export async function discover(
+  ctx: DiscoveryContext,
+  serverUrl: string,
+  fromChallenge?: string,
+  pickServer?: (servers: string[]) => string,
+): Promise<Discovery> {
   const prm = await fetchResourceMetadata(ctx, serverUrl, fromChallenge);
   const servers = prm?.authorization_servers?.filter((s) => typeof s === 'string') ?? [];
   const issuer = servers.length ? (pickServer ? pickServer(servers) : servers[0]!) : new URL(serverUrl).origin;

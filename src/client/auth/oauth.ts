@@ -7,7 +7,20 @@
 import { parseAuthChallenge, type AuthChallenge } from './challenge.js';
 import { dpopProver, isDpopBound, type DpopProver } from './dpop.js';
 import { OAuthFlowError } from './errors.js';
-import { authorizationCodeGrant, clientCredentialsGrant, jwtBearerGrant, coversScopes, existingClient, grantOf, initialScope, obtainClient, refreshGrant, unionScopes, withOfflineAccess, type FlowContext } from './flow.js';
+import {
+  authorizationCodeGrant,
+  clientCredentialsGrant,
+  jwtBearerGrant,
+  coversScopes,
+  existingClient,
+  grantOf,
+  initialScope,
+  obtainClient,
+  refreshGrant,
+  unionScopes,
+  withOfflineAccess,
+  type FlowContext,
+} from './flow.js';
 import { canonicalResource, discover, type Discovery } from './metadata.js';
 import type { OAuthOptions } from './options.js';
 import { MemoryOAuthStore, type OAuthStore, type StoredTokens } from './store.js';
@@ -171,12 +184,18 @@ export class OAuthClientAuth {
   private async discoverFor(challenge: AuthChallenge | undefined, again = false): Promise<Discovery> {
     const from = challenge?.resourceMetadata;
     if (this.discovery && !again && (from === undefined || from === this.discoveredFrom)) return this.discovery;
-    const d = await discover({ fetch: this.ctx().fetch, checkUrl: this.checkUrl, protocolVersion: LATEST_HANDSHAKE_VERSION }, this.serverUrl, from, this.options.selectAuthorizationServer);
+    const d = await discover(
+      { fetch: this.ctx().fetch, checkUrl: this.checkUrl, protocolVersion: LATEST_HANDSHAKE_VERSION },
+      this.serverUrl,
+      from,
+      this.options.selectAuthorizationServer,
+    );
     const before = this.discovery;
     this.discovery = d;
     this.discoveredFrom = from;
     // Tokens are bound to an issuer and a resource: after a change, never the previous ones.
-    if (!this.current || !before || before.issuer !== d.issuer || before.resource !== d.resource) this.current = await this.usable(await this.store.getTokens(d.issuer, d.resource));
+    if (!this.current || !before || before.issuer !== d.issuer || before.resource !== d.resource)
+      this.current = await this.usable(await this.store.getTokens(d.issuer, d.resource));
     return d;
   }
 
@@ -209,7 +228,10 @@ export class OAuthClientAuth {
         // Refused (revoked, expired): a full authorization follows.
       }
     }
-    const scope = hadToken || stepUp ? (unionScopes(previous?.requestedScope, challenge?.scope) ?? initialScope(ctx, d, challenge?.scope)) : initialScope(ctx, d, challenge?.scope);
+    const scope =
+      hadToken || stepUp
+        ? (unionScopes(previous?.requestedScope, challenge?.scope) ?? initialScope(ctx, d, challenge?.scope))
+        : initialScope(ctx, d, challenge?.scope);
     const grant = grantOf(this.options);
     const requested = grant === 'authorization_code' ? withOfflineAccess(ctx, d, scope) : scope;
     let tokens: OAuthTokens;

@@ -26,7 +26,10 @@ function ipv4(host: string): number[] | undefined {
  * (the URL parser writes `[::ffff:127.0.0.1]` as `[::ffff:7f00:1]`, which must not pass for public).
  */
 function normalHost(host: string): string {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   const m = /^::(?:ffff:(?:0:)?)?(?:([0-9a-f]{1,4}):([0-9a-f]{1,4})|(\d+\.\d+\.\d+\.\d+))$/.exec(h);
   if (!m) return h;
   if (m[3]) return m[3];
@@ -49,7 +52,9 @@ export function isPrivate(host: string): boolean {
   const v4 = ipv4(h);
   if (v4) {
     const [a, b] = v4 as [number, number];
-    return a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
+    );
   }
   return h.includes(':') && (h === '::' || /^f[cd]/.test(h) || /^fe[89ab]/.test(h));
 }
@@ -65,12 +70,15 @@ export function urlPolicy(serverUrl: string, options: UrlPolicyOptions = {}): (u
     } catch {
       throw new OAuthFlowError(`the ${what} ${JSON.stringify(raw)} is not a valid URL`);
     }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new OAuthFlowError(`the ${what} ${raw} uses ${u.protocol}; only https (or http on loopback) is allowed`);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:')
+      throw new OAuthFlowError(`the ${what} ${raw} uses ${u.protocol}; only https (or http on loopback) is allowed`);
     if (u.protocol === 'http:' && !options.allowHttp && !(isLoopback(u.hostname) && isLoopback(server.hostname))) {
       throw new OAuthFlowError(`the ${what} ${raw} is plain http; only https is allowed (http only on loopback, for development)`);
     }
     if (!serverLocal && !options.allowPrivateNetwork && isPrivate(u.hostname)) {
-      throw new OAuthFlowError(`the ${what} ${raw} points at a loopback or private address while the MCP server ${server.origin} is public; refused (allowPrivateNetwork to permit it)`);
+      throw new OAuthFlowError(
+        `the ${what} ${raw} points at a loopback or private address while the MCP server ${server.origin} is public; refused (allowPrivateNetwork to permit it)`,
+      );
     }
     return u;
   };

@@ -82,10 +82,14 @@ export function coreTasks(options: TaskServerOptions = {}): ServerExtension {
       const legacy = new LegacyTasks(limits);
       const era = { era: 'handshake' } as const;
       const only = (method: string, fn: (p: JsonObject | undefined, ctx: Parameters<typeof usesLegacyTasks>[0]) => Promise<JsonObject> | JsonObject) =>
-        api.setRequestHandler(method, (p, ctx) => {
-          if (!usesLegacyTasks(ctx)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-          return fn(p, ctx);
-        }, era);
+        api.setRequestHandler(
+          method,
+          (p, ctx) => {
+            if (!usesLegacyTasks(ctx)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+            return fn(p, ctx);
+          },
+          era,
+        );
       only('tasks/get', (p, ctx) => legacy.get(p, ctx as never));
       only('tasks/result', (p, ctx) => legacy.result(p, ctx as never));
       only('tasks/list', (p, ctx) => legacy.list(p, ctx as never));
@@ -99,7 +103,8 @@ export function coreTasks(options: TaskServerOptions = {}): ServerExtension {
             // An ordinary tool: a task-augmented call is refused; anything else runs as usual.
             return {
               call: (params, ctx, next) => {
-                if (params?.task !== undefined && usesLegacyTasks(ctx)) throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support task-augmented calls`);
+                if (params?.task !== undefined && usesLegacyTasks(ctx))
+                  throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support task-augmented calls`);
                 return next(ctx);
               },
             };

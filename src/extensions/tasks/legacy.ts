@@ -89,7 +89,14 @@ class Run {
   }
 
   wire(): LegacyTask {
-    const t: LegacyTask = { taskId: this.taskId, status: this.status, createdAt: this.createdAt, lastUpdatedAt: this.lastUpdatedAt, ttl: this.ttl, pollInterval: this.pollInterval };
+    const t: LegacyTask = {
+      taskId: this.taskId,
+      status: this.status,
+      createdAt: this.createdAt,
+      lastUpdatedAt: this.lastUpdatedAt,
+      ttl: this.ttl,
+      pollInterval: this.pollInterval,
+    };
     if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
     return t;
   }
@@ -139,7 +146,8 @@ export class LegacyTasks {
     if (asked !== undefined && asked !== null && !(typeof asked === 'number' && Number.isInteger(asked) && asked > 0)) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "task.ttl" must be a positive integer (ms)');
     }
-    if (this.running >= this.limits.maxTasks) throw new McpError(ErrorCode.InternalError, `Cannot start a task: ${this.limits.maxTasks} tasks are already running`);
+    if (this.running >= this.limits.maxTasks)
+      throw new McpError(ErrorCode.InternalError, `Cannot start a task: ${this.limits.maxTasks} tasks are already running`);
     if (this.runs.size >= MAX_STORED) this.sweep();
     if (this.runs.size >= MAX_STORED) throw new McpError(ErrorCode.InternalError, `Cannot start a task: ${MAX_STORED} tasks are kept already`);
     // The client may shorten the TTL, never lengthen it past the server's cap.
@@ -233,14 +241,18 @@ export class LegacyTasks {
 
   /** Stops every running task (server shutdown). */
   close(): void {
-    for (const run of this.runs.values()) this.finish(run, { error: new McpError(ErrorCode.InternalError, 'The server shut down before the task finished') }, 'failed');
+    for (const run of this.runs.values())
+      this.finish(run, { error: new McpError(ErrorCode.InternalError, 'The server shut down before the task finished') }, 'failed');
   }
 
   /** A question from a task's handler: queued until a `tasks/result` carries it. */
   private ask(run: Run, method: string, params: JsonObject | undefined, options: RequestOptions | undefined): Promise<JsonObject> {
     if (run.terminal) return Promise.reject(new LocalError('aborted', `The task is ${run.status}`));
     const meta = params?._meta;
-    const tagged: JsonObject = { ...params, _meta: { ...(meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {}), [RELATED_TASK]: { taskId: run.taskId } } };
+    const tagged: JsonObject = {
+      ...params,
+      _meta: { ...(meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {}), [RELATED_TASK]: { taskId: run.taskId } },
+    };
     return new Promise<JsonObject>((resolve, reject) => {
       run.queue.push({ method, params: tagged, options, resolve, reject });
       if (run.status !== 'input_required') run.set('input_required');

@@ -105,7 +105,10 @@ export class TaskManager {
   private readonly runs = new Map<string, TaskRun>();
   private readonly host: TaskHost;
 
-  constructor(private readonly api: ExtensionApi, options: TaskServerOptions = {}) {
+  constructor(
+    private readonly api: ExtensionApi,
+    options: TaskServerOptions = {},
+  ) {
     const limits = taskLimits(options);
     this.ttlMs = limits.ttlMs;
     this.pollIntervalMs = limits.pollIntervalMs;
@@ -281,12 +284,18 @@ export class TaskManager {
 
   /** Answers for a task of this process, sent through the bus by the instance the client asked. */
   relayedUpdate(taskId: string, responses: Record<string, unknown>): void {
-    this.runs.get(taskId)?.answer(responses).catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
+    this.runs
+      .get(taskId)
+      ?.answer(responses)
+      .catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** A cancel for a task of this process, sent through the bus by the instance the client asked. */
   relayedCancel(taskId: string): void {
-    this.runs.get(taskId)?.cancel().catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
+    this.runs
+      .get(taskId)
+      ?.cancel()
+      .catch((e: unknown) => this.api.onerror(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** The ids among `ids` that this principal may follow (for a listen stream's `taskIds`). */

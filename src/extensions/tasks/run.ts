@@ -82,7 +82,14 @@ export class TaskRun {
 
   /** The task as `tasks/get` and `notifications/tasks` show it now. */
   snapshot(): DetailedTask {
-    const t: DetailedTask = { taskId: this.taskId, status: this.status, createdAt: this.createdAt, lastUpdatedAt: this.lastUpdatedAt, ttlMs: this.ttlMs, pollIntervalMs: this.pollIntervalMs };
+    const t: DetailedTask = {
+      taskId: this.taskId,
+      status: this.status,
+      createdAt: this.createdAt,
+      lastUpdatedAt: this.lastUpdatedAt,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+    };
     if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
     if (this.status === 'input_required') t.inputRequests = this.questions();
     else if (this.status === 'completed') t.result = this.result;

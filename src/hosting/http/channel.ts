@@ -44,7 +44,12 @@ const DONE: Promise<void> = Promise.resolve();
 export const JSON_HEADERS: HeaderMap = Object.freeze({ 'content-type': 'application/json' }) as HeaderMap;
 
 /** `x-accel-buffering: no` stops proxies such as nginx from holding events back until the end. */
-export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
 
 /**
  * Where the messages for one POST (or the standalone GET stream) go. In `auto` mode the choice
@@ -68,7 +73,10 @@ export class ResponseChannel {
   private steps = 0;
   done = false;
 
-  constructor(responder: HttpResponder | undefined, private readonly o: ChannelOptions) {
+  constructor(
+    responder: HttpResponder | undefined,
+    private readonly o: ChannelOptions,
+  ) {
     this.pending = o.ids.length > 1 ? new Set(o.ids) : undefined;
     this.unanswered = this.pending ? this.pending.size : o.ids.length;
     this.responder = responder;
@@ -158,7 +166,8 @@ export class ResponseChannel {
   resume(writer: StreamWriter, replay: (send: (id: string, m: JsonRpcMessage) => void) => unknown): Promise<void> {
     return this.serial(async () => {
       await replay((id, m) => writer.write(sseEvent(id, m)));
-      if (this.done) writer.end(); // the last events were in the replay
+      if (this.done)
+        writer.end(); // the last events were in the replay
       else this.attach(writer);
     });
   }
@@ -177,8 +186,12 @@ export class ResponseChannel {
   /** Ends the channel without waiting for responses (session closed, DELETE). */
   close(): void {
     if (this.done) return;
-    if (!this.writer && this.responder) this.responder.send(503, { 'content-type': 'application/json' },
-      JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Session closed before the request finished' } }));
+    if (!this.writer && this.responder)
+      this.responder.send(
+        503,
+        { 'content-type': 'application/json' },
+        JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Session closed before the request finished' } }),
+      );
     this.finish();
   }
 

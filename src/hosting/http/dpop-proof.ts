@@ -80,7 +80,13 @@ async function sha256(text: string): Promise<string> {
  */
 export function jwkThumbprint(jwk: Jwk): Promise<string> | undefined {
   const members =
-    jwk.kty === 'EC' ? { crv: jwk.crv, kty: 'EC', x: jwk.x, y: jwk.y } : jwk.kty === 'RSA' ? { e: jwk.e, kty: 'RSA', n: jwk.n } : jwk.kty === 'OKP' ? { crv: jwk.crv, kty: 'OKP', x: jwk.x } : undefined;
+    jwk.kty === 'EC'
+      ? { crv: jwk.crv, kty: 'EC', x: jwk.x, y: jwk.y }
+      : jwk.kty === 'RSA'
+        ? { e: jwk.e, kty: 'RSA', n: jwk.n }
+        : jwk.kty === 'OKP'
+          ? { crv: jwk.crv, kty: 'OKP', x: jwk.x }
+          : undefined;
   return members && sha256(JSON.stringify(members));
 }
 
@@ -153,8 +159,16 @@ class SlotNonces implements DpopNonceSource {
   private readonly key: Promise<CryptoKey>;
   private readonly slots = new Map<number, Promise<string>>();
 
-  constructor(secret: string | Uint8Array | undefined, private readonly lifetimeMs: number) {
-    const bytes = secret === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(32)) : typeof secret === 'string' ? new TextEncoder().encode(secret) : new Uint8Array(secret);
+  constructor(
+    secret: string | Uint8Array | undefined,
+    private readonly lifetimeMs: number,
+  ) {
+    const bytes =
+      secret === undefined
+        ? globalThis.crypto.getRandomValues(new Uint8Array(32))
+        : typeof secret === 'string'
+          ? new TextEncoder().encode(secret)
+          : new Uint8Array(secret);
     this.key = globalThis.crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   }
 
@@ -264,7 +278,8 @@ export class DpopProofVerifier {
     const target = normalizeHtu(url);
     if (typeof htu !== 'string' || target === undefined || normalizeHtu(htu) !== target) return invalid('the DPoP proof htu does not match the request URL');
     const now = Date.now();
-    if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(iat * 1000 - now) > this.maxAgeMs) return invalid('the DPoP proof iat is outside the accepted window');
+    if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(iat * 1000 - now) > this.maxAgeMs)
+      return invalid('the DPoP proof iat is outside the accepted window');
     if (typeof ath !== 'string') return invalid('the DPoP proof has no ath');
     if (this.replays.has(jti, now)) return invalid('the DPoP proof was used before');
     if (!(await verifySignature(jwk, alg, jws.signingInput, jws.signature))) return invalid('the DPoP proof signature is invalid');
@@ -274,7 +289,12 @@ export class DpopProofVerifier {
     if (this.nonces) {
       const nonce = claims.nonce;
       if (typeof nonce !== 'string' || !(await this.nonces.valid(nonce))) {
-        return { ok: false, error: 'use_dpop_nonce', description: 'the resource server requires a nonce in the DPoP proof', nonce: await this.nonces.current() };
+        return {
+          ok: false,
+          error: 'use_dpop_nonce',
+          description: 'the resource server requires a nonce in the DPoP proof',
+          nonce: await this.nonces.current(),
+        };
       }
       const current = await this.nonces.current();
       // A nonce about to be retired: the next proofs should carry the newer one (RFC 9449 §8.2).
@@ -306,7 +326,9 @@ export function bindingError(cnf: AuthInfo['confirmation'], proof: { jkt: string
   const jkt = cnf?.jkt;
   if (!proof) {
     if (jkt === undefined) return undefined;
-    return dpopEnabled ? 'the access token is DPoP-bound: present it with the DPoP scheme and a proof' : 'the access token is DPoP-bound, and this server does not accept DPoP';
+    return dpopEnabled
+      ? 'the access token is DPoP-bound: present it with the DPoP scheme and a proof'
+      : 'the access token is DPoP-bound, and this server does not accept DPoP';
   }
   if (jkt === undefined) return 'the access token is not DPoP-bound';
   return jkt === proof.jkt ? undefined : 'the DPoP proof is not signed with the key the access token is bound to';

@@ -118,7 +118,8 @@ function httpUrl(raw: unknown, what: string): string {
   } catch {
     // reported below
   }
-  if (typeof raw !== 'string' || !u || (u.protocol !== 'https:' && u.protocol !== 'http:')) fail(`${what} must be an absolute https (or http) URL, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || !u || (u.protocol !== 'https:' && u.protocol !== 'http:'))
+    fail(`${what} must be an absolute https (or http) URL, got ${JSON.stringify(raw)}`);
   return raw;
 }
 
@@ -198,7 +199,8 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): JwtAccessTokenV
   let fixedAudiences: Set<string> | undefined;
   if (options.audience !== undefined) {
     const list = typeof options.audience === 'string' ? [options.audience] : options.audience;
-    if (!Array.isArray(list) || list.length === 0 || !list.every((a) => typeof a === 'string' && a !== '')) fail('audience must be a non-empty string or array of strings');
+    if (!Array.isArray(list) || list.length === 0 || !list.every((a) => typeof a === 'string' && a !== ''))
+      fail('audience must be a non-empty string or array of strings');
     fixedAudiences = new Set(list.map(audKey));
   }
   const toleranceMs = amount(options.clockToleranceSec, 30, 'clockToleranceSec') * 1000;

@@ -54,7 +54,10 @@ export class LegacySseHandler {
   readonly messagesPath: string;
   private readonly connections = new Map<string, Connection>();
 
-  constructor(private readonly server: Server, private readonly o: LegacySseOptions = {}) {
+  constructor(
+    private readonly server: Server,
+    private readonly o: LegacySseOptions = {},
+  ) {
     this.ssePath = o.ssePath ?? '/sse';
     this.messagesPath = o.messagesPath ?? '/messages';
   }
@@ -78,7 +81,8 @@ export class LegacySseHandler {
 
   private async open(req: HttpRequestView, res: HttpResponder, authInfo?: AuthInfo): Promise<void> {
     const accept = req.header('accept');
-    if (accept !== undefined && !accepts(accept, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: the event stream needs Accept: text/event-stream');
+    if (accept !== undefined && !accepts(accept, 'text/event-stream'))
+      return sendError(res, 406, 'Not Acceptable: the event stream needs Accept: text/event-stream');
     const id = globalThis.crypto.randomUUID();
     const writer = res.stream(200, SSE_HEADERS);
     const transport = new SseConnectionTransport(writer);

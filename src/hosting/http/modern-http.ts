@@ -21,11 +21,7 @@ function sameValue(p: HeaderParam, arg: unknown, header: string): boolean {
  * Checks the routing headers against the body (SEP-2243). Returns the -32020 error to send, or
  * undefined. A body without the envelope is left to the envelope reader (-32602).
  */
-export function checkModernHeaders(
-  req: HttpRequestView,
-  message: JsonRpcMessage,
-  inputSchemaOf: (tool: string) => object | undefined,
-): McpError | undefined {
+export function checkModernHeaders(req: HttpRequestView, message: JsonRpcMessage, inputSchemaOf: (tool: string) => object | undefined): McpError | undefined {
   if (!('method' in message)) return new McpError(ErrorCode.InvalidRequest, 'Invalid request: clients do not send responses in protocol version 2026-07-28');
   const params = message.params;
   const meta = params?._meta as Record<string, unknown> | undefined;
@@ -86,4 +82,3 @@ export function modernStatusFor(code: number): number {
   }
   return 200;
 }
-

@@ -113,7 +113,8 @@ export function audienceKey(raw: string): string | undefined {
 function scopeList(raw: readonly string[] | undefined, what: string): string[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) fail(`${what} must be an array of strings`);
-  for (const s of raw) if (typeof s !== 'string' || !SCOPE_TOKEN.test(s)) fail(`${what} has an invalid scope ${JSON.stringify(s)} (no spaces, quotes or backslashes)`);
+  for (const s of raw)
+    if (typeof s !== 'string' || !SCOPE_TOKEN.test(s)) fail(`${what} has an invalid scope ${JSON.stringify(s)} (no spaces, quotes or backslashes)`);
   return raw.filter((s) => s !== OFFLINE_ACCESS);
 }
 
@@ -169,10 +170,15 @@ export class OAuthResourceGuard {
   /** Unless `dpop: false`. */
   private readonly dpop: DpopProofVerifier | undefined;
 
-  constructor(options: OAuthResourceOptions, endpoint: string, private readonly onError: (error: Error) => void = () => {}) {
+  constructor(
+    options: OAuthResourceOptions,
+    endpoint: string,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {
     if (!options || typeof options !== 'object') fail('the options must be an object');
     const servers = options.authorizationServers;
-    if (!Array.isArray(servers) || servers.length === 0) fail('authorizationServers must list at least one authorization server issuer URL (RFC 9728 requires one)');
+    if (!Array.isArray(servers) || servers.length === 0)
+      fail('authorizationServers must list at least one authorization server issuer URL (RFC 9728 requires one)');
     for (const s of servers) {
       const u = httpUrl(s, 'authorization server');
       if (u.search) fail(`authorization server ${JSON.stringify(s)} must not have a query (RFC 8414 issuer)`);
@@ -256,7 +262,11 @@ export class OAuthResourceGuard {
     if (req.method === 'OPTIONS') {
       return res.send(204, { ...CORS, 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400' });
     }
-    if (req.method !== 'GET') return sendError(res, 405, `Method Not Allowed: ${req.method}; the protected resource metadata is read with GET`, -32600, { ...CORS, allow: 'GET, OPTIONS' });
+    if (req.method !== 'GET')
+      return sendError(res, 405, `Method Not Allowed: ${req.method}; the protected resource metadata is read with GET`, -32600, {
+        ...CORS,
+        allow: 'GET, OPTIONS',
+      });
     const resource = this.resourceFor(req, this.metadata.get(req.path));
     if (resource === undefined) return sendError(res, 400, 'Bad Request: the Host header does not form a valid URL');
     const doc: Record<string, unknown> = { resource, authorization_servers: this.servers };
@@ -316,13 +326,25 @@ export class OAuthResourceGuard {
     const dpop = this.dpop;
     const scheme = header === undefined ? undefined : BEARER_SCHEME.test(header) ? 'Bearer' : dpop && DPOP_SCHEME.test(header) ? 'DPoP' : undefined;
     // No credentials, or another scheme (Basic...): a plain challenge, without an error code (RFC 6750 §3.1).
-    if (scheme === undefined) return this.refuse(req, res, 401, `Unauthorized: ${!dpop ? 'a bearer token' : dpop.required ? 'a DPoP-bound access token' : 'an access token (Bearer or DPoP)'} is required`);
+    if (scheme === undefined)
+      return this.refuse(
+        req,
+        res,
+        401,
+        `Unauthorized: ${!dpop ? 'a bearer token' : dpop.required ? 'a DPoP-bound access token' : 'an access token (Bearer or DPoP)'} is required`,
+      );
     const token = TOKEN.exec(header!)?.[1];
     if (token === undefined) {
-      return this.refuse(req, res, 400, `Bad Request: malformed Authorization header (expected "${scheme} <token>")`, { error: 'invalid_request', description: 'malformed Authorization header' });
+      return this.refuse(req, res, 400, `Bad Request: malformed Authorization header (expected "${scheme} <token>")`, {
+        error: 'invalid_request',
+        description: 'malformed Authorization header',
+      });
     }
     if (scheme === 'Bearer' && dpop?.required) {
-      return this.refuse(req, res, 401, 'Unauthorized: this server accepts DPoP-bound access tokens only', { error: 'invalid_token', description: 'DPoP-bound access tokens only' });
+      return this.refuse(req, res, 401, 'Unauthorized: this server accepts DPoP-bound access tokens only', {
+        error: 'invalid_token',
+        description: 'DPoP-bound access tokens only',
+      });
     }
     const resource = this.resourceFor(req);
     if (resource === undefined) {
@@ -346,7 +368,8 @@ export class OAuthResourceGuard {
     } catch (err) {
       return this.crashed(res, err);
     }
-    if (!info) return this.refuse(req, res, 401, 'Unauthorized: the access token is invalid', { error: 'invalid_token', description: 'the access token is invalid' });
+    if (!info)
+      return this.refuse(req, res, 401, 'Unauthorized: the access token is invalid', { error: 'invalid_token', description: 'the access token is invalid' });
     const exp = info.expiresAt;
     if (typeof exp === 'number' && (exp >= MS_THRESHOLD ? exp : exp * 1000) <= Date.now()) {
       return this.refuse(req, res, 401, 'Unauthorized: the access token has expired', { error: 'invalid_token', description: 'the access token has expired' });
@@ -362,7 +385,10 @@ export class OAuthResourceGuard {
       const unbound = bindingError(info.confirmation, proof, dpop !== undefined);
       if (unbound) return this.refuse(req, res, 401, `Unauthorized: ${unbound}`, { error: 'invalid_token', description: unbound });
       if (proof && !dpop!.accept(proof)) {
-        return this.refuse(req, res, 401, 'Unauthorized: the DPoP proof was used before', { error: 'invalid_dpop_proof', description: 'the DPoP proof was used before' });
+        return this.refuse(req, res, 401, 'Unauthorized: the DPoP proof was used before', {
+          error: 'invalid_dpop_proof',
+          description: 'the DPoP proof was used before',
+        });
       }
       if (proof?.nonce !== undefined) res.setHeader?.('dpop-nonce', proof.nonce);
     }
@@ -389,7 +415,9 @@ export class OAuthResourceGuard {
 
   /** The endpoint and the HTTP+SSE stream are one server: a token for either is for this server. */
   private audienceMatches(audience: string | readonly string[], req: HttpRequestView): boolean {
-    const mine = new Set<string | undefined>([this.resourceFor(req, 'endpoint'), this.resourceFor(req, 'sse')].map((r) => (r === undefined ? undefined : audienceKey(r))));
+    const mine = new Set<string | undefined>(
+      [this.resourceFor(req, 'endpoint'), this.resourceFor(req, 'sse')].map((r) => (r === undefined ? undefined : audienceKey(r))),
+    );
     mine.delete(undefined);
     const list = typeof audience === 'string' ? [audience] : audience;
     return Array.isArray(list) && list.some((a) => typeof a === 'string' && mine.has(audienceKey(a)));

@@ -47,7 +47,10 @@ export function negotiate(accept: string | undefined): number {
   if (accept === undefined) return ACCEPT_JSON | ACCEPT_SSE;
   let bits = acceptCache.get(accept);
   if (bits !== undefined) return bits;
-  bits = (accepts(accept, 'application/json') ? ACCEPT_JSON : 0) | (accepts(accept, 'text/event-stream') ? ACCEPT_SSE : 0) | (names(accept, 'text/event-stream') ? NAMES_SSE : 0);
+  bits =
+    (accepts(accept, 'application/json') ? ACCEPT_JSON : 0) |
+    (accepts(accept, 'text/event-stream') ? ACCEPT_SSE : 0) |
+    (names(accept, 'text/event-stream') ? NAMES_SSE : 0);
   if (acceptCache.size >= 64) acceptCache.clear();
   acceptCache.set(accept, bits);
   return bits;

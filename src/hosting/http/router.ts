@@ -22,7 +22,8 @@ export class McpHttpHandler {
     const low = lowLevelServer(server);
     this.streamable = new StreamableHttpHandler(low, options);
     const legacy = options.legacySse ?? true;
-    if (legacy) this.legacy = new LegacySseHandler(low, { keepAliveMs: options.keepAliveMs, maxBodyBytes: options.maxBodyBytes, ...(legacy === true ? {} : legacy) });
+    if (legacy)
+      this.legacy = new LegacySseHandler(low, { keepAliveMs: options.keepAliveMs, maxBodyBytes: options.maxBodyBytes, ...(legacy === true ? {} : legacy) });
     const oauth = this.streamable.oauth;
     if (oauth?.perMessage) this.screen = (body, authInfo, req, res) => oauth.checkMessages(Array.isArray(body) ? body : [body], authInfo, req, res);
     if (this.legacy) oauth?.addLegacy(this.legacy.ssePath, this.legacy.messagesPath);

@@ -47,7 +47,9 @@ export function checkOriginAndHost(req: HttpRequestView, policy: OriginPolicy): 
   } catch {
     return `Forbidden: Origin "${origin}" is not a valid origin`;
   }
-  return isLoopbackHost(hostname) || hostname === '[::1]' ? undefined : `Forbidden: Origin "${origin}" is not allowed (only localhost origins are accepted unless configured)`;
+  return isLoopbackHost(hostname) || hostname === '[::1]'
+    ? undefined
+    : `Forbidden: Origin "${origin}" is not allowed (only localhost origins are accepted unless configured)`;
 }
 
 /** Decides who is calling. Return undefined to refuse with 401. */

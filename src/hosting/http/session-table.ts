@@ -74,7 +74,10 @@ export class SessionTable {
    */
   private readonly ttlMs: number;
 
-  constructor(private readonly server: Server, o: SessionTableOptions) {
+  constructor(
+    private readonly server: Server,
+    o: SessionTableOptions,
+  ) {
     this.store = o.store;
     this.eventStore = o.eventStore;
     this.idleMs = o.idleMs;
@@ -122,7 +125,12 @@ export class SessionTable {
     const record = await this.store?.get(id);
     if (!record || this.sessions.has(id)) return this.sessions.get(id);
     const live = await this.open(record.principal === undefined ? undefined : { principal: record.principal }, id);
-    live.session.era.assume({ era: 'handshake', protocolVersion: record.protocolVersion, clientCapabilities: record.clientCapabilities, clientInfo: record.clientInfo });
+    live.session.era.assume({
+      era: 'handshake',
+      protocolVersion: record.protocolVersion,
+      clientCapabilities: record.clientCapabilities,
+      clientInfo: record.clientInfo,
+    });
     live.checkAt = this.clock.now() + this.checkMs;
     return live;
   }
@@ -179,7 +187,16 @@ export class SessionTable {
     const jsonHeaders = { 'mcp-session-id': id, 'content-type': 'application/json' };
     const streamPrefix = `${id}/${this.tag}.`;
     const live: LiveSession = {
-      id, transport, session, principal: authInfo?.principal, lastSeen: this.clock.now(), streams: 0, streamPrefix, headers, jsonHeaders, checkAt: Infinity,
+      id,
+      transport,
+      session,
+      principal: authInfo?.principal,
+      lastSeen: this.clock.now(),
+      streams: 0,
+      streamPrefix,
+      headers,
+      jsonHeaders,
+      checkAt: Infinity,
     };
     this.sessions.set(id, live);
     session.onClose(() => {

@@ -39,7 +39,10 @@ export class HttpSessionTransport implements Transport {
         this.soleId = id;
         this.sole = channel;
       } else {
-        this.byRequest = new Map([[this.soleId!, this.sole], [id, channel]]);
+        this.byRequest = new Map([
+          [this.soleId!, this.sole],
+          [id, channel],
+        ]);
         this.soleId = this.sole = undefined;
       }
     }
@@ -78,7 +81,7 @@ export class HttpSessionTransport implements Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return DONE;
     if (Array.isArray(message)) return this.sendAll(message, options);
-    const id = 'method' in message ? options?.relatedRequestId : (message as { id?: RequestId | null }).id ?? undefined;
+    const id = 'method' in message ? options?.relatedRequestId : ((message as { id?: RequestId | null }).id ?? undefined);
     const channel = id === undefined ? undefined : this.channelFor(id);
     if (channel && !channel.done) {
       const taken = channel.deliver(message);

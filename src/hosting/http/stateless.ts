@@ -26,9 +26,7 @@ export class StatelessExchange implements RequestSink {
     private readonly onerror: (error: Error) => void,
   ) {
     // Built per request only when there is middleware: none is the usual case.
-    this.outgoing = middleware.length > 0 && middleware.some((mw) => mw.outgoing)
-      ? compose(middleware, 'outgoing', (m) => this.write(m))
-      : undefined;
+    this.outgoing = middleware.length > 0 && middleware.some((mw) => mw.outgoing) ? compose(middleware, 'outgoing', (m) => this.write(m)) : undefined;
   }
 
   /** Hands the request to the server (through incoming middleware, if any). */
@@ -55,7 +53,9 @@ export class StatelessExchange implements RequestSink {
   }
 
   request(method: string): Promise<JsonObject> {
-    return Promise.reject(new LocalError('capability', `Cannot send "${method}": a 2026-07-28 server sends no requests (it asks for input with input_required)`));
+    return Promise.reject(
+      new LocalError('capability', `Cannot send "${method}": a 2026-07-28 server sends no requests (it asks for input with input_required)`),
+    );
   }
 
   respond(message: JsonRpcResponse): Promise<void> {

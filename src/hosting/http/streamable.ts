@@ -283,8 +283,11 @@ export class StreamableHttpHandler {
     const id = 'id' in message ? (message.id as RequestId) : undefined;
     const refused = checkModernHeaders(req, message, (name) => this.server.toolInputSchema?.(name));
     if (refused) {
-      return res.send(modernStatusFor(refused.code), { 'content-type': 'application/json' },
-        JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: refused.toJSON() }));
+      return res.send(
+        modernStatusFor(refused.code),
+        { 'content-type': 'application/json' },
+        JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: refused.toJSON() }),
+      );
     }
     // The only client notification of this era is cancellation, which HTTP expresses by closing
     // the stream: accept and drop.
@@ -393,7 +396,18 @@ export class StreamableHttpHandler {
     const session = this.server.attach(transport);
     void session.start();
     if (version !== undefined) session.era.assume({ era: 'handshake', protocolVersion: version, clientCapabilities: {} });
-    return { id: '', transport, session, principal: undefined, lastSeen: 0, streams: 0, streamPrefix: '/', headers: NO_HEADERS, jsonHeaders: JSON_HEADERS, checkAt: Infinity };
+    return {
+      id: '',
+      transport,
+      session,
+      principal: undefined,
+      lastSeen: 0,
+      streams: 0,
+      streamPrefix: '/',
+      headers: NO_HEADERS,
+      jsonHeaders: JSON_HEADERS,
+      checkAt: Infinity,
+    };
   }
 
   /** Closes every session and stops timers. */

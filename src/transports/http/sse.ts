@@ -53,7 +53,12 @@ export function encodeEvent(init: SseEventInit): string {
 
 /** A comment frame (ignored by parsers), e.g. `: keepalive` to keep idle connections open. */
 export function encodeComment(text = 'keepalive'): string {
-  return text.split(LINE_BREAK).map((l) => `: ${l}\n`).join('') + '\n';
+  return (
+    text
+      .split(LINE_BREAK)
+      .map((l) => `: ${l}\n`)
+      .join('') + '\n'
+  );
 }
 
 export interface SseParserOptions {

@@ -177,10 +177,14 @@ export class StdioClientTransport implements Transport {
     if (stdin) {
       // Early lines: a burst of requests must not wait for the whole tick, or client and server
       // take turns instead of working at once (see LineWriter).
-      this.writer = new LineWriter(stdin, (e) => {
-        // EPIPE and "stream closed" are expected while the server is going away.
-        if (!this.closeRequested && !this.exited) this.report(e);
-      }, EARLY_LINES);
+      this.writer = new LineWriter(
+        stdin,
+        (e) => {
+          // EPIPE and "stream closed" are expected while the server is going away.
+          if (!this.closeRequested && !this.exited) this.report(e);
+        },
+        EARLY_LINES,
+      );
       this.writer.attach();
     }
     stdout?.on('data', (chunk: Buffer) => this.reader.push(chunk));
@@ -221,10 +225,7 @@ export class StdioClientTransport implements Transport {
     let reason: Error | undefined;
     if (!expected) {
       const stderrTail = this.tail.text();
-      reason = new Error(
-        `MCP server process exited unexpectedly (code ${code}, signal ${signal})` +
-          (stderrTail ? `; last stderr: ${stderrTail}` : ''),
-      );
+      reason = new Error(`MCP server process exited unexpectedly (code ${code}, signal ${signal})` + (stderrTail ? `; last stderr: ${stderrTail}` : ''));
     }
     this.finish(reason);
   }

@@ -11,9 +11,24 @@
 export const DEFAULT_INHERITED_ENV_VARS: readonly string[] =
   process.platform === 'win32'
     ? [
-        'APPDATA', 'COMSPEC', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PATHEXT',
-        'PROCESSOR_ARCHITECTURE', 'PROGRAMDATA', 'PROGRAMFILES', 'PROGRAMFILES(X86)', 'SYSTEMDRIVE',
-        'SYSTEMROOT', 'TEMP', 'TMP', 'USERNAME', 'USERPROFILE', 'WINDIR',
+        'APPDATA',
+        'COMSPEC',
+        'HOMEDRIVE',
+        'HOMEPATH',
+        'LOCALAPPDATA',
+        'PATH',
+        'PATHEXT',
+        'PROCESSOR_ARCHITECTURE',
+        'PROGRAMDATA',
+        'PROGRAMFILES',
+        'PROGRAMFILES(X86)',
+        'SYSTEMDRIVE',
+        'SYSTEMROOT',
+        'TEMP',
+        'TMP',
+        'USERNAME',
+        'USERPROFILE',
+        'WINDIR',
       ]
     : ['HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'TZ', 'USER'];
 
@@ -33,14 +48,7 @@ export function defaultEnvironment(from: Record<string, string | undefined> = pr
 /** Turns a spawn failure into an Error a user can act on; the original is kept as `cause`. */
 export function describeSpawnError(command: string, e: unknown): Error {
   const code = (e as NodeJS.ErrnoException | null)?.code;
-  const detail =
-    code === 'ENOENT'
-      ? 'command not found'
-      : code === 'EACCES'
-        ? 'permission denied'
-        : e instanceof Error
-          ? e.message
-          : String(e);
+  const detail = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e);
   return new Error(`Cannot start MCP server "${command}": ${detail}`, { cause: e });
 }
 

@@ -13,8 +13,13 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
 const IDP = 'https://idp.example.com/oauth2/token';
 
-
-async function status(options: OAuthOptions, s: Setup, method = 'tools/list', params: Record<string, unknown> = {}, auth = new OAuthClientAuth(s.rs.url, options)) {
+async function status(
+  options: OAuthOptions,
+  s: Setup,
+  method = 'tools/list',
+  params: Record<string, unknown> = {},
+  auth = new OAuthClientAuth(s.rs.url, options),
+) {
   const res = await rpc(auth.fetch, s.rs.url, method, params);
   await res.body?.cancel();
   return res.status;
@@ -54,12 +59,18 @@ test('an assertion function is asked at each authorization, for the AS found by 
       { ...base, scope: 'mcp:basic' },
       { ...base, scope: 'mcp:basic mcp:write' },
     ]);
-    assert.deepEqual(tokenRequests(s.as).map((r) => r.form!.get('assertion')), ['jwt-1', 'jwt-2']);
+    assert.deepEqual(
+      tokenRequests(s.as).map((r) => r.form!.get('assertion')),
+      ['jwt-1', 'jwt-2'],
+    );
   }));
 
 test('JWT bearer errors: a refused assertion (invalid_grant), an empty one, none at all', () =>
   withSetup({ jwtBearer: () => false }, {}, async (s) => {
-    await assert.rejects(status({ assertion: 'stale-jwt' }, s), (err: OAuthFlowError) => err instanceof OAuthFlowError && err.code === 'invalid_grant' && err.status === 400);
+    await assert.rejects(
+      status({ assertion: 'stale-jwt' }, s),
+      (err: OAuthFlowError) => err instanceof OAuthFlowError && err.code === 'invalid_grant' && err.status === 400,
+    );
     const before = tokenRequests(s.as).length;
     await assert.rejects(status({ assertion: () => '' }, s), (err: Error) => err instanceof OAuthFlowError && /produced no assertion/.test(err.message));
     await assert.rejects(status({ grant: 'jwt-bearer' }, s), (err: Error) => err instanceof OAuthFlowError && /needs OAuthOptions.assertion/.test(err.message));
@@ -73,11 +84,20 @@ test('with both authorize and assertion the user signs in, unless grant says jwt
     assert.equal(authorizations(s.as).length, 1);
     assert.equal(await status({ ...both, grant: 'jwt-bearer' }, s), 200);
     assert.equal(authorizations(s.as).length, 1);
-    assert.deepEqual(tokenRequests(s.as).map((r) => r.form!.get('grant_type')), ['authorization_code', JWT_BEARER]);
+    assert.deepEqual(
+      tokenRequests(s.as).map((r) => r.form!.get('grant_type')),
+      ['authorization_code', JWT_BEARER],
+    );
   }));
 
 /** An identity provider's token endpoint on the fake network, answering with `answer`. */
-function idp(answer: (form: URLSearchParams) => Response | unknown = (f) => ({ access_token: `id-jag-for-${f.get('audience')}`, issued_token_type: ID_JAG, token_type: 'N_A' })) {
+function idp(
+  answer: (form: URLSearchParams) => Response | unknown = (f) => ({
+    access_token: `id-jag-for-${f.get('audience')}`,
+    issued_token_type: ID_JAG,
+    token_type: 'N_A',
+  }),
+) {
   const seen: { form: URLSearchParams; authorization: string | null }[] = [];
   const net = fakeNet({
     [IDP]: async (req) => {
@@ -92,38 +112,51 @@ function idp(answer: (form: URLSearchParams) => Response | unknown = (f) => ({ a
 test('idJagAssertion: the ID token is exchanged at the IdP for an ID-JAG naming the AS, which the AS takes as the assertion', async () => {
   const provider = idp();
   let issuer = '';
-  await withSetup({ jwtBearer: (a) => a === `id-jag-for-${issuer}`, preRegistered: { client_id: 'mcp-client', client_secret: 'mcp-secret' } }, { scopesSupported: ['mcp:basic'] }, async (s) => {
-    issuer = s.as.issuer;
-    const assertion = idJagAssertion({ tokenEndpoint: IDP, idToken: 'user-id-token', clientId: 'idp-client', fetch: provider.fetch });
-    assert.equal(await status({ assertion, clientId: 'mcp-client', clientSecret: 'mcp-secret' }, s), 200);
-    const [{ form, authorization }] = provider.seen as [(typeof provider.seen)[number]];
-    assert.deepEqual(Object.fromEntries(form), {
-      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-      requested_token_type: ID_JAG,
-      audience: s.as.issuer,
-      resource: `${s.rs.origin}/mcp`,
-      subject_token: 'user-id-token',
-      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
-      scope: 'mcp:basic',
-      client_id: 'idp-client',
-    });
-    assert.equal(authorization, null, 'no secret: the client id goes in the form');
-    // At the MCP server's AS: the ID-JAG as a JWT bearer assertion, with the client's own credentials.
-    const tok = tokenRequests(s.as)[0]!;
-    assert.equal(tok.form!.get('assertion'), `id-jag-for-${s.as.issuer}`);
-    assert.ok(tok.headers.authorization?.startsWith('Basic '));
-    assert.equal(authorizations(s.as).length, 0);
-  });
+  await withSetup(
+    { jwtBearer: (a) => a === `id-jag-for-${issuer}`, preRegistered: { client_id: 'mcp-client', client_secret: 'mcp-secret' } },
+    { scopesSupported: ['mcp:basic'] },
+    async (s) => {
+      issuer = s.as.issuer;
+      const assertion = idJagAssertion({ tokenEndpoint: IDP, idToken: 'user-id-token', clientId: 'idp-client', fetch: provider.fetch });
+      assert.equal(await status({ assertion, clientId: 'mcp-client', clientSecret: 'mcp-secret' }, s), 200);
+      const [{ form, authorization }] = provider.seen as [(typeof provider.seen)[number]];
+      assert.deepEqual(Object.fromEntries(form), {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: ID_JAG,
+        audience: s.as.issuer,
+        resource: `${s.rs.origin}/mcp`,
+        subject_token: 'user-id-token',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        scope: 'mcp:basic',
+        client_id: 'idp-client',
+      });
+      assert.equal(authorization, null, 'no secret: the client id goes in the form');
+      // At the MCP server's AS: the ID-JAG as a JWT bearer assertion, with the client's own credentials.
+      const tok = tokenRequests(s.as)[0]!;
+      assert.equal(tok.form!.get('assertion'), `id-jag-for-${s.as.issuer}`);
+      assert.ok(tok.headers.authorization?.startsWith('Basic '));
+      assert.equal(authorizations(s.as).length, 0);
+    },
+  );
 });
 
 test('idJagAssertion: a client secret goes as HTTP Basic; an idToken function is asked each time', async () => {
   const provider = idp();
   let n = 0;
-  const assertion = idJagAssertion({ tokenEndpoint: IDP, idToken: async () => `id-token-${++n}`, clientId: 'idp client', clientSecret: 's3cr:t', fetch: provider.fetch });
+  const assertion = idJagAssertion({
+    tokenEndpoint: IDP,
+    idToken: async () => `id-token-${++n}`,
+    clientId: 'idp client',
+    clientSecret: 's3cr:t',
+    fetch: provider.fetch,
+  });
   const target = { issuer: 'https://as.example.com', resource: 'https://mcp.example.com/mcp', tokenEndpoint: 'https://as.example.com/token' };
   assert.equal(await assertion(target), 'id-jag-for-https://as.example.com');
   assert.equal(await assertion({ ...target, issuer: 'https://as2.example.com' }), 'id-jag-for-https://as2.example.com');
-  assert.deepEqual(provider.seen.map((x) => x.form.get('subject_token')), ['id-token-1', 'id-token-2']);
+  assert.deepEqual(
+    provider.seen.map((x) => x.form.get('subject_token')),
+    ['id-token-1', 'id-token-2'],
+  );
   assert.equal(provider.seen[0]!.authorization, `Basic ${Buffer.from('idp+client:s3cr%3At').toString('base64')}`);
   assert.equal(provider.seen[0]!.form.get('client_id'), null);
   assert.equal(provider.seen[0]!.form.has('scope'), false, 'no scope asked for: none sent');
@@ -132,9 +165,18 @@ test('idJagAssertion: a client secret goes as HTTP Basic; an idToken function is
 test('idJagAssertion errors: refused by the IdP (with its code), another token type, no token, no network', async () => {
   const target = { issuer: 'https://as.example.com', resource: 'https://mcp.example.com/mcp', tokenEndpoint: 'https://as.example.com/token' };
   const run = (answer: Parameters<typeof idp>[0]) => idJagAssertion({ tokenEndpoint: IDP, idToken: 't', clientId: 'c', fetch: idp(answer).fetch })(target);
-  await assert.rejects(run(() => Response.json({ error: 'invalid_grant' }, { status: 400 })), (err: OAuthFlowError) => err instanceof OAuthFlowError && err.code === 'invalid_grant' && err.status === 400);
-  await assert.rejects(run(() => ({ access_token: 'x', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' })), (err: Error) => /not an ID-JAG/.test(err.message));
-  await assert.rejects(run(() => ({ issued_token_type: ID_JAG })), (err: Error) => err instanceof OAuthFlowError && /refused the token exchange/.test(err.message));
+  await assert.rejects(
+    run(() => Response.json({ error: 'invalid_grant' }, { status: 400 })),
+    (err: OAuthFlowError) => err instanceof OAuthFlowError && err.code === 'invalid_grant' && err.status === 400,
+  );
+  await assert.rejects(
+    run(() => ({ access_token: 'x', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' })),
+    (err: Error) => /not an ID-JAG/.test(err.message),
+  );
+  await assert.rejects(
+    run(() => ({ issued_token_type: ID_JAG })),
+    (err: Error) => err instanceof OAuthFlowError && /refused the token exchange/.test(err.message),
+  );
   const offline = idJagAssertion({ tokenEndpoint: IDP, idToken: 't', clientId: 'c', fetch: async () => Promise.reject(new TypeError('fetch failed')) });
   await assert.rejects(offline(target), (err: Error) => err instanceof OAuthFlowError && /token exchange at .* failed: fetch failed/.test(err.message));
 });

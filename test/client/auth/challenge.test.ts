@@ -46,7 +46,13 @@ test('parseBearerChallenge: token values, spaces around "=", upper-case names, t
   assert.equal(parseBearerChallenge('bearer ERROR = insufficient_scope ,SCOPE= "s1"')?.scope, 's1');
   const c = parseBearerChallenge('Negotiate YIIB3wYGKwYBBQUCoIIB0zCCAc+gMDAu==, Bearer resource_metadata="https://x.example/prm"');
   assert.equal(c?.resourceMetadata, 'https://x.example/prm');
-  assert.deepEqual(parseBearerChallenge('Bearer'), { scheme: 'Bearer', resourceMetadata: undefined, scope: undefined, error: undefined, errorDescription: undefined });
+  assert.deepEqual(parseBearerChallenge('Bearer'), {
+    scheme: 'Bearer',
+    resourceMetadata: undefined,
+    scope: undefined,
+    error: undefined,
+    errorDescription: undefined,
+  });
 });
 
 test('parseBearerChallenge: no Bearer challenge at all', () => {
@@ -61,7 +67,8 @@ test('parseBearerChallenge: no Bearer challenge at all', () => {
 });
 
 test('parseAuthChallenge: a DPoP challenge (RFC 9449 §7.1) is read like a Bearer one', () => {
-  const header = 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", resource_metadata="https://x.example/prm", algs="ES256 PS256"';
+  const header =
+    'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", resource_metadata="https://x.example/prm", algs="ES256 PS256"';
   assert.deepEqual(parseAuthChallenge(header), {
     scheme: 'DPoP',
     resourceMetadata: 'https://x.example/prm',

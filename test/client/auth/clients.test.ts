@@ -27,15 +27,19 @@ async function run(asOptions: MockAsOptions, options: Partial<OAuthOptions>, bod
 const registrations = (s: Setup) => s.as.requests.filter((r) => r.path.endsWith('/register'));
 
 test('a pre-registered client id wins over CIMD and dynamic registration', () =>
-  run({ cimd: true, preRegistered: { client_id: 'pre-registered-client', client_secret: 'pre-registered-secret' } }, { clientId: 'pre-registered-client', clientSecret: 'pre-registered-secret', clientMetadataUrl: CIMD_URL }, (s, status) => {
-    assert.equal(status, 200);
-    assert.equal(registrations(s).length, 0);
-    assert.equal(authorizations(s.as)[0]!.query.get('client_id'), 'pre-registered-client');
-    // client_secret_basic by default for a client with a secret (the AS lists it).
-    const tok = tokenRequests(s.as)[0]!;
-    assert.equal(tok.headers.authorization, `Basic ${Buffer.from('pre-registered-client:pre-registered-secret').toString('base64')}`);
-    assert.equal(tok.form!.get('client_secret'), null);
-  }));
+  run(
+    { cimd: true, preRegistered: { client_id: 'pre-registered-client', client_secret: 'pre-registered-secret' } },
+    { clientId: 'pre-registered-client', clientSecret: 'pre-registered-secret', clientMetadataUrl: CIMD_URL },
+    (s, status) => {
+      assert.equal(status, 200);
+      assert.equal(registrations(s).length, 0);
+      assert.equal(authorizations(s.as)[0]!.query.get('client_id'), 'pre-registered-client');
+      // client_secret_basic by default for a client with a secret (the AS lists it).
+      const tok = tokenRequests(s.as)[0]!;
+      assert.equal(tok.headers.authorization, `Basic ${Buffer.from('pre-registered-client:pre-registered-secret').toString('base64')}`);
+      assert.equal(tok.form!.get('client_secret'), null);
+    },
+  ));
 
 test('CIMD when the AS supports it: the URL is the client id, nothing is registered', () =>
   run({ cimd: true }, { clientMetadataUrl: CIMD_URL }, (s, status) => {
@@ -98,21 +102,33 @@ test('dynamic registration: application_type web for an https redirect URI', asy
 
 test('token endpoint auth method chosen from the AS list at registration, then used at /token', async () => {
   const expectations: Array<[string[], string, (tok: ReturnType<typeof tokenRequests>[number]) => void]> = [
-    [['client_secret_basic'], 'client_secret_basic', (tok) => {
-      assert.match(tok.headers.authorization ?? '', /^Basic /);
-      assert.equal(Buffer.from(tok.headers.authorization!.slice(6), 'base64').toString(), 'client-1:secret-client-1');
-      assert.equal(tok.form!.get('client_secret'), null);
-    }],
-    [['client_secret_post'], 'client_secret_post', (tok) => {
-      assert.equal(tok.headers.authorization, undefined);
-      assert.equal(tok.form!.get('client_id'), 'client-1');
-      assert.equal(tok.form!.get('client_secret'), 'secret-client-1');
-    }],
-    [['none'], 'none', (tok) => {
-      assert.equal(tok.headers.authorization, undefined);
-      assert.equal(tok.form!.get('client_id'), 'client-1');
-      assert.equal(tok.form!.get('client_secret'), null);
-    }],
+    [
+      ['client_secret_basic'],
+      'client_secret_basic',
+      (tok) => {
+        assert.match(tok.headers.authorization ?? '', /^Basic /);
+        assert.equal(Buffer.from(tok.headers.authorization!.slice(6), 'base64').toString(), 'client-1:secret-client-1');
+        assert.equal(tok.form!.get('client_secret'), null);
+      },
+    ],
+    [
+      ['client_secret_post'],
+      'client_secret_post',
+      (tok) => {
+        assert.equal(tok.headers.authorization, undefined);
+        assert.equal(tok.form!.get('client_id'), 'client-1');
+        assert.equal(tok.form!.get('client_secret'), 'secret-client-1');
+      },
+    ],
+    [
+      ['none'],
+      'none',
+      (tok) => {
+        assert.equal(tok.headers.authorization, undefined);
+        assert.equal(tok.form!.get('client_id'), 'client-1');
+        assert.equal(tok.form!.get('client_secret'), null);
+      },
+    ],
   ];
   for (const [methods, expected, check] of expectations) {
     await run({ authMethods: methods }, {}, (s, status) => {
@@ -190,9 +206,16 @@ const jwtClaims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'b
 
 test('private_key_jwt with client_credentials: an ES256 assertion the mock verifies (iss = sub = client_id, aud = issuer)', async () => {
   const keys = ecKeys();
-  const s = await setup({ authMethods: ['private_key_jwt'], preRegistered: { client_id: 'conformance-test-client', method: 'private_key_jwt', publicKeyPem: keys.publicPem } });
+  const s = await setup({
+    authMethods: ['private_key_jwt'],
+    preRegistered: { client_id: 'conformance-test-client', method: 'private_key_jwt', publicKeyPem: keys.publicPem },
+  });
   try {
-    const auth = new OAuthClientAuth(s.rs.url, { grant: 'client_credentials', clientId: 'conformance-test-client', privateKey: { key: keys.privatePem, algorithm: 'ES256', kid: 'k1' } });
+    const auth = new OAuthClientAuth(s.rs.url, {
+      grant: 'client_credentials',
+      clientId: 'conformance-test-client',
+      privateKey: { key: keys.privatePem, algorithm: 'ES256', kid: 'k1' },
+    });
     const res = await rpc(auth.fetch, s.rs.url, 'tools/list');
     await res.body?.cancel();
     assert.equal(res.status, 200);
@@ -215,7 +238,12 @@ test('private_key_jwt with the authorization code grant (a pre-registered client
   const keys = ecKeys();
   const s = await setup({ preRegistered: { client_id: 'app', method: 'private_key_jwt', publicKeyPem: keys.publicPem } });
   try {
-    const auth = new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, clientId: 'app', privateKey: { key: keys.privatePem, algorithm: 'ES256' } });
+    const auth = new OAuthClientAuth(s.rs.url, {
+      authorize: browser().authorize,
+      redirectUri: REDIRECT_URI,
+      clientId: 'app',
+      privateKey: { key: keys.privatePem, algorithm: 'ES256' },
+    });
     const res = await rpc(auth.fetch, s.rs.url, 'tools/list');
     await res.body?.cancel();
     assert.equal(res.status, 200);
@@ -231,7 +259,11 @@ test('private_key_jwt: a key that is not PKCS#8 PEM, or for another curve, is a 
   try {
     const sec1 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }) as string;
     const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    for (const [key, expected] of [[sec1, /PKCS#8/], [p384, /could not be imported/], ['-----BEGIN PRIVATE KEY-----\n!!!\n-----END PRIVATE KEY-----', /not valid PEM|could not be imported/]] as const) {
+    for (const [key, expected] of [
+      [sec1, /PKCS#8/],
+      [p384, /could not be imported/],
+      ['-----BEGIN PRIVATE KEY-----\n!!!\n-----END PRIVATE KEY-----', /not valid PEM|could not be imported/],
+    ] as const) {
       const auth = new OAuthClientAuth(s.rs.url, { grant: 'client_credentials', clientId: 'svc', privateKey: { key, algorithm: 'ES256' } });
       await assert.rejects(rpc(auth.fetch, s.rs.url, 'tools/list'), (err: Error) => err instanceof OAuthFlowError && expected.test(err.message));
     }

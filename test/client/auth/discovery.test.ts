@@ -9,7 +9,8 @@ import { discover } from '../../../src/client/auth/metadata.js';
 import { startMockAs } from '../../fixtures/oauth/authorization-server.js';
 import { authorizations, browser, fakeNet, REDIRECT_URI, rpc, setup, startRs, tokenRequests } from './fixture.js';
 
-const authFor = (url: string, extra: Record<string, unknown> = {}) => new OAuthClientAuth(url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...extra });
+const authFor = (url: string, extra: Record<string, unknown> = {}) =>
+  new OAuthClientAuth(url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...extra });
 
 test('the PRM URL from the challenge is used, and no well-known PRM URL is tried', async () => {
   const s = await setup({}, { prm: 'custom' });
@@ -94,7 +95,11 @@ test('AS metadata, issuer with a path: RFC 8414 path-inserted, then OIDC path-in
       const res = await rpc(authFor(s.rs.url).fetch, s.rs.url, 'tools/list');
       assert.notEqual(res.status, 401);
       await res.body?.cancel();
-      const order = ['/.well-known/oauth-authorization-server/tenant1', '/.well-known/openid-configuration/tenant1', '/tenant1/.well-known/openid-configuration'];
+      const order = [
+        '/.well-known/oauth-authorization-server/tenant1',
+        '/.well-known/openid-configuration/tenant1',
+        '/tenant1/.well-known/openid-configuration',
+      ];
       assert.deepEqual(s.as.paths().slice(0, expected), order.slice(0, expected));
       assert.ok(!s.as.paths().includes('/.well-known/oauth-authorization-server'), 'the root metadata of a path issuer is never asked (conformance trap)');
       assert.equal(s.as.paths()[expected], '/tenant1/register');
@@ -138,14 +143,16 @@ test('2025-03-26 fallback: no PRM, so the MCP origin is the AS; its metadata is 
     assert.notEqual(res.status, 401);
     await res.body?.cancel();
     const gets = rs.requests.filter((r) => r.method === 'GET' && r.path !== '/authorize');
-    assert.deepEqual(gets.map((r) => `${r.path} ${r.status}`), [
-      '/.well-known/oauth-protected-resource/mcp 404',
-      '/.well-known/oauth-protected-resource 404',
-      '/.well-known/oauth-authorization-server 200',
-    ]);
+    assert.deepEqual(
+      gets.map((r) => `${r.path} ${r.status}`),
+      ['/.well-known/oauth-protected-resource/mcp 404', '/.well-known/oauth-protected-resource 404', '/.well-known/oauth-authorization-server 200'],
+    );
     assert.ok(gets[2]!.protocolVersionHeader, 'MCP-Protocol-Version sent on the legacy metadata request');
     // Registration, authorization and token requests went to the MCP origin (proxied to the mock).
-    assert.deepEqual(rs.requests.filter((r) => /^\/(register|token)$/.test(r.path)).map((r) => r.path), ['/register', '/token']);
+    assert.deepEqual(
+      rs.requests.filter((r) => /^\/(register|token)$/.test(r.path)).map((r) => r.path),
+      ['/register', '/token'],
+    );
     assert.equal(authorizations(legacy).length, 1);
     assert.equal(authorizations(legacy)[0]!.query.get('resource'), `${rs.origin}/mcp`, 'without PRM the resource is the server URL');
   } finally {
@@ -163,8 +170,14 @@ test('2025-03-26 fallback without any metadata: /register, /authorize and /token
     const res = await rpc(auth.fetch, rs.url, 'tools/list');
     assert.notEqual(res.status, 401);
     await res.body?.cancel();
-    assert.deepEqual(rs.requests.filter((r) => r.path.startsWith('/.well-known/oauth-authorization-server') || r.path.startsWith('/.well-known/openid')).map((r) => r.status), [404, 404]);
-    assert.deepEqual(rs.requests.filter((r) => /^\/(register|authorize|token)$/.test(r.path)).map((r) => r.path), ['/register', '/authorize', '/token']);
+    assert.deepEqual(
+      rs.requests.filter((r) => r.path.startsWith('/.well-known/oauth-authorization-server') || r.path.startsWith('/.well-known/openid')).map((r) => r.status),
+      [404, 404],
+    );
+    assert.deepEqual(
+      rs.requests.filter((r) => /^\/(register|authorize|token)$/.test(r.path)).map((r) => r.path),
+      ['/register', '/authorize', '/token'],
+    );
     assert.equal(b.calls[0]!.url.origin + b.calls[0]!.url.pathname, `${rs.origin}/authorize`);
     // PKCE S256 is used even without metadata to confirm it.
     assert.equal(b.calls[0]!.url.searchParams.get('code_challenge_method'), 'S256');
@@ -183,7 +196,10 @@ test('2025-03-26 fallback: root metadata naming an issuer with a path on the sam
     assert.notEqual(res.status, 401);
     await res.body?.cancel();
     assert.equal(auth.issuer, `${rs.origin}/oauth`);
-    assert.deepEqual(rs.requests.filter((r) => /^\/oauth\//.test(r.path)).map((r) => r.path), ['/oauth/register', '/oauth/authorize', '/oauth/token']);
+    assert.deepEqual(
+      rs.requests.filter((r) => /^\/oauth\//.test(r.path)).map((r) => r.path),
+      ['/oauth/register', '/oauth/authorize', '/oauth/token'],
+    );
   } finally {
     await rs.close();
     await legacy.close();
@@ -206,7 +222,12 @@ test('2025-03-26 fallback: root metadata naming an issuer on another origin is s
 
 test('several authorization servers: the first by default, or the one selectAuthorizationServer picks', async () => {
   const prm = { resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://as1.example.com', 'https://as2.example.com'] };
-  const meta = (issuer: string) => ({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, code_challenge_methods_supported: ['S256'] });
+  const meta = (issuer: string) => ({
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    code_challenge_methods_supported: ['S256'],
+  });
   const net = fakeNet({
     'https://mcp.example.com/.well-known/oauth-protected-resource/mcp': () => prm,
     'https://as1.example.com/.well-known/oauth-authorization-server': () => meta('https://as1.example.com'),
@@ -225,7 +246,8 @@ test('discovery follows redirects by hand, through the URL checks', async () => 
   const net = fakeNet({
     'https://mcp.example.com/.well-known/oauth-protected-resource/mcp': () => new Response(null, { status: 301, headers: { location: '/prm.json' } }),
     'https://mcp.example.com/prm.json': () => ({ resource: 'https://mcp.example.com/mcp', authorization_servers: [issuer] }),
-    [`${issuer}/.well-known/oauth-authorization-server`]: () => new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data' } }),
+    [`${issuer}/.well-known/oauth-authorization-server`]: () =>
+      new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data' } }),
   });
   const checked: string[] = [];
   const ctx = {
@@ -251,7 +273,10 @@ test('a 401 from a server without OAuth (no PRM, no metadata, no /register): the
     assert.equal(res.status, 401);
     assert.deepEqual(await res.json(), { error: 'unauthorized' }, 'the body is intact');
     assert.equal(b.calls.length, 0);
-    assert.ok(rs.requests.some((r) => r.path === '/register' && r.status === 404), 'the 2025-03-26 default endpoint was tried');
+    assert.ok(
+      rs.requests.some((r) => r.path === '/register' && r.status === 404),
+      'the 2025-03-26 default endpoint was tried',
+    );
     // Client credentials with a pre-registered id: the guessed token endpoint 404s the same way.
     const cc = new OAuthClientAuth(rs.url, { grant: 'client_credentials', clientId: 'svc', clientSecret: 'x' });
     const res2 = await rpc(cc.fetch, rs.url, 'tools/list');

@@ -11,8 +11,6 @@ import { AS_DPOP_NONCE } from '../../fixtures/oauth/authorization-server.js';
 import { checkProof, decodeProof, jwkThumbprint } from '../../fixtures/oauth/dpop.js';
 import { authorizations, browser, REDIRECT_URI, setup, tokenRequests, type Setup, withAuth, status } from './fixture.js';
 
-
-
 const proofsAt = (s: Setup) => tokenRequests(s.as).map((r) => r.headers.dpop as string | undefined);
 const statuses = (s: Setup) => s.rs.mcpRequests().map((r) => r.status);
 const nonceOf = (proof: string | undefined) => (proof ? decodeProof(proof).claims.nonce : undefined);
@@ -33,10 +31,13 @@ test('the token request carries a proof, the token comes back bound, and every M
     assert.equal(s.as.check(token)!.jkt, proof.jkt);
     // The resource server checked htm, htu (no query), ath, the key and jti reuse for each.
     const sent = s.rs.mcpRequests().slice(1);
-    assert.deepEqual(sent.map((r) => [r.status, r.authorization, r.dpopError]), [
-      [200, `DPoP ${token}`, undefined],
-      [200, `DPoP ${token}`, undefined],
-    ]);
+    assert.deepEqual(
+      sent.map((r) => [r.status, r.authorization, r.dpopError]),
+      [
+        [200, `DPoP ${token}`, undefined],
+        [200, `DPoP ${token}`, undefined],
+      ],
+    );
     assert.equal(s.rs.mcpRequests()[0]!.dpop, undefined, 'no proof without a token');
     const claims = sent.map((r) => decodeProof(r.dpop!).claims);
     assert.equal(claims[1]!.htu, s.rs.url);
@@ -62,7 +63,10 @@ test('nonces: the token request is retried with the AS nonce, the MCP request wi
     assert.deepEqual(proofsAt(s).map(nonceOf), [undefined, AS_DPOP_NONCE]);
     assert.equal(authorizations(s.as).length, 1, 'the code survived the use_dpop_nonce answer');
     assert.deepEqual(statuses(s), [401, 401, 200]);
-    assert.deepEqual(s.rs.mcpRequests().map((r) => nonceOf(r.dpop)), [undefined, undefined, 'rs-nonce-1']);
+    assert.deepEqual(
+      s.rs.mcpRequests().map((r) => nonceOf(r.dpop)),
+      [undefined, undefined, 'rs-nonce-1'],
+    );
     // Later requests carry the nonce at once.
     assert.equal(await status(auth.fetch, s.rs.url), 200);
     assert.deepEqual(statuses(s), [401, 401, 200, 200]);
@@ -72,7 +76,13 @@ test('nonces: a new nonce in any response is used from the next request on', () 
   withAuth({ dpop: {} }, { dpop: { nonce: 'rotate' } }, {}, async (s, auth) => {
     for (let i = 0; i < 3; i++) assert.equal(await status(auth.fetch, s.rs.url), 200);
     assert.deepEqual(statuses(s), [401, 401, 200, 200, 200]);
-    assert.deepEqual(s.rs.mcpRequests().slice(2).map((r) => nonceOf(r.dpop)), ['rs-nonce-1', 'rs-nonce-2', 'rs-nonce-3']);
+    assert.deepEqual(
+      s.rs
+        .mcpRequests()
+        .slice(2)
+        .map((r) => nonceOf(r.dpop)),
+      ['rs-nonce-1', 'rs-nonce-2', 'rs-nonce-3'],
+    );
   }));
 
 test('nonces: a server that keeps asking for a nonce gets a bounded number of retries, and no new authorization', () =>
@@ -113,22 +123,30 @@ test('DPoP is used only when the AS metadata lists ES256, or dpop is true; dpop:
 });
 
 test('a DPoP token type when no proof was sent is refused (it could not be presented)', () =>
-  withAuth({}, {}, {
-    fetch: async (input, init) => {
-      const res = await fetch(input, init);
-      if (!String(input).endsWith('/token')) return res;
-      return Response.json({ ...((await res.json()) as object), token_type: 'DPoP' }, { status: res.status });
+  withAuth(
+    {},
+    {},
+    {
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        if (!String(input).endsWith('/token')) return res;
+        return Response.json({ ...((await res.json()) as object), token_type: 'DPoP' }, { status: res.status });
+      },
     },
-  }, async (s, auth) => {
-    await assert.rejects(status(auth.fetch, s.rs.url), (err: Error) => err instanceof OAuthFlowError && /"DPoP" token/.test(err.message));
-  }));
+    async (s, auth) => {
+      await assert.rejects(status(auth.fetch, s.rs.url), (err: Error) => err instanceof OAuthFlowError && /"DPoP" token/.test(err.message));
+    },
+  ));
 
 test('an expired bound token is refreshed with a proof of the same key (the AS checks it)', () =>
   withAuth({ dpop: {} }, { dpop: true }, {}, async (s, auth) => {
     assert.equal(await status(auth.fetch, s.rs.url), 200);
     s.as.expireAll();
     assert.equal(await status(auth.fetch, s.rs.url), 200);
-    assert.deepEqual(tokenRequests(s.as).map((r) => r.form!.get('grant_type')), ['authorization_code', 'refresh_token']);
+    assert.deepEqual(
+      tokenRequests(s.as).map((r) => r.form!.get('grant_type')),
+      ['authorization_code', 'refresh_token'],
+    );
     const [first, refresh] = proofsAt(s).map((p) => checkProof(p, 'POST', `${s.as.issuer}/token`));
     assert.ok(first!.ok && refresh!.ok && first.jkt === refresh.jkt);
     assert.equal(auth.tokens!.token_type, 'DPoP');
@@ -139,7 +157,10 @@ test('step-up on a DPoP challenge: 403 insufficient_scope re-authorizes with the
   withAuth({ dpop: {} }, { dpop: true, scopes: { 'tools/list': 'mcp:basic', 'tools/call:admin': 'mcp:write' } }, {}, async (s, auth) => {
     assert.equal(await status(auth.fetch, s.rs.url), 200);
     assert.equal(await status(auth.fetch, s.rs.url, 'tools/call', { name: 'admin', arguments: {} }), 200);
-    assert.deepEqual(authorizations(s.as).map((r) => r.query.get('scope')), ['mcp:basic', 'mcp:basic mcp:write']);
+    assert.deepEqual(
+      authorizations(s.as).map((r) => r.query.get('scope')),
+      ['mcp:basic', 'mcp:basic mcp:write'],
+    );
     assert.deepEqual(statuses(s), [401, 200, 403, 200]);
   }));
 
@@ -179,5 +200,8 @@ test('the application key: its thumbprint is stored with the tokens; stored boun
 
 test('a key DPoP cannot sign with is refused at once', async () => {
   const keyPair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, false, ['sign', 'verify']);
-  assert.throws(() => new OAuthClientAuth('https://mcp.example.com/mcp', { dpop: { keyPair } }), (err: Error) => err instanceof OAuthFlowError && /DPoP key/.test(err.message));
+  assert.throws(
+    () => new OAuthClientAuth('https://mcp.example.com/mcp', { dpop: { keyPair } }),
+    (err: Error) => err instanceof OAuthFlowError && /DPoP key/.test(err.message),
+  );
 });

@@ -27,8 +27,12 @@ test('handshake era, stateful server: one sign-in, then initialize, tools/list, 
     assert.match(token ?? '', /^Bearer at-\d+-\d+$/);
     for (const r of after) assert.equal(r.authorization, token, `${r.method} ${r.rpc ?? ''}`);
     const seen = after.map((r) => (r.method === 'POST' ? r.rpc : r.method));
-    for (const m of ['initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'DELETE']) assert.ok(seen.includes(m), `${m} in ${seen.join(', ')}`);
-    assert.ok(after.every((r) => r.status !== 401 && r.status !== 403), after.map((r) => r.status).join(','));
+    for (const m of ['initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'DELETE'])
+      assert.ok(seen.includes(m), `${m} in ${seen.join(', ')}`);
+    assert.ok(
+      after.every((r) => r.status !== 401 && r.status !== 403),
+      after.map((r) => r.status).join(','),
+    );
   } finally {
     await s.close();
   }
@@ -43,7 +47,13 @@ test('DPoP with nonces, handshake era, stateful server: every request after the 
     assert.equal(authorizations(s.as).length, 1);
     // The unauthenticated initialize, then the same with the token but without the RS nonce.
     const after = s.rs.mcpRequests().slice(2);
-    assert.deepEqual(s.rs.mcpRequests().slice(0, 2).map((r) => r.status), [401, 401]);
+    assert.deepEqual(
+      s.rs
+        .mcpRequests()
+        .slice(0, 2)
+        .map((r) => r.status),
+      [401, 401],
+    );
     for (const r of after) {
       assert.match(r.authorization ?? '', /^DPoP at-/);
       assert.equal(r.dpopError, undefined, `${r.method} ${r.rpc ?? ''}`);
@@ -73,17 +83,23 @@ test('default era (server/discover probe first), stateless server: the probe sig
 });
 
 test('the conformance step-up flow: public initialize, 401 scope for tools/list, 403 for tools/call, union on re-authorization', async () => {
-  const s = await setup({}, {
-    stateful: false,
-    publicMethods: ['initialize', 'notifications/initialized', 'GET'],
-    scopes: { 'tools/list': 'mcp:basic', 'tools/call': 'mcp:basic mcp:write' },
-  });
+  const s = await setup(
+    {},
+    {
+      stateful: false,
+      publicMethods: ['initialize', 'notifications/initialized', 'GET'],
+      scopes: { 'tools/list': 'mcp:basic', 'tools/call': 'mcp:basic mcp:write' },
+    },
+  );
   try {
     const { client } = await connectHttp(s.rs.url, { era: 'handshake' }, { auth: { authorize: browser().authorize, redirectUri: REDIRECT_URI } });
     assert.ok((await client.listTools()).tools.length > 0);
     assert.equal(text(await client.callTool('echo', { text: 'up' })), 'up');
     await client.close();
-    assert.deepEqual(authorizations(s.as).map((r) => r.query.get('scope')), ['mcp:basic', 'mcp:basic mcp:write']);
+    assert.deepEqual(
+      authorizations(s.as).map((r) => r.query.get('scope')),
+      ['mcp:basic', 'mcp:basic mcp:write'],
+    );
   } finally {
     await s.close();
   }
@@ -93,9 +109,8 @@ test('a PRM for another origin: connectHttp fails with OAuthFlowError as the cau
   const s = await setup({}, { resource: 'https://evil.example.com/mcp' });
   try {
     const b = browser();
-    await assert.rejects(
-      connectHttp(s.rs.url, { era: 'handshake' }, { auth: { authorize: b.authorize, redirectUri: REDIRECT_URI } }),
-      (err: Error) => causedBy(err, OAuthFlowError),
+    await assert.rejects(connectHttp(s.rs.url, { era: 'handshake' }, { auth: { authorize: b.authorize, redirectUri: REDIRECT_URI } }), (err: Error) =>
+      causedBy(err, OAuthFlowError),
     );
     assert.equal(b.calls.length, 0);
     assert.equal(s.as.requests.length, 0);

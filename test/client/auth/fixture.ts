@@ -95,13 +95,13 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
   const jtis = new Set<string>();
   const prmKind = options.prm ?? 'path';
   const prmPaths: string[] = (
-  {
-    path: ['/.well-known/oauth-protected-resource/mcp'],
-    root: ['/.well-known/oauth-protected-resource'],
-    both: ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'],
-    custom: ['/custom/metadata/location.json'],
-    none: [],
-  } as Record<string, string[]>
+    {
+      path: ['/.well-known/oauth-protected-resource/mcp'],
+      root: ['/.well-known/oauth-protected-resource'],
+      both: ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'],
+      custom: ['/custom/metadata/location.json'],
+      none: [],
+    } as Record<string, string[]>
   )[prmKind]!;
   const prmUrl = () => `${origin}${prmPaths[0]}`;
   const prm = () => ({
@@ -169,7 +169,10 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
     const nonce = typeof options.dpop === 'object' ? `rs-nonce-${rsNonce}` : undefined;
     let refusal = 'invalid_token';
     if (info && (info.jkt !== undefined || scheme === 'dpop')) {
-      const check = scheme === 'dpop' && info.jkt ? checkProof(rec.dpop, rec.method, `${origin}${url.pathname}`, { accessToken: token, jkt: info.jkt, nonce, seen: jtis }) : { ok: false as const, error: `a ${info.jkt ? 'bound' : 'Bearer'} token as ${scheme}` };
+      const check =
+        scheme === 'dpop' && info.jkt
+          ? checkProof(rec.dpop, rec.method, `${origin}${url.pathname}`, { accessToken: token, jkt: info.jkt, nonce, seen: jtis })
+          : { ok: false as const, error: `a ${info.jkt ? 'bound' : 'Bearer'} token as ${scheme}` };
       if (!check.ok) {
         rec.dpopError = check.error;
         if (check.error === 'use_dpop_nonce') refusal = 'use_dpop_nonce';
@@ -186,7 +189,15 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
       if (token) params.push(`error="${refusal}"`);
       if (options.dpop) params.push('algs="ES256"');
       finish(401);
-      return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `${challengeScheme}${params.length ? ` ${params.join(', ')}` : ''}`, ...(refusal === 'use_dpop_nonce' ? { 'dpop-nonce': nonce! } : {}) });
+      return json(
+        res,
+        401,
+        { error: 'unauthorized' },
+        {
+          'www-authenticate': `${challengeScheme}${params.length ? ` ${params.join(', ')}` : ''}`,
+          ...(refusal === 'use_dpop_nonce' ? { 'dpop-nonce': nonce! } : {}),
+        },
+      );
     }
     if (info && typeof options.dpop === 'object' && options.dpop.nonce === 'rotate') res.setHeader('dpop-nonce', `rs-nonce-${++rsNonce}`);
     if (info) {
@@ -198,7 +209,12 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
       }
       if (missing) {
         finish(403);
-        return json(res, 403, { error: 'forbidden' }, { 'www-authenticate': `${challengeScheme} error="insufficient_scope", scope="${missing}", resource_metadata="${prmUrl()}"` });
+        return json(
+          res,
+          403,
+          { error: 'forbidden' },
+          { 'www-authenticate': `${challengeScheme} error="insufficient_scope", scope="${missing}", resource_metadata="${prmUrl()}"` },
+        );
       }
     }
     // Hand the body over already read (NodeExchange takes req.body when the stream is consumed).
@@ -269,8 +285,15 @@ export async function withSetup(asOptions: MockAsOptions, rsOptions: RsOptions, 
 }
 
 /** The same, with an OAuthClientAuth for the resource server that signs in through `browser()`. */
-export function withAuth(asOptions: MockAsOptions, rsOptions: RsOptions, options: Partial<OAuthOptions>, body: (s: Setup, auth: OAuthClientAuth) => Promise<void>): Promise<void> {
-  return withSetup(asOptions, rsOptions, (s) => body(s, new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...options })));
+export function withAuth(
+  asOptions: MockAsOptions,
+  rsOptions: RsOptions,
+  options: Partial<OAuthOptions>,
+  body: (s: Setup, auth: OAuthClientAuth) => Promise<void>,
+): Promise<void> {
+  return withSetup(asOptions, rsOptions, (s) =>
+    body(s, new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, ...options })),
+  );
 }
 
 /** The HTTP status of one JSON-RPC request sent through `f`. */

@@ -19,7 +19,6 @@ async function signIn(s: Setup, options: Partial<OAuthOptions> = {}, method = 't
   return { auth, status: res.status, calls: b.calls };
 }
 
-
 test('PKCE S256: the challenge goes to /authorize, the verifier to /token, and the mock checks they match', () =>
   withSetup({}, {}, async (s) => {
     const { status, auth } = await signIn(s);
@@ -96,7 +95,10 @@ test('an error in the callback becomes an OAuthFlowError with its code; a bare c
       u.searchParams.set('state', req.state);
     });
     const auth = new OAuthClientAuth(s.rs.url, { authorize: b.authorize, redirectUri: REDIRECT_URI });
-    await assert.rejects(rpc(auth.fetch, s.rs.url, 'tools/list'), (err: OAuthFlowError) => err.code === 'access_denied' && /the user said no/.test(err.message));
+    await assert.rejects(
+      rpc(auth.fetch, s.rs.url, 'tools/list'),
+      (err: OAuthFlowError) => err.code === 'access_denied' && /the user said no/.test(err.message),
+    );
   });
   await withSetup({}, {}, async (s) => {
     const b = browser();

@@ -8,7 +8,12 @@ import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import type { AuthorizationRequest } from '../../../src/client/auth/options.js';
 import { authorizations, rpc, setup } from './fixture.js';
 
-const request = (state: string): AuthorizationRequest => ({ url: new URL(`https://as.example.com/authorize?state=${state}`), redirectUri: '', state, issuer: 'https://as.example.com' });
+const request = (state: string): AuthorizationRequest => ({
+  url: new URL(`https://as.example.com/authorize?state=${state}`),
+  redirectUri: '',
+  state,
+  issuer: 'https://as.example.com',
+});
 
 async function get(url: string): Promise<{ status: number; body: string }> {
   const r = await fetch(url);
@@ -78,7 +83,9 @@ test('other paths get 404, and a callback with no sign-in waiting gets 400', asy
 });
 
 test('an error answer with the right state ends the wait; the grant then reports the error', async () => {
-  const lb = await loopbackAuthorization({ open: () => void setTimeout(async () => assert.match((await get(`${lb.redirectUri}?error=access_denied&state=s2`)).body, /Sign-in failed/), 5) });
+  const lb = await loopbackAuthorization({
+    open: () => void setTimeout(async () => assert.match((await get(`${lb.redirectUri}?error=access_denied&state=s2`)).body, /Sign-in failed/), 5),
+  });
   try {
     const url = new URL(await lb.authorize(request('s2')));
     assert.equal(url.searchParams.get('error'), 'access_denied');

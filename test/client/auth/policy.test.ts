@@ -76,7 +76,26 @@ test('plain http to a non-loopback authorization server is refused (allowHttp pe
 });
 
 test('a public MCP server whose metadata points at loopback or private addresses is refused', async () => {
-  for (const host of ['127.0.0.1', 'localhost', 'localhost.', 'app.localhost', '[::1]', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '[fd00::1]', '[fe80::1]', '[::ffff:127.0.0.1]', '[::ffff:10.0.0.1]', '[::127.0.0.1]', '[::]', '2130706433']) {
+  for (const host of [
+    '127.0.0.1',
+    'localhost',
+    'localhost.',
+    'app.localhost',
+    '[::1]',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '[fd00::1]',
+    '[fe80::1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:10.0.0.1]',
+    '[::127.0.0.1]',
+    '[::]',
+    '2130706433',
+  ]) {
     const issuer = `https://${host}`;
     const net = publicNet([issuer], asRoutes(issuer));
     const c = client(net);
@@ -126,8 +145,10 @@ test('a loopback MCP server may use http on loopback, but not http elsewhere', (
 });
 
 test('isLoopback / isPrivate', () => {
-  for (const h of ['localhost', 'LOCALHOST', 'a.localhost', 'localhost.', '127.0.0.1', '127.1.2.3', '[::1]', '::1', '[::ffff:7f00:1]', '::ffff:127.0.0.1']) assert.ok(isLoopback(h), h);
+  for (const h of ['localhost', 'LOCALHOST', 'a.localhost', 'localhost.', '127.0.0.1', '127.1.2.3', '[::1]', '::1', '[::ffff:7f00:1]', '::ffff:127.0.0.1'])
+    assert.ok(isLoopback(h), h);
   for (const h of ['example.com', '128.0.0.1', '[::2]', 'localhost.example.com', '[::ffff:808:808]']) assert.ok(!isLoopback(h), h);
-  for (const h of ['10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.1.1', '100.127.0.1', '0.0.0.0', '[fc00::1]', '[fe80::1]', '[::ffff:a00:1]', '[::]']) assert.ok(isPrivate(h), h);
+  for (const h of ['10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.1.1', '100.127.0.1', '0.0.0.0', '[fc00::1]', '[fe80::1]', '[::ffff:a00:1]', '[::]'])
+    assert.ok(isPrivate(h), h);
   for (const h of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '[2001:db8::1]', '[::ffff:808:808]', 'example.com']) assert.ok(!isPrivate(h), h);
 });

@@ -29,9 +29,9 @@ async function migration(rsOptions: RsOptions, body: (m: Migration) => Promise<v
   }
 }
 
-
 const prmFetches = (rs: Rs) => rs.requests.filter((r) => r.path.startsWith('/.well-known/oauth-protected-resource')).length;
-const everything = (as: MockAs) => as.requests.map((r) => `${r.path} ${r.query} ${r.form ?? ''} ${JSON.stringify(r.json ?? {})} ${r.headers.authorization ?? ''}`).join('\n');
+const everything = (as: MockAs) =>
+  as.requests.map((r) => `${r.path} ${r.query} ${r.form ?? ''} ${JSON.stringify(r.json ?? {})} ${r.headers.authorization ?? ''}`).join('\n');
 
 test('a token refused after the PRM moved to another AS: discovery again, a registration and tokens of its own there', () =>
   migration({}, async ({ as1, as2, rs, auth, store }) => {
@@ -45,12 +45,18 @@ test('a token refused after the PRM moved to another AS: discovery again, a regi
     assert.equal(await status(auth.fetch, rs.url), 200);
     assert.equal(auth.issuer, as2.issuer);
     assert.equal(prmFetches(rs), 2, 'the PRM was read again after the refusal');
-    assert.deepEqual(as2.paths().filter((p) => !p.startsWith('/.well-known')), ['/register', '/authorize', '/token']);
+    assert.deepEqual(
+      as2.paths().filter((p) => !p.startsWith('/.well-known')),
+      ['/register', '/authorize', '/token'],
+    );
     assert.equal(authorizations(as2)[0]!.query.get('client_id'), 'client-1');
     // Nothing of as1 reaches as2 (its client id, its refresh token), and as1 is not asked to refresh.
     assert.ok(!everything(as2).includes(as1Client), everything(as2));
     assert.ok(!everything(as2).includes(as1Tokens.refresh_token!));
-    assert.deepEqual(tokenRequests(as2).map((r) => r.form!.get('grant_type')), ['authorization_code']);
+    assert.deepEqual(
+      tokenRequests(as2).map((r) => r.form!.get('grant_type')),
+      ['authorization_code'],
+    );
     assert.equal(as1.requests.length, as1Seen);
     // Each issuer keeps its own registration and tokens.
     const resource = `${rs.origin}/mcp`;
@@ -81,7 +87,10 @@ test('a token refused with the same AS in the PRM: discovery again, then the ref
     as1.expireAll();
     assert.equal(await status(auth.fetch, rs.url), 200);
     assert.equal(prmFetches(rs), 2);
-    assert.deepEqual(tokenRequests(as1).map((r) => r.form!.get('grant_type')), ['authorization_code', 'refresh_token']);
+    assert.deepEqual(
+      tokenRequests(as1).map((r) => r.form!.get('grant_type')),
+      ['authorization_code', 'refresh_token'],
+    );
     assert.equal(as1.requests.filter((r) => r.path === '/register').length, 1);
     assert.equal(authorizations(as1).length, 1);
   }));

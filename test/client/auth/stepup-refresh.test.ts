@@ -6,8 +6,6 @@ import assert from 'node:assert/strict';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { authorizations, browser, REDIRECT_URI, tokenRequests, type Setup, withAuth, status } from './fixture.js';
 
-
-
 const call = (tool: string) => ({ name: tool, arguments: {} });
 const grants = (s: Setup) => tokenRequests(s.as).map((r) => r.form!.get('grant_type'));
 
@@ -19,7 +17,10 @@ test('step-up: a 403 insufficient_scope re-authorizes with the union of the scop
     assert.equal(authorizations(s.as).length, 2);
     assert.equal(authorizations(s.as)[1]!.query.get('scope'), 'mcp:basic mcp:write');
     assert.equal(auth.tokens!.scope, 'mcp:basic mcp:write');
-    assert.deepEqual(s.rs.mcpRequests().map((r) => r.status), [401, 200, 403, 200]);
+    assert.deepEqual(
+      s.rs.mcpRequests().map((r) => r.status),
+      [401, 200, 403, 200],
+    );
     // Nothing more is needed for either afterwards.
     assert.equal(await status(auth.fetch, s.rs.url), 200);
     assert.equal(await status(auth.fetch, s.rs.url, 'tools/call', call('admin')), 200);
@@ -30,7 +31,10 @@ test('a 401 with a new scope on a valid token is a step-up too (union of scopes,
   withAuth({}, { scopes: { 'tools/list': 'mcp:basic', 'tools/call:admin': 'mcp:read' }, insufficientStatus: 401 }, {}, async (s, auth) => {
     assert.equal(await status(auth.fetch, s.rs.url), 200);
     assert.equal(await status(auth.fetch, s.rs.url, 'tools/call', call('admin')), 200);
-    assert.deepEqual(authorizations(s.as).map((r) => r.query.get('scope')), ['mcp:basic', 'mcp:basic mcp:read']);
+    assert.deepEqual(
+      authorizations(s.as).map((r) => r.query.get('scope')),
+      ['mcp:basic', 'mcp:basic mcp:read'],
+    );
     assert.deepEqual(grants(s), ['authorization_code', 'authorization_code']);
   }));
 
@@ -55,7 +59,13 @@ test('retry limit: maxAuthorizations bounds the authorizations for one request',
 
 test('step-up the AS grants only in part: one upgrade attempt, then the failure is remembered', () =>
   withAuth(
-    { grantScopes: (requested) => requested?.split(' ').filter((x) => x !== 'mcp:write').join(' ') },
+    {
+      grantScopes: (requested) =>
+        requested
+          ?.split(' ')
+          .filter((x) => x !== 'mcp:write')
+          .join(' '),
+    },
     { scopes: { 'tools/list': 'mcp:basic', 'tools/call:admin': 'mcp:write' } },
     {},
     async (s, auth) => {
@@ -91,7 +101,10 @@ test('client_credentials step-up: a new token with the union of scopes, no user 
     async (s, auth) => {
       assert.equal(await status(auth.fetch, s.rs.url), 200);
       assert.equal(await status(auth.fetch, s.rs.url, 'tools/call', call('admin')), 200);
-      assert.deepEqual(tokenRequests(s.as).map((r) => r.form!.get('scope')), ['mcp:basic', 'mcp:basic mcp:write']);
+      assert.deepEqual(
+        tokenRequests(s.as).map((r) => r.form!.get('scope')),
+        ['mcp:basic', 'mcp:basic mcp:write'],
+      );
     },
   ));
 
@@ -135,7 +148,14 @@ test('proactive refresh: a token about to expire is refreshed before the request
     const before = s.rs.mcpRequests().length;
     assert.equal(await status(auth.fetch, s.rs.url), 200);
     assert.deepEqual(grants(s), ['authorization_code', 'refresh_token']);
-    assert.deepEqual(s.rs.mcpRequests().slice(before).map((r) => r.status), [200], 'no 401 on the way');
+    assert.deepEqual(
+      s.rs
+        .mcpRequests()
+        .slice(before)
+        .map((r) => r.status),
+      [200],
+      'no 401 on the way',
+    );
   }));
 
 test('short-lived tokens are not refreshed before every request', () =>
@@ -171,7 +191,13 @@ test('concurrent requests with a token about to expire share one proactive refre
     const statuses = await Promise.all(Array.from({ length: 5 }, () => status(auth.fetch, s.rs.url)));
     assert.deepEqual(statuses, [200, 200, 200, 200, 200]);
     assert.deepEqual(grants(s), ['authorization_code', 'refresh_token']);
-    assert.ok(s.rs.mcpRequests().slice(-5).every((r) => r.authorization !== `Bearer ${old}`), 'none went out with the expiring token');
+    assert.ok(
+      s.rs
+        .mcpRequests()
+        .slice(-5)
+        .every((r) => r.authorization !== `Bearer ${old}`),
+      'none went out with the expiring token',
+    );
   }));
 
 test('a body that cannot be sent twice gets one try: its 401 is handed back', async () => {

@@ -78,7 +78,13 @@ test('a second OAuthClientAuth with the same store uses the stored tokens: no re
     assert.equal(s.as.requests.filter((r) => r.path === '/register').length, 1);
     assert.equal(second.tokens!.access_token, first.tokens!.access_token);
     // One unauthenticated try (the store key needs discovery), then the stored token.
-    assert.deepEqual(s.rs.mcpRequests().slice(before).map((r) => r.status), [401, 200]);
+    assert.deepEqual(
+      s.rs
+        .mcpRequests()
+        .slice(before)
+        .map((r) => r.status),
+      [401, 200],
+    );
   } finally {
     await s.close();
   }
@@ -95,7 +101,10 @@ test('stored tokens that have expired are refreshed with the stored registration
     const second = new OAuthClientAuth(s.rs.url, { authorize: browser().authorize, redirectUri: REDIRECT_URI, store });
     assert.equal(await status(second.fetch, s.rs.url), 200);
     assert.equal(authorizations(s.as).length, 1);
-    assert.deepEqual(tokenRequests(s.as).map((r) => r.form!.get('grant_type')), ['authorization_code', 'refresh_token']);
+    assert.deepEqual(
+      tokenRequests(s.as).map((r) => r.form!.get('grant_type')),
+      ['authorization_code', 'refresh_token'],
+    );
   } finally {
     await s.close();
   }

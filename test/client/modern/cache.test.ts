@@ -91,9 +91,15 @@ test('cache: entries expire after ttlMs; ttlMs 0 is never cached; cache:false al
 
 test('cache: each page is its own entry', async () => {
   const { client, wire } = await memoryClient(server({ pageSize: 1 }));
-  assert.deepEqual((await client.listAllTools()).map((t) => t.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    (await client.listAllTools()).map((t) => t.name),
+    ['a', 'b', 'c'],
+  );
   assert.equal(wire.requests('tools/list').length, 3);
-  assert.deepEqual((await client.listAllTools()).map((t) => t.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    (await client.listAllTools()).map((t) => t.name),
+    ['a', 'b', 'c'],
+  );
   assert.equal(wire.requests('tools/list').length, 3, 'every page from the cache');
   await client.close();
 });

@@ -19,7 +19,14 @@ export const STDIO_EXAMPLE = { command: process.execPath, args: ['--import', 'ts
 export const OFFICIAL_STDIO = { command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/official-server.ts'], cwd: ROOT };
 export const EXIT_ON_UNKNOWN = fileURLToPath(new URL('./fixtures/exit-on-unknown.mjs', import.meta.url));
 
-export type Msg = { jsonrpc: '2.0'; id?: string | number | null; method?: string; params?: Record<string, any>; result?: Record<string, any>; error?: { code: number; message: string; data?: any } };
+export type Msg = {
+  jsonrpc: '2.0';
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, any>;
+  result?: Record<string, any>;
+  error?: { code: number; message: string; data?: any };
+};
 
 /** Records every message crossing the client's side of the wire, in order. */
 export class Recorder implements MessageMiddleware {
@@ -82,7 +89,14 @@ export async function scriptedClient(
 
 /** A DiscoverResult as a 2026-07-28 server sends it. */
 export function discoverResult(capabilities: Record<string, unknown> = { tools: {} }): Record<string, unknown> {
-  return { resultType: 'complete', supportedVersions: [V], capabilities, ttlMs: 0, cacheScope: 'public', _meta: { [M.serverInfo]: { name: 'scripted', version: '9' } } };
+  return {
+    resultType: 'complete',
+    supportedVersions: [V],
+    capabilities,
+    ttlMs: 0,
+    cacheScope: 'public',
+    _meta: { [M.serverInfo]: { name: 'scripted', version: '9' } },
+  };
 }
 
 /** The legacy initialize answer. */
@@ -91,4 +105,3 @@ export function initializeResult(): Record<string, unknown> {
 }
 
 export const text = (r: { content?: Array<{ type: string; text?: string }> }) => r.content?.[0]?.text;
-

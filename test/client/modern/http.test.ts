@@ -52,17 +52,21 @@ async function start(options: Partial<McpServerOptions> = {}, serveOptions: Para
   const aborted: string[] = [];
   mcp.tool('echo', { input: { text: z.string() } }, ({ text }) => text);
   mcp.resource('spaced', 'file:///a%20b/read me', () => 'spaced');
-  mcp.tool('route', {
-    input: {
-      type: 'object',
-      properties: {
-        region: { type: 'string', 'x-mcp-header': 'Region' },
-        count: { type: 'integer', 'x-mcp-header': 'Count' },
-        verbose: { type: 'boolean', 'x-mcp-header': 'Verbose' },
-        note: { type: 'string' },
+  mcp.tool(
+    'route',
+    {
+      input: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          count: { type: 'integer', 'x-mcp-header': 'Count' },
+          verbose: { type: 'boolean', 'x-mcp-header': 'Verbose' },
+          note: { type: 'string' },
+        },
       },
     },
-  }, (args) => JSON.stringify(args));
+    (args) => JSON.stringify(args),
+  );
   // x-mcp-header on a number property is not allowed: HTTP clients must drop this tool.
   mcp.tool('bad-header', { input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } } }, () => 'never listed');
   mcp.tool('wait', async (_a, ctx) => {
@@ -103,7 +107,10 @@ test('http auto: our server is detected as 2026-07-28; every POST carries the ro
   } finally {
     await client.close();
   }
-  assert.ok(rec.seen.every((s) => s.method === 'POST'), 'no GET stream and no DELETE');
+  assert.ok(
+    rec.seen.every((s) => s.method === 'POST'),
+    'no GET stream and no DELETE',
+  );
   assert.equal(fx.running.handler.streamable.sessionCount, 0);
   await fx.close();
 });
@@ -115,7 +122,10 @@ test('http auto: a handshake-only server (ours with modern:false, and the OFFICI
   assert.equal(client.era, 'handshake');
   assert.equal(client.protocolVersion, '2025-11-25');
   assert.equal(text(await client.callTool('echo', { text: 'legacy' })), 'legacy');
-  assert.deepEqual(rec.seen.slice(0, 2).map((s) => s.body?.method), ['server/discover', 'initialize']);
+  assert.deepEqual(
+    rec.seen.slice(0, 2).map((s) => s.body?.method),
+    ['server/discover', 'initialize'],
+  );
   await client.close();
   // The era is remembered for this origin + path: no probe the second time.
   const again = recordingFetch();
@@ -131,7 +141,10 @@ test('http auto: a handshake-only server (ours with modern:false, and the OFFICI
     assert.equal(transport, 'streamable-http');
     assert.equal(c.era, 'handshake');
     assert.equal(text(await c.callTool('echo', { message: 'official' })), 'official');
-    assert.deepEqual(official.seen.slice(0, 2).map((s) => s.rpc), ['server/discover', 'initialize']);
+    assert.deepEqual(
+      official.seen.slice(0, 2).map((s) => s.rpc),
+      ['server/discover', 'initialize'],
+    );
     await c.close();
   } finally {
     await official.close();
@@ -144,7 +157,10 @@ test('http auto: the HTTP+SSE fallback still follows a refused initialize; 401 i
   const { client, transport } = await connectHttp(fx.url.replace('/mcp', '/sse'), { era: 'auto' }, { fetch: rec.fetch });
   assert.equal(transport, 'sse');
   assert.equal(client.era, 'handshake');
-  assert.deepEqual(rec.seen.slice(0, 3).map((s) => `${s.method} ${s.path} ${s.body?.method ?? ''}`.trim()), ['POST /sse server/discover', 'POST /sse initialize', 'GET /sse']);
+  assert.deepEqual(
+    rec.seen.slice(0, 3).map((s) => `${s.method} ${s.path} ${s.body?.method ?? ''}`.trim()),
+    ['POST /sse server/discover', 'POST /sse initialize', 'GET /sse'],
+  );
   assert.equal(text(await client.callTool('echo', { text: 'sse' })), 'sse');
   await client.close();
   await fx.close();
@@ -169,7 +185,10 @@ test('http: x-mcp-header arguments travel as Mcp-Param-*; a tool with invalid an
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('route') && !names.includes('bad-header'), names.join());
     assert.ok(!(await client.listAllTools()).some((t) => t.name === 'bad-header'));
-    assert.ok(warnings.some((w) => /bad-header/.test(w) && /x-mcp-header/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /bad-header/.test(w) && /x-mcp-header/.test(w)),
+      warnings.join('\n'),
+    );
     const r = await client.callTool('route', { region: 'Zürich', count: 3, verbose: false, note: 'not mirrored' });
     assert.deepEqual(JSON.parse(text(r)!), { region: 'Zürich', count: 3, verbose: false, note: 'not mirrored' });
     const h = rec.posts('tools/call').at(-1)!.headers;
@@ -180,7 +199,10 @@ test('http: x-mcp-header arguments travel as Mcp-Param-*; a tool with invalid an
     assert.equal(Object.keys(h).filter((k) => k.startsWith('mcp-param-')).length, 3);
     // Absent arguments: no header.
     await client.callTool('route', { region: 'eu' });
-    assert.deepEqual(Object.keys(rec.posts('tools/call').at(-1)!.headers).filter((k) => k.startsWith('mcp-param-')), ['mcp-param-region']);
+    assert.deepEqual(
+      Object.keys(rec.posts('tools/call').at(-1)!.headers).filter((k) => k.startsWith('mcp-param-')),
+      ['mcp-param-region'],
+    );
   } finally {
     await client.close();
   }
@@ -194,7 +216,10 @@ test('http: a call before tools/list is refused (-32020); the client re-reads th
   try {
     const r = await client.callTool('route', { region: 'us' });
     assert.deepEqual(JSON.parse(text(r)!), { region: 'us' });
-    assert.deepEqual(rec.seen.slice(1).map((s) => s.body?.method), ['tools/call', 'tools/list', 'tools/call']);
+    assert.deepEqual(
+      rec.seen.slice(1).map((s) => s.body?.method),
+      ['tools/call', 'tools/list', 'tools/call'],
+    );
   } finally {
     await client.close();
   }
@@ -253,14 +278,17 @@ test('http: private results are cached per credential; a bad pinned version is c
   await client.connect(transport);
   try {
     assert.equal(client.protocolVersion, V);
-    assert.deepEqual(rec.posts('server/discover').map((s) => s.headers['mcp-protocol-version']), ['2099-01-01', V]);
+    assert.deepEqual(
+      rec.posts('server/discover').map((s) => s.headers['mcp-protocol-version']),
+      ['2099-01-01', V],
+    );
     const lists = () => rec.posts('tools/list').length;
     await client.listTools();
     await client.listTools();
     assert.equal(lists(), 1);
     token = 'bob';
     await client.listTools();
-    assert.equal(lists(), 2, 'another credential never sees alice\'s private entry');
+    assert.equal(lists(), 2, "another credential never sees alice's private entry");
     token = 'alice';
     await client.listTools();
     assert.equal(lists(), 2);

@@ -37,7 +37,10 @@ test('listen: acknowledgement, a tool list change, then close() cancels the stre
   await sub.close();
   await sub.ended;
   // stdio-like transports cancel with notifications/cancelled for the listen id.
-  assert.deepEqual(wire.requests('notifications/cancelled').map((m) => m.params!.requestId), [listen.id]);
+  assert.deepEqual(
+    wire.requests('notifications/cancelled').map((m) => m.params!.requestId),
+    [listen.id],
+  );
   await waitFor(() => s.server.modern!.listenCount === 0, 'the server to drop the stream');
   s.tool('c', () => 'c');
   await flush(); // in-memory deliveries (no timers) have run
@@ -94,7 +97,10 @@ test('listen: the connection closing ends every stream; an unacknowledged one re
   await sub.ended;
   await early.ended;
   await assert.rejects(early.acknowledged);
-  assert.throws(() => client.listen({}), (e: unknown) => e instanceof LocalError && e.kind === 'closed');
+  assert.throws(
+    () => client.listen({}),
+    (e: unknown) => e instanceof LocalError && e.kind === 'closed',
+  );
 });
 
 test('listen: notifications/cancelled from the server for the listen id ends the stream too', async () => {
@@ -121,6 +127,9 @@ test('listen: notifications/cancelled from the server for the listen id ends the
 
 test('listen needs the 2026-07-28 era', async () => {
   const { client } = await memoryClient(server(), { era: 'handshake' });
-  assert.throws(() => client.listen({ toolsListChanged: true }), (e: unknown) => e instanceof LocalError && e.kind === 'capability' && /2026-07-28/.test(e.message));
+  assert.throws(
+    () => client.listen({ toolsListChanged: true }),
+    (e: unknown) => e instanceof LocalError && e.kind === 'capability' && /2026-07-28/.test(e.message),
+  );
   await client.close();
 });

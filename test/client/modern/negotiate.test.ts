@@ -25,7 +25,11 @@ function ourServer(options: Partial<ConstructorParameters<typeof McpServer>[0]> 
 const CAPS = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
 
 test('auto: our dual-era server is spoken to in 2026-07-28, with no initialize at all', async () => {
-  const { client, wire } = await memoryClient(ourServer(), { roots: [], sampling: () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }), elicitation: () => ({ action: 'decline' }) });
+  const { client, wire } = await memoryClient(ourServer(), {
+    roots: [],
+    sampling: () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }),
+    elicitation: () => ({ action: 'decline' }),
+  });
   assert.equal(client.era, 'modern');
   assert.equal(client.protocolVersion, V);
   assert.deepEqual(client.serverInfo, { name: 'ours', version: '3.1.0' });
@@ -61,7 +65,9 @@ for (const [label, answer] of [
   ['a result that is not a DiscoverResult', { result: {} }],
 ] as const) {
   test(`auto: a legacy answer to the probe (${label}) falls back to initialize`, async () => {
-    const { client, wire, connecting } = await scriptedClient((m) => (m.method === 'server/discover' ? answer : m.method === 'initialize' ? { result: initializeResult() } : { result: { tools: [] } }));
+    const { client, wire, connecting } = await scriptedClient((m) =>
+      m.method === 'server/discover' ? answer : m.method === 'initialize' ? { result: initializeResult() } : { result: { tools: [] } },
+    );
     await connecting;
     assert.equal(client.era, 'handshake');
     assert.equal(client.protocolVersion, '2025-06-18');
@@ -71,7 +77,9 @@ for (const [label, answer] of [
 }
 
 test('auto: a server that never answers the probe is initialized after probeTimeoutMs, without a cancellation', async () => {
-  const { client, wire, connecting } = await scriptedClient((m) => (m.method === 'initialize' ? { result: initializeResult() } : undefined), { probeTimeoutMs: 50 });
+  const { client, wire, connecting } = await scriptedClient((m) => (m.method === 'initialize' ? { result: initializeResult() } : undefined), {
+    probeTimeoutMs: 50,
+  });
   const started = Date.now();
   await connecting;
   assert.ok(Date.now() - started < 2000);
@@ -83,7 +91,9 @@ test('auto: a server that never answers the probe is initialized after probeTime
 
 for (const code of [-32020, -32021]) {
   test(`auto: a recognised modern error (${code}) means modern, with no fallback to initialize`, async () => {
-    const { client, wire, connecting } = await scriptedClient(() => ({ error: { code, message: 'modern says no', data: { requiredCapabilities: { sampling: {} } } } }));
+    const { client, wire, connecting } = await scriptedClient(() => ({
+      error: { code, message: 'modern says no', data: { requiredCapabilities: { sampling: {} } } },
+    }));
     const err = await connecting.catch((e: unknown) => e);
     assert.ok(err instanceof McpError && err.code === code, String(err));
     assert.ok(!wire.methods().includes('initialize'), wire.methods().join());
@@ -93,16 +103,25 @@ for (const code of [-32020, -32021]) {
 
 test('auto: -32022 to the probe → modern, retried with a version from data.supported', async () => {
   let calls = 0;
-  const { client, wire, connecting } = await scriptedClient((m) => {
-    calls++;
-    const v = m.params?._meta?.[M.protocolVersion];
-    if (v !== V) return { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2031-01-01', V], requested: v } } };
-    return { result: m.method === 'server/discover' ? discoverResult() : { tools: [], resultType: 'complete' } };
-  }, { protocolVersion: '2030-01-01' });
+  const { client, wire, connecting } = await scriptedClient(
+    (m) => {
+      calls++;
+      const v = m.params?._meta?.[M.protocolVersion];
+      if (v !== V) return { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2031-01-01', V], requested: v } } };
+      return { result: m.method === 'server/discover' ? discoverResult() : { tools: [], resultType: 'complete' } };
+    },
+    { protocolVersion: '2030-01-01' },
+  );
   await connecting;
   assert.equal(client.era, 'modern');
   assert.equal(client.protocolVersion, V);
-  assert.deepEqual(wire.sent.map((m) => [m.method, m.params?._meta?.[M.protocolVersion]]), [['server/discover', '2030-01-01'], ['server/discover', V]]);
+  assert.deepEqual(
+    wire.sent.map((m) => [m.method, m.params?._meta?.[M.protocolVersion]]),
+    [
+      ['server/discover', '2030-01-01'],
+      ['server/discover', V],
+    ],
+  );
   assert.deepEqual(client.serverInfo, { name: 'scripted', version: '9' });
   await client.listTools();
   assert.equal(wire.sent.at(-1)!.params?._meta?.[M.protocolVersion], V);
@@ -113,7 +132,13 @@ test('auto: -32022 to the probe → modern, retried with a version from data.sup
 test('pinned modern with a bad version: -32022 from our server is retried once with a supported one', async () => {
   const { client, wire } = await memoryClient(ourServer(), { era: 'modern', protocolVersion: '2099-01-01' });
   assert.equal(client.protocolVersion, V);
-  assert.deepEqual(wire.sent.map((m) => [m.method, m.params?._meta?.[M.protocolVersion]]), [['server/discover', '2099-01-01'], ['server/discover', V]]);
+  assert.deepEqual(
+    wire.sent.map((m) => [m.method, m.params?._meta?.[M.protocolVersion]]),
+    [
+      ['server/discover', '2099-01-01'],
+      ['server/discover', V],
+    ],
+  );
   assert.equal(wire.received[0].error?.code, -32022);
   assert.deepEqual(wire.received[0].error?.data?.supported, [V]);
   assert.equal(text(await client.callTool('echo', { text: 'x' })), 'x');
@@ -143,7 +168,7 @@ test('pinned eras: modern skips the probe; handshake skips it too; a pinned hand
   await assert.rejects(client.connect(c), (e: unknown) => e instanceof LocalError && /handshake era/.test(e.message));
 });
 
-test('pinned modern against a handshake-only server fails with the server\'s answer, never initializes', async () => {
+test("pinned modern against a handshake-only server fails with the server's answer, never initializes", async () => {
   const server = ourServer({ modern: false });
   const [c, s] = createLinkedPair();
   await server.connect(s);
@@ -198,17 +223,23 @@ test('modern: strict capability checks use what server/discover declared', async
 
 test('modern: a request from the server is never answered (clients send no responses in 2026-07-28)', async () => {
   const errors: string[] = [];
-  const { client, wire, connecting } = await scriptedClient((m, push) => {
-    if (m.method === 'server/discover') return { result: discoverResult() };
-    push({ id: 'srv-1', method: 'roots/list' });
-    return { result: { tools: [], resultType: 'complete' } };
-  }, { roots: [], onerror: (e) => errors.push(e.message) });
+  const { client, wire, connecting } = await scriptedClient(
+    (m, push) => {
+      if (m.method === 'server/discover') return { result: discoverResult() };
+      push({ id: 'srv-1', method: 'roots/list' });
+      return { result: { tools: [], resultType: 'complete' } };
+    },
+    { roots: [], onerror: (e) => errors.push(e.message) },
+  );
   await connecting;
   await client.listTools();
   // The client reports the request it ignores (and sends nothing) when it handles it.
   await waitFor(() => errors.some((e) => /roots\/list/.test(e)), 'the ignored roots/list to be reported');
   assert.ok(wire.received.some((m) => m.method === 'roots/list'));
   assert.ok(!wire.sent.some((m) => m.id === 'srv-1'), 'no response went out');
-  assert.ok(errors.some((e) => /roots\/list/.test(e)), errors.join());
+  assert.ok(
+    errors.some((e) => /roots\/list/.test(e)),
+    errors.join(),
+  );
   await client.close();
 });

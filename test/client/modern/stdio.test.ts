@@ -40,7 +40,10 @@ test('stdio modern: cancelling a call sends notifications/cancelled for it', asy
     const call = client.callTool('count', { n: 100 }, { signal: ctl.signal, onprogress: () => ctl.abort() });
     await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
     const id = wire.requests('tools/call')[0].id;
-    assert.deepEqual(wire.requests('notifications/cancelled').map((m) => m.params!.requestId), [id]);
+    assert.deepEqual(
+      wire.requests('notifications/cancelled').map((m) => m.params!.requestId),
+      [id],
+    );
     // The connection is still good.
     assert.equal(text(await client.callTool('echo', { message: 'still here' })), 'still here');
   } finally {
@@ -72,7 +75,10 @@ test('stdio auto: a legacy server that exits on the probe is started again and i
     const client = await connect(target, { era: 'auto', probeTimeoutMs: 30_000 });
     assert.equal(client.era, 'handshake');
     assert.equal(client.serverInfo?.name, 'exit-on-unknown');
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['noop']);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ['noop'],
+    );
     await client.close();
     assert.deepEqual(lines(), ['start', 'server/discover', 'start', 'initialize', 'notifications/initialized', 'tools/list']);
 

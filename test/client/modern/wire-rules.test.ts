@@ -50,24 +50,29 @@ async function rawServer(answer: (m: Msg, hit: Hit) => Answer) {
 }
 
 const complete = (extra: Record<string, unknown>) => ({ resultType: 'complete', ...extra });
-const discovered = (extra: Record<string, unknown> = {}) => complete({ supportedVersions: [V], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'private', ...extra });
+const discovered = (extra: Record<string, unknown> = {}) =>
+  complete({ supportedVersions: [V], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'private', ...extra });
 const toolsList = (tools: unknown[], ttlMs = 0) => complete({ tools, ttlMs, cacheScope: 'private' });
 
 test('Mcp-Param-*: values are encoded by the rule (tabs and other control characters as Base64), and our server accepts each', async () => {
   const mcp = new McpServer({ name: 'params', version: '1.0.0', onerror: () => {} });
-  mcp.tool('route', {
-    input: {
-      type: 'object',
-      properties: {
-        text: { type: 'string', 'x-mcp-header': 'Text' },
-        priority: { type: 'integer', 'x-mcp-header': 'Priority' },
-        verbose: { type: 'boolean', 'x-mcp-header': 'Verbose' },
-        method_val: { type: 'string', 'x-mcp-header': 'Method' },
-        query: { type: 'string' },
-        ratio: { type: 'number' },
+  mcp.tool(
+    'route',
+    {
+      input: {
+        type: 'object',
+        properties: {
+          text: { type: 'string', 'x-mcp-header': 'Text' },
+          priority: { type: 'integer', 'x-mcp-header': 'Priority' },
+          verbose: { type: 'boolean', 'x-mcp-header': 'Verbose' },
+          method_val: { type: 'string', 'x-mcp-header': 'Method' },
+          query: { type: 'string' },
+          ratio: { type: 'number' },
+        },
       },
     },
-  }, (args) => JSON.stringify(args));
+    (args) => JSON.stringify(args),
+  );
   const running = await serve(mcp, { port: 0, host: '127.0.0.1' });
   const seen: Record<string, string>[] = [];
   const recording: typeof fetch = (input, init) => {
@@ -106,7 +111,12 @@ test('Mcp-Param-*: values are encoded by the rule (tabs and other control charac
       // A parameter named "Method" gets its own header; Mcp-Method still names the JSON-RPC method.
       assert.equal(h['mcp-param-method'], 'test-method');
       assert.equal(h['mcp-method'], 'tools/call');
-      assert.deepEqual(Object.keys(h).filter((k) => k.startsWith('mcp-param-')).sort(), ['mcp-param-method', 'mcp-param-priority', 'mcp-param-text', 'mcp-param-verbose']);
+      assert.deepEqual(
+        Object.keys(h)
+          .filter((k) => k.startsWith('mcp-param-'))
+          .sort(),
+        ['mcp-param-method', 'mcp-param-priority', 'mcp-param-text', 'mcp-param-verbose'],
+      );
     }
     // null is "no value": no header at all.
     await client.callTool('route', { text: 'x', priority: 1, verbose: null });
@@ -147,8 +157,15 @@ test('x-mcp-header: every kind of invalid annotation drops its tool with a warni
   const warnings: string[] = [];
   const client = await connect(srv.url, { era: 'auto', onerror: (e) => warnings.push(e.message) });
   try {
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['valid_tool']);
-    for (const name of Object.keys(invalid)) assert.ok(warnings.some((w) => w.includes(`"invalid_${name}"`)), `no warning for invalid_${name}:\n${warnings.join('\n')}`);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ['valid_tool'],
+    );
+    for (const name of Object.keys(invalid))
+      assert.ok(
+        warnings.some((w) => w.includes(`"invalid_${name}"`)),
+        `no warning for invalid_${name}:\n${warnings.join('\n')}`,
+      );
     await client.callTool('valid_tool', { region: 'us-west1' });
     assert.equal(srv.posts('tools/call')[0].headers['mcp-param-region'], 'us-west1');
   } finally {
@@ -196,7 +213,12 @@ test('-32022 naming the very version sent is retried once, on a new id; the head
 
 test('input_required over HTTP: requestState echoed exactly or not at all, a new id per retry, nothing leaks into other calls, no resultType = complete', async () => {
   const state = JSON.stringify({ nonce: 'é\u2028</script>\\"', n: 1 });
-  const ask = { confirm: { method: 'elicitation/create', params: { message: 'Confirm?', requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean' } } } } } };
+  const ask = {
+    confirm: {
+      method: 'elicitation/create',
+      params: { message: 'Confirm?', requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean' } } } },
+    },
+  };
   const done = (t: string) => ({ result: complete({ content: [{ type: 'text', text: t }] }) });
   const srv = await rawServer((m) => {
     if (m.method === 'server/discover') return { result: discovered() };
@@ -227,7 +249,11 @@ test('input_required over HTTP: requestState echoed exactly or not at all, a new
     assert.equal(text(await client.callTool('no_state', {})), 'no-state-ok');
     assert.equal(text(await client.callTool('no_result_type', {})), 'plain');
     await unrelated;
-    const calls = (name: string) => srv.posts('tools/call').filter((h) => h.body!.params!.name === name).map((h) => h.body!);
+    const calls = (name: string) =>
+      srv
+        .posts('tools/call')
+        .filter((h) => h.body!.params!.name === name)
+        .map((h) => h.body!);
     const [first, retry] = calls('with_state');
     assert.notEqual(first.id, retry.id);
     assert.equal(retry.params!.requestState, state);
@@ -266,7 +292,16 @@ test('tool schemas: 2020-12 keywords and $refs come back exactly as served, and 
   const srv = await rawServer((m) => {
     if (m.method === 'server/discover') return { result: discovered() };
     // Cacheable, so the second listing below comes from the client's cache.
-    if (m.method === 'tools/list') return { result: toolsList([{ name: 'lookup', inputSchema: schema() }, { name: 'echo', inputSchema: { type: 'object' } }], 60_000) };
+    if (m.method === 'tools/list')
+      return {
+        result: toolsList(
+          [
+            { name: 'lookup', inputSchema: schema() },
+            { name: 'echo', inputSchema: { type: 'object' } },
+          ],
+          60_000,
+        ),
+      };
     if (m.method === 'tools/call') return { result: complete({ content: [{ type: 'text', text: 'echoed' }] }) };
     return undefined;
   });
@@ -279,7 +314,10 @@ test('tool schemas: 2020-12 keywords and $refs come back exactly as served, and 
     assert.equal(srv.posts('tools/list').length, 1);
     await client.callTool('echo', { schema: listed.inputSchema });
     assert.deepEqual(srv.posts('tools/call')[0].body!.params!.arguments, { schema: schema() });
-    assert.deepEqual(srv.hits.filter((h) => h.path.startsWith('/canary')), []);
+    assert.deepEqual(
+      srv.hits.filter((h) => h.path.startsWith('/canary')),
+      [],
+    );
   } finally {
     await client.close();
     await srv.close();

@@ -14,7 +14,11 @@ import { BOTH, call, initReq, jsonError, LATEST, makeServer, open, post, req, Ss
 const URL_ = 'http://localhost/mcp';
 
 function rq(body: unknown, headers: Record<string, string> = {}, method = 'POST', url = URL_): Request {
-  return new Request(url, { method, headers: method === 'POST' ? { ...BOTH, ...headers } : headers, body: method === 'POST' ? JSON.stringify(body) : undefined });
+  return new Request(url, {
+    method,
+    headers: method === 'POST' ? { ...BOTH, ...headers } : headers,
+    body: method === 'POST' ? JSON.stringify(body) : undefined,
+  });
 }
 
 async function session(fetchHandler: ReturnType<typeof toFetchHandler>): Promise<Record<string, string>> {
@@ -47,7 +51,10 @@ test('fetch adapter: initialize, tools/call as JSON and as SSE, 202, 404', async
     const priming = await reader.next();
     assert.equal(priming?.data, '');
     const events = (await reader.rest()).map((e) => JSON.parse(e.data!));
-    assert.deepEqual(events.map((m) => m.method ?? m.id), ['notifications/progress', 'notifications/progress', msg.id]);
+    assert.deepEqual(
+      events.map((m) => m.method ?? m.id),
+      ['notifications/progress', 'notifications/progress', msg.id],
+    );
     const unknown = await handle(rq(call('echo', { text: 'x' }), { ...headers, 'mcp-session-id': 'nope' }));
     assert.equal(unknown.status, 404);
     const missing = await handle(rq(call('echo', { text: 'x' }), { 'mcp-protocol-version': LATEST }));
@@ -106,7 +113,10 @@ test('fetch adapter: a cancelled SSE body counts as a disconnect (resume still w
     await reader.cancel();
     const back = await handle(rq(undefined, { ...headers, accept: 'text/event-stream', 'last-event-id': priming!.id! }, 'GET'));
     const events = (await new SseReader(back).rest()).map((e) => JSON.parse(e.data!));
-    assert.deepEqual(events.map((m) => m.params?.progress ?? m.result.content[0].text), [1, 2, 3, 'did 3']);
+    assert.deepEqual(
+      events.map((m) => m.params?.progress ?? m.result.content[0].text),
+      [1, 2, 3, 'did 3'],
+    );
   } finally {
     await handle.close();
   }
@@ -144,7 +154,9 @@ test('fetch adapter: refusals, stateless mode, auth and legacy SSE', async () =>
     const sse = new SseReader(r);
     const endpoint = (await sse.next())!;
     assert.equal(endpoint.event, 'endpoint');
-    const post = await legacy(new Request(new URL(endpoint.data!, 'http://localhost').href, { method: 'POST', headers: BOTH, body: JSON.stringify(initReq('2024-11-05')) }));
+    const post = await legacy(
+      new Request(new URL(endpoint.data!, 'http://localhost').href, { method: 'POST', headers: BOTH, body: JSON.stringify(initReq('2024-11-05')) }),
+    );
     assert.equal(post.status, 202);
     assert.equal((await sse.message()).result.protocolVersion, '2024-11-05');
     await sse.cancel();
@@ -247,7 +259,10 @@ test('running.close() ends every session, GET/POST/legacy stream and pending JSO
     }
   };
   await Promise.all([ended(get), ended(stream), ended(legacy)]);
-  const settled = await pending.then(async (r) => [r.status, await r.text()] as const, () => 'reset' as const);
+  const settled = await pending.then(
+    async (r) => [r.status, await r.text()] as const,
+    () => 'reset' as const,
+  );
   if (settled !== 'reset') {
     assert.equal(settled[0], 503);
     assert.match(settled[1], /-32603/);

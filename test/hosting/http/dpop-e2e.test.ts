@@ -130,7 +130,10 @@ for (const era of ['modern', 'handshake'] as const) {
       const issued = [...fx.as.tokens.values()];
       assert.equal(issued.length, 1);
       assert.ok(issued[0]!.jkt);
-      assert.deepEqual(fx.callers.map((c) => c.confirmation), [{ jkt: issued[0]!.jkt }, { jkt: issued[0]!.jkt }]);
+      assert.deepEqual(
+        fx.callers.map((c) => c.confirmation),
+        [{ jkt: issued[0]!.jkt }, { jkt: issued[0]!.jkt }],
+      );
       assert.equal(fx.callers[0]!.token, issued[0]!.token);
       // First the plain challenge (no token yet), then the nonce handshake, then only successes.
       const tokened = fx.seen.filter((s) => s.scheme !== undefined);
@@ -178,7 +181,10 @@ test('DPoP required, over the deprecated HTTP+SSE transport: the stream and ever
     const stream = fx.seen.find((s) => s.path === '/sse' && s.status === 200)!;
     assert.equal(decodeProof(stream.proof!).claims.htm, 'GET');
     // Without a token only the DPoP challenge is offered: Bearer is not accepted here.
-    assert.match(fx.seen[0]!.challenge!, /^DPoP algs="ES256 ES384 RS256 PS256 EdDSA", scope="mcp:read", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/sse"$/);
+    assert.match(
+      fx.seen[0]!.challenge!,
+      /^DPoP algs="ES256 ES384 RS256 PS256 EdDSA", scope="mcp:read", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/sse"$/,
+    );
   } finally {
     await client.close();
     await fx.close();

@@ -4,7 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { bindingError, DpopProofVerifier, jwkThumbprint, ReplayCache, type DpopProofResult, type DpopResourceOptions } from '../../../src/hosting/http/dpop-proof.js';
+import {
+  bindingError,
+  DpopProofVerifier,
+  jwkThumbprint,
+  ReplayCache,
+  type DpopProofResult,
+  type DpopResourceOptions,
+} from '../../../src/hosting/http/dpop-proof.js';
 import { accessTokenHash, makeProofKey, signProof, type ClientProofKey } from '../../fixtures/oauth/dpop.js';
 import { hs256, unsigned } from '../../fixtures/oauth/jwt-issuer.js';
 
@@ -55,12 +62,25 @@ test('htm, htu and ath must name this request and this token', async () => {
   refused(await check(v, signProof(key, 'GET', URL_, TOKEN)), /htm does not match/);
   refused(await check(v, signProof(key, 'post', URL_, TOKEN)), /htm does not match/);
   refused(await check(v, signProof(key, 'POST', URL_, TOKEN, { htm: undefined })), /htm does not match/);
-  for (const htu of ['https://other.example.com/mcp', 'http://mcp.example.com/mcp', 'https://mcp.example.com/mcp/other', 'https://mcp.example.com:8443/mcp', 'mcp.example.com/mcp', 'urn:x:mcp']) {
+  for (const htu of [
+    'https://other.example.com/mcp',
+    'http://mcp.example.com/mcp',
+    'https://mcp.example.com/mcp/other',
+    'https://mcp.example.com:8443/mcp',
+    'mcp.example.com/mcp',
+    'urn:x:mcp',
+  ]) {
     refused(await check(v, signProof(key, 'POST', htu, TOKEN)), /htu does not match/, htu);
   }
   refused(await check(v, signProof(key, 'POST', URL_, TOKEN, { htu: undefined })), /htu does not match/);
   // RFC 9449 §4.3: query and fragment ignored, scheme and host compared case-insensitively, default port normalized.
-  for (const htu of ['https://mcp.example.com/mcp?session=1', 'https://mcp.example.com/mcp#x', 'HTTPS://MCP.Example.COM/mcp', 'https://mcp.example.com:443/mcp', 'https://mcp.example.com/a/../mcp']) {
+  for (const htu of [
+    'https://mcp.example.com/mcp?session=1',
+    'https://mcp.example.com/mcp#x',
+    'HTTPS://MCP.Example.COM/mcp',
+    'https://mcp.example.com:443/mcp',
+    'https://mcp.example.com/a/../mcp',
+  ]) {
     ok(await check(v, signProof(key, 'POST', htu, TOKEN)));
   }
   refused(await check(v, signProof(key, 'POST', 'https://mcp.example.com/MCP', TOKEN)), /htu/, 'the path is case-sensitive');
@@ -158,14 +178,16 @@ test('the jwk: present, public only, and the key that signed', async () => {
 function rsaProofKey(bits: number): ClientProofKey {
   const pair = generateKeyPairSync('rsa', { modulusLength: bits });
   const publicJwk = pair.publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
-  const jkt = createHash('sha256').update(JSON.stringify({ e: publicJwk.e, kty: 'RSA', n: publicJwk.n })).digest('base64url');
+  const jkt = createHash('sha256')
+    .update(JSON.stringify({ e: publicJwk.e, kty: 'RSA', n: publicJwk.n }))
+    .digest('base64url');
   return { alg: 'RS256', privateKey: pair.privateKey, jwk: publicJwk, publicJwk, jkt };
 }
 
-
 test('typ, crit, the JWS shape, and exactly one DPoP header', async () => {
   const v = new DpopProofVerifier();
-  for (const typ of ['JWT', 'at+jwt', undefined, 'dpop']) refused(await check(v, signProof(key, 'POST', URL_, TOKEN, {}, { typ })), /typ is not dpop\+jwt/, String(typ));
+  for (const typ of ['JWT', 'at+jwt', undefined, 'dpop'])
+    refused(await check(v, signProof(key, 'POST', URL_, TOKEN, {}, { typ })), /typ is not dpop\+jwt/, String(typ));
   refused(await check(v, signProof(key, 'POST', URL_, TOKEN, {}, { crit: ['exp'] })), /crit/);
   refused(await check(v, undefined), /proof is required/);
   refused(await check(v, ''), /proof is required/);

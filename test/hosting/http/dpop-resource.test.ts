@@ -29,9 +29,14 @@ function challenges(prm: string, scope = 'mcp:read') {
   };
 }
 
-async function withServer(oauth: Partial<OAuthResourceOptions>, fn: (s: Started, as: TestIssuer, c: ReturnType<typeof challenges>) => Promise<void>): Promise<void> {
+async function withServer(
+  oauth: Partial<OAuthResourceOptions>,
+  fn: (s: Started, as: TestIssuer, c: ReturnType<typeof challenges>) => Promise<void>,
+): Promise<void> {
   const as = await startIssuer();
-  const s = await start({ oauth: { authorizationServers: [as.issuer], verifyToken: jwtAccessTokens({ issuer: as.issuer }), requiredScopes: ['mcp:read'], ...oauth } });
+  const s = await start({
+    oauth: { authorizationServers: [as.issuer], verifyToken: jwtAccessTokens({ issuer: as.issuer }), requiredScopes: ['mcp:read'], ...oauth },
+  });
   try {
     await fn(s, as, challenges(`${s.base}/.well-known/oauth-protected-resource/mcp`));
   } finally {
@@ -58,7 +63,11 @@ test('a DPoP-bound token with a proof of its key is accepted; the handler sees t
     const sid = r.headers.get('mcp-session-id')!;
     await r.text();
     const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': LATEST };
-    const note = await post(s.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...headers, ...dpopHeaders(token, signProof(key, 'POST', s.url, token)) });
+    const note = await post(
+      s.url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { ...headers, ...dpopHeaders(token, signProof(key, 'POST', s.url, token)) },
+    );
     assert.equal(note.status, 202);
     const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'who', arguments: {} } };
     // The proof may name the URL with a query, in another case, with the default port: it is the same URL.
@@ -87,10 +96,20 @@ test('each refusal, with its exact challenge', () =>
     await refusedWith(await send({ authorization: `Bearer ${bound}` }), 401, asBearer, 'bound token as Bearer');
     await refusedWith(await send({ authorization: `Bearer ${bound}`, dpop: proof() }), 401, asBearer, 'bound token as Bearer, with a proof');
     // The DPoP scheme is for bound tokens only.
-    await refusedWith(await send(dpopHeaders(unbound, proof(unbound))), 401, c.dpop('invalid_token', 'the access token is not DPoP-bound'), 'unbound token as DPoP');
+    await refusedWith(
+      await send(dpopHeaders(unbound, proof(unbound))),
+      401,
+      c.dpop('invalid_token', 'the access token is not DPoP-bound'),
+      'unbound token as DPoP',
+    );
     await refusedWith(await send(dpopHeaders(bound)), 401, c.dpop('invalid_dpop_proof', 'a DPoP proof is required with a DPoP-bound token'), 'no proof');
     // A good proof, by a key other than the token's.
-    await refusedWith(await send(dpopHeaders(bound, proof(bound, thief))), 401, c.dpop('invalid_token', 'the DPoP proof is not signed with the key the access token is bound to'), 'stolen token');
+    await refusedWith(
+      await send(dpopHeaders(bound, proof(bound, thief))),
+      401,
+      c.dpop('invalid_token', 'the DPoP proof is not signed with the key the access token is bound to'),
+      'stolen token',
+    );
     const badProofs: Array<[string, string, string]> = [
       ['for another URL', signProof(key, 'POST', `${s.base}/other`, bound), 'the DPoP proof htu does not match the request URL'],
       ['for another method', signProof(key, 'GET', s.url, bound), 'the DPoP proof htm does not match the request method'],
@@ -111,13 +130,25 @@ test('each refusal, with its exact challenge', () =>
     const invalid = c.dpop('invalid_token', 'the access token is invalid');
     const forged = bound.slice(0, -4) + (bound.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     const elsewhere = as.token({ aud: 'http://other.example.test/mcp', scope: 'mcp:read', cnf: { jkt: key.jkt } });
-    for (const [why, t] of [['forged', forged], ['another audience', elsewhere]]) await refusedWith(await send(dpopHeaders(t!, proof(t))), 401, invalid, why);
+    for (const [why, t] of [
+      ['forged', forged],
+      ['another audience', elsewhere],
+    ])
+      await refusedWith(await send(dpopHeaders(t!, proof(t))), 401, invalid, why);
     // Scopes as ever, the error on the DPoP challenge.
     const noScope = as.token({ aud: s.url, scope: 'other', cnf: { jkt: key.jkt } });
-    await refusedWith(await send(dpopHeaders(noScope, proof(noScope))), 403, `Bearer scope="mcp:read", resource_metadata="${s.base}/.well-known/oauth-protected-resource/mcp", DPoP error="insufficient_scope", ${ALGS}, scope="mcp:read", resource_metadata="${s.base}/.well-known/oauth-protected-resource/mcp"`, 'scope');
+    await refusedWith(
+      await send(dpopHeaders(noScope, proof(noScope))),
+      403,
+      `Bearer scope="mcp:read", resource_metadata="${s.base}/.well-known/oauth-protected-resource/mcp", DPoP error="insufficient_scope", ${ALGS}, scope="mcp:read", resource_metadata="${s.base}/.well-known/oauth-protected-resource/mcp"`,
+      'scope',
+    );
     const malformed = await send({ authorization: 'DPoP two words' });
     await jsonError(malformed, 400);
-    assert.match(malformed.headers.get('www-authenticate')!, /^Bearer scope="mcp:read", resource_metadata="[^"]+", DPoP error="invalid_request", error_description="malformed Authorization header", algs=/);
+    assert.match(
+      malformed.headers.get('www-authenticate')!,
+      /^Bearer scope="mcp:read", resource_metadata="[^"]+", DPoP error="invalid_request", error_description="malformed Authorization header", algs=/,
+    );
     assert.equal(s.running.handler.streamable.sessionCount, 1);
   }));
 
@@ -160,7 +191,13 @@ test('a newer nonce rides on successful responses, through the node and the fetc
     const url = 'https://mcp.example.com/mcp';
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'edge' } } });
     const send = (n: string) =>
-      handle(new Request(url, { method: 'POST', headers: { ...BOTH, 'mcp-protocol-version': LATEST, ...dpopHeaders('bound', signProof(key, 'POST', url, 'bound', { nonce: n })) }, body }));
+      handle(
+        new Request(url, {
+          method: 'POST',
+          headers: { ...BOTH, 'mcp-protocol-version': LATEST, ...dpopHeaders('bound', signProof(key, 'POST', url, 'bound', { nonce: n })) },
+          body,
+        }),
+      );
     const old = await send('n1');
     assert.equal(old.status, 200);
     assert.equal(old.headers.get('dpop-nonce'), 'n2');
@@ -168,9 +205,18 @@ test('a newer nonce rides on successful responses, through the node and the fetc
     assert.equal(current.status, 200);
     assert.equal(current.headers.get('dpop-nonce'), null);
     // The fetch adapter's URL is the htu: the proof must name https://mcp.example.com/mcp.
-    const local = await handle(new Request(url, { method: 'POST', headers: { ...BOTH, 'mcp-protocol-version': LATEST, ...dpopHeaders('bound', signProof(key, 'POST', 'http://127.0.0.1/mcp', 'bound', { nonce: 'n2' })) }, body }));
+    const local = await handle(
+      new Request(url, {
+        method: 'POST',
+        headers: { ...BOTH, 'mcp-protocol-version': LATEST, ...dpopHeaders('bound', signProof(key, 'POST', 'http://127.0.0.1/mcp', 'bound', { nonce: 'n2' })) },
+        body,
+      }),
+    );
     assert.equal(local.status, 401);
-    assert.match(local.headers.get('www-authenticate')!, /DPoP error="invalid_dpop_proof", error_description="the DPoP proof htu does not match the request URL"/);
+    assert.match(
+      local.headers.get('www-authenticate')!,
+      /DPoP error="invalid_dpop_proof", error_description="the DPoP proof htu does not match the request URL"/,
+    );
   } finally {
     await handle.close();
   }
@@ -182,7 +228,8 @@ test('htu is the URL the client addressed: the Host header, or the configured re
     const named = `http://localhost:${port}/mcp`;
     const token = as.token({ aud: named, scope: 'mcp:read', cnf: { jkt: key.jkt } });
     const body = JSON.stringify(initReq());
-    const viaHost = (htu: string) => raw(s.url, 'POST', { ...BOTH, host: `LOCALHOST:${port}`, ...dpopHeaders(token, signProof(key, 'POST', htu, token)) }, body);
+    const viaHost = (htu: string) =>
+      raw(s.url, 'POST', { ...BOTH, host: `LOCALHOST:${port}`, ...dpopHeaders(token, signProof(key, 'POST', htu, token)) }, body);
     assert.equal((await viaHost(named)).status, 200);
     const r = await viaHost(s.url);
     assert.equal(r.status, 401);
@@ -209,7 +256,11 @@ test('DPoP required: Bearer is refused outright, only the DPoP challenge is offe
     const bearer = await post(s.url, initReq(), { authorization: `Bearer ${as.token({ aud: s.url, scope: 'mcp:read' })}` });
     await refusedWith(bearer, 401, `DPoP error="invalid_token", error_description="DPoP-bound access tokens only", ${common}`);
     const token = as.token({ aud: s.url, scope: 'mcp:read', cnf: { jkt: key.jkt } });
-    await refusedWith(await post(s.url, initReq(), dpopHeaders(token, signProof(makeProofKey('ES384'), 'POST', s.url, token))), 401, `DPoP error="invalid_dpop_proof", error_description="the DPoP proof alg is not one of ES256 PS256", ${common}`);
+    await refusedWith(
+      await post(s.url, initReq(), dpopHeaders(token, signProof(makeProofKey('ES384'), 'POST', s.url, token))),
+      401,
+      `DPoP error="invalid_dpop_proof", error_description="the DPoP proof alg is not one of ES256 PS256", ${common}`,
+    );
     const ok = await post(s.url, initReq(), dpopHeaders(token, signProof(key, 'POST', s.url, token)));
     assert.equal(ok.status, 200);
     await ok.text();
@@ -227,7 +278,11 @@ test('dpop: false: Bearer only, as before; the DPoP scheme is a foreign one and 
     assert.match((await jsonError(dpop, 401)).message, /a bearer token is required/);
     assert.equal(dpop.headers.get('www-authenticate'), `Bearer ${common}`);
     const bearer = await post(s.url, initReq(), { authorization: `Bearer ${token}` });
-    await refusedWith(bearer, 401, `Bearer error="invalid_token", error_description="the access token is DPoP-bound, and this server does not accept DPoP", ${common}`);
+    await refusedWith(
+      bearer,
+      401,
+      `Bearer error="invalid_token", error_description="the access token is DPoP-bound, and this server does not accept DPoP", ${common}`,
+    );
     const doc = (await (await fetch(prm)).json()) as Record<string, unknown>;
     assert.equal(doc.dpop_signing_alg_values_supported, undefined);
   }));
@@ -259,7 +314,10 @@ test('bindings that cannot be checked are refused; a nonce source that throws is
   try {
     const mtls = await post(s.url, initReq(), { authorization: 'Bearer mtls' });
     assert.match((await jsonError(mtls, 401)).message, /bound to a key in a way this server cannot check/);
-    assert.match(mtls.headers.get('www-authenticate')!, /^Bearer error="invalid_token", error_description="the access token is bound to a key in a way this server cannot check"/);
+    assert.match(
+      mtls.headers.get('www-authenticate')!,
+      /^Bearer error="invalid_token", error_description="the access token is bound to a key in a way this server cannot check"/,
+    );
     const down = await post(s.url, initReq(), dpopHeaders('bound', signProof(key, 'POST', s.url, 'bound', { nonce: 'n' })));
     await jsonError(down, 500, -32603);
     assert.equal(down.headers.get('www-authenticate'), null);

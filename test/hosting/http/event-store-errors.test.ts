@@ -21,14 +21,15 @@ function fixture(errors: Error[]) {
 function failing(how: 'reject' | 'throw', priming: 'ok' | 'throw' = 'ok'): EventStore {
   const inner = new InMemoryEventStore();
   return {
-    storeEvent: how === 'reject'
-      ? async () => {
-        await sleep(1);
-        throw new Error('store down (rejected)');
-      }
-      : () => {
-        throw new Error('store down (thrown)');
-      },
+    storeEvent:
+      how === 'reject'
+        ? async () => {
+            await sleep(1);
+            throw new Error('store down (rejected)');
+          }
+        : () => {
+            throw new Error('store down (thrown)');
+          },
     replayEventsAfter: (id, send) => inner.replayEventsAfter(id, send),
     primingEventId: (streamId) => {
       if (priming === 'throw') throw new Error('no priming id');
@@ -51,7 +52,10 @@ for (const how of ['reject', 'throw'] as const) {
       assert.ok(priming?.id, 'the priming event needs no storing');
       const events = await reader.rest();
       const messages = events.map((e) => JSON.parse(e.data!));
-      assert.deepEqual(messages.map((m) => m.params?.progress ?? m.result?.content[0].text), [1, 2, 'did 2']);
+      assert.deepEqual(
+        messages.map((m) => m.params?.progress ?? m.result?.content[0].text),
+        [1, 2, 'did 2'],
+      );
       assert.equal(messages[2].id, msg.id);
       for (const e of events) assert.equal(e.id, undefined, 'not stored: no id to resume from');
       assert.equal(errors.length, 3, errors.map((e) => e.message).join());
@@ -90,7 +94,10 @@ test('a store that cannot name a priming event: the stream starts without one', 
     const { headers } = await open(s.url, LATEST);
     const r = await post(s.url, call('progress', { steps: 1 }, { progressToken: 'P' }), headers);
     const events = await new SseReader(r).rest();
-    assert.deepEqual(events.map((e) => JSON.parse(e.data!).params?.progress ?? 'result'), [1, 'result']);
+    assert.deepEqual(
+      events.map((e) => JSON.parse(e.data!).params?.progress ?? 'result'),
+      [1, 'result'],
+    );
     assert.ok(errors.some((e) => e.message === 'no priming id'));
   } finally {
     await s.running.close();

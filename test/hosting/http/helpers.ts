@@ -230,4 +230,3 @@ export function getStreamOpen(s: Started): boolean {
   const inner = s.running.handler.streamable as unknown as { sessions: Map<string, { transport: { standalone?: { connected: boolean } } }> };
   return [...inner.sessions.values()].some((l) => l.transport.standalone?.connected === true);
 }
-

@@ -26,7 +26,16 @@ async function exercise(client: Client, s: Started, progressArrives = true): Pro
     onprogress: (p) => seen.push([p.progress, p.total, p.message]),
   })) as Text;
   assert.equal(progress.content[0].text, 'did 3');
-  assert.deepEqual(seen, progressArrives ? [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']] : []);
+  assert.deepEqual(
+    seen,
+    progressArrives
+      ? [
+          [1, 3, 'step 1'],
+          [2, 3, 'step 2'],
+          [3, 3, 'step 3'],
+        ]
+      : [],
+  );
 
   const failed = (await client.callTool({ name: 'fail', arguments: {} })) as Text;
   assert.equal(failed.isError, true);

@@ -60,7 +60,12 @@ test('ES256, ES384, PS256 and EdDSA tokens verify; each only with its own algori
       for (const key of keys) assert.equal(await onlyRs.check(as.token({}, key)), undefined, key.alg);
       // A key published for one algorithm does not verify another (PS256 key, RS256 header).
       const ps = keys[2]!;
-      assert.equal(await verifier(as, { algorithms: ['RS256', 'PS256'] }).check(signJwt({ ...ps, alg: 'RS256' }, { iss: as.issuer, aud: RESOURCE, sub: 'x', exp: now() + 60 })), undefined);
+      assert.equal(
+        await verifier(as, { algorithms: ['RS256', 'PS256'] }).check(
+          signJwt({ ...ps, alg: 'RS256' }, { iss: as.issuer, aud: RESOURCE, sub: 'x', exp: now() + 60 }),
+        ),
+        undefined,
+      );
     },
     { keys },
   );
@@ -127,7 +132,9 @@ test('forged tokens: alg none, HS256 (also keyed with the public key), tampering
       'typ dpop+jwt': as.token({}, undefined, { typ: 'dpop+jwt' }),
       'crit header': as.token({}, undefined, { crit: ['exp'] }),
       'bound to an mTLS certificate (cnf x5t#S256)': as.token({ cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } }),
-      'bound to a DPoP key and a certificate': as.token({ cnf: { jkt: 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A', 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } }),
+      'bound to a DPoP key and a certificate': as.token({
+        cnf: { jkt: 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A', 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' },
+      }),
       'cnf.jkt not a thumbprint': as.token({ cnf: { jkt: 'short' } }),
       'cnf.jkt not a string': as.token({ cnf: { jkt: 7 } }),
       'cnf not an object': as.token({ cnf: 'x4x0TGnZ6xu2ejAr9z2v3-GzqjB5DPAGnV4kRgMaB0A' }),
@@ -158,7 +165,7 @@ test('strict (RFC 9068): typ at+jwt and the profile claims required; requiredCla
     assert.ok(await tenant.check(as.token({ tid: 't1' })));
   }));
 
-test('scopes from scope (space-separated) or scp (array, or Entra ID\'s string); scope wins', () =>
+test("scopes from scope (space-separated) or scp (array, or Entra ID's string); scope wins", () =>
   withIssuer(async (as) => {
     const { check } = verifier(as);
     const scopes = async (claims: Record<string, unknown>) => (await check(as.token(claims)))?.scopes;
@@ -199,14 +206,8 @@ test('keys without kid: the only suitable key is used, an ambiguous choice refus
     },
     { keys: [rsa, ec] },
   );
-  await withIssuer(
-    async (as) => assert.equal(await verifier(as).check(as.token({}, rsa)), undefined),
-    { keys: [rsa, makeKey('RS256')] },
-  );
-  await withIssuer(
-    async (as) => assert.equal(await verifier(as).check(as.token()), undefined),
-    { keys: [makeKey('RS256', 'small', 1024)] },
-  );
+  await withIssuer(async (as) => assert.equal(await verifier(as).check(as.token({}, rsa)), undefined), { keys: [rsa, makeKey('RS256')] });
+  await withIssuer(async (as) => assert.equal(await verifier(as).check(as.token()), undefined), { keys: [makeKey('RS256', 'small', 1024)] });
 });
 
 test('key rotation: an unknown kid refetches the JWKS once, never more often than the cooldown', () =>
@@ -281,7 +282,12 @@ test('discovery: OIDC fallback, issuers with a path, jwksUri given, metadata for
   await withIssuer(
     async (as) => {
       assert.ok(await verifier(as).check(as.token()));
-      assert.deepEqual(as.hits.paths, ['/.well-known/oauth-authorization-server/t2', '/.well-known/openid-configuration/t2', '/t2/.well-known/openid-configuration', '/jwks']);
+      assert.deepEqual(as.hits.paths, [
+        '/.well-known/oauth-authorization-server/t2',
+        '/.well-known/openid-configuration/t2',
+        '/t2/.well-known/openid-configuration',
+        '/jwks',
+      ]);
     },
     { path: '/t2', metadata: 'oidc' },
   );
@@ -347,7 +353,10 @@ test('an unreachable JWKS is reported once per outage; known keys outlive a fail
   const check = jwtAccessTokens({ issuer, onError: (e) => errors.push(e) });
   for (let i = 0; i < 3; i++) assert.equal(await check(token, undefined, RESOURCE), undefined);
   assert.equal(errors.length, 1);
-  assert.match(errors[0]!.message, /cannot load the signing keys of .*: GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server failed: ECONNREFUSED/);
+  assert.match(
+    errors[0]!.message,
+    /cannot load the signing keys of .*: GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server failed: ECONNREFUSED/,
+  );
   // A reporter that throws changes nothing for the request.
   const throwing = jwtAccessTokens({
     issuer,
@@ -416,9 +425,16 @@ test('end to end through serve(): 200 for a good token, 401 invalid_token for a 
       for (const [why, bad] of Object.entries(bads)) {
         const r = await post(s.url, req('tools/list'), { ...headers, authorization: `Bearer ${bad}` });
         await jsonError(r, 401);
-        assert.equal(r.headers.get('www-authenticate'), `Bearer error="invalid_token", error_description="the access token is invalid", ${challenge}, ${dpop}`, why);
+        assert.equal(
+          r.headers.get('www-authenticate'),
+          `Bearer error="invalid_token", error_description="the access token is invalid", ${challenge}, ${dpop}`,
+          why,
+        );
       }
-      const none = await post(s.url, req('tools/list'), { 'mcp-session-id': headers['mcp-session-id']!, 'mcp-protocol-version': headers['mcp-protocol-version']! });
+      const none = await post(s.url, req('tools/list'), {
+        'mcp-session-id': headers['mcp-session-id']!,
+        'mcp-protocol-version': headers['mcp-protocol-version']!,
+      });
       await jsonError(none, 401);
       assert.equal(none.headers.get('www-authenticate'), `Bearer ${challenge}, ${dpop}`);
       // The writer steps up and calls the tool; the handler sees who called.

@@ -147,7 +147,10 @@ test('a failing check keeps the session served here and reports the error', asyn
     await waitFor(() => inner.size === 1, 'the session record');
     down = true;
     assert.equal(await status(post(a.url, req('ping'), headers)), 200);
-    assert.ok(errors.some((e) => e.message === 'store unreachable'), errors.map((e) => e.message).join());
+    assert.ok(
+      errors.some((e) => e.message === 'store unreachable'),
+      errors.map((e) => e.message).join(),
+    );
   } finally {
     await a.running.close();
   }
@@ -211,7 +214,10 @@ test('two instances serving one session keep their streams apart in a shared eve
     assert.deepEqual(await replay(b, b2.priming), b2.events);
     assert.deepEqual(await replay(a, b2.priming), b2.events);
     assert.deepEqual(await replay(b, a2.priming), a2.events);
-    assert.deepEqual((await replay(b, b2.priming)).map((e) => JSON.parse(e.data!).params?.progressToken ?? 'result'), ['B-2', 'B-2', 'result']);
+    assert.deepEqual(
+      (await replay(b, b2.priming)).map((e) => JSON.parse(e.data!).params?.progressToken ?? 'result'),
+      ['B-2', 'B-2', 'result'],
+    );
 
     // A's copy of the session ends (closing A): it drops its own logs only.
     await a.running.close();

@@ -54,7 +54,10 @@ async function text(r: Response): Promise<string> {
 
 test('oauth options are checked when the server is built, with clear errors', () => {
   const { mcp } = makeServer();
-  const build = (o: unknown, more: Record<string, unknown> = {}) => () => new McpHttpHandler(mcp, { oauth: o as OAuthResourceOptions, ...more });
+  const build =
+    (o: unknown, more: Record<string, unknown> = {}) =>
+    () =>
+      new McpHttpHandler(mcp, { oauth: o as OAuthResourceOptions, ...more });
   assert.throws(build({ authorizationServers: [], verifyToken }), /authorizationServers must list at least one/);
   assert.throws(build({ verifyToken }), /authorizationServers/);
   assert.throws(build({ authorizationServers: ['not a url'], verifyToken }), /authorization server "not a url" is not an absolute URL/);
@@ -81,7 +84,11 @@ test('without oauth nothing changes: the metadata paths are 404 and no token is 
 
 test('Protected Resource Metadata at the path-specific and the root well-known URLs', async () => {
   const s = await start({
-    oauth: oauth({ scopesSupported: ['mcp:read', 'mcp:write', 'offline_access'], resourceName: 'Test server', resourceDocumentation: 'https://docs.example.com/mcp' }),
+    oauth: oauth({
+      scopesSupported: ['mcp:read', 'mcp:write', 'offline_access'],
+      resourceName: 'Test server',
+      resourceDocumentation: 'https://docs.example.com/mcp',
+    }),
   });
   try {
     const expected = {
@@ -190,7 +197,10 @@ test('audience and expiry: a token for another resource, or expired, is 401 inva
   try {
     const other = await post(s.url, initReq(), bearer('otherAudience'));
     assert.match((await jsonError(other, 401)).message, /not issued for/);
-    assert.match(other.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token", error_description="the access token was issued for another resource"/);
+    assert.match(
+      other.headers.get('www-authenticate') ?? '',
+      /^Bearer error="invalid_token", error_description="the access token was issued for another resource"/,
+    );
     for (const token of ['expiredS', 'expiredMs']) {
       const r = await post(s.url, initReq(), bearer(token));
       assert.match((await jsonError(r, 401)).message, /expired/);
@@ -238,7 +248,10 @@ test('scopesFor: one request is refused with every scope it needs; the session s
     assert.equal(await text(echo), 'hi');
     const refused = await post(s.url, call('counter'), headers);
     assert.match((await jsonError(refused, 403)).message, /needs: mcp:read tools:counter mcp:write/);
-    assert.equal(refused.headers.get('www-authenticate'), challenges(`scope="mcp:read tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'));
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      challenges(`scope="mcp:read tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'),
+    );
     assert.equal(s.counter.n, 0);
     // Same principal, more scopes: the same session goes on.
     const stepped = await post(s.url, call('counter'), { ...headers, ...bearer('writer') });
@@ -257,7 +270,10 @@ test('scopesFor in a batch: the whole batch is refused, naming the scopes of all
     const batch = [call('echo', { text: 'a' }), req('resources/read', { uri: 'mem://greeting' }), call('counter')];
     const r = await post(s.url, batch, headers);
     await jsonError(r, 403);
-    assert.equal(r.headers.get('www-authenticate'), challenges(`scope="mcp:read res:greeting tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'));
+    assert.equal(
+      r.headers.get('www-authenticate'),
+      challenges(`scope="mcp:read res:greeting tools:counter mcp:write", resource_metadata="${prmUrl(s)}"`, 'error="insufficient_scope"'),
+    );
     assert.equal(s.counter.n, 0);
     const ok = await post(s.url, batch, { ...headers, ...bearer('writer') });
     assert.equal(ok.status, 200);
@@ -271,7 +287,13 @@ test('scopesFor in a batch: the whole batch is refused, naming the scopes of all
 
 let modernId = 1;
 function modern(url: string, method: string, params: Record<string, unknown>, headers: Record<string, string>): Promise<Response> {
-  const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': method, ...headers };
+  const h: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'mcp-protocol-version': V,
+    'mcp-method': method,
+    ...headers,
+  };
   if (method === 'tools/call') h['mcp-name'] = String(params.name);
   const body = { jsonrpc: '2.0', id: modernId++, method, params: { ...params, _meta: { [M.protocolVersion]: V, [M.clientCapabilities]: {} } } };
   return fetch(url, { method: 'POST', headers: h, body: JSON.stringify(body) });

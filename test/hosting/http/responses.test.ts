@@ -64,11 +64,14 @@ test('auto mode: progress before the result switches to SSE (priming, progress, 
     assert.equal(priming.retry, 1000);
     const events = await sse.rest();
     const messages = events.map((e) => JSON.parse(e.data!));
-    assert.deepEqual(messages.slice(0, 3).map((m) => [m.method, m.params.progress, m.params.total, m.params.progressToken]), [
-      ['notifications/progress', 1, 3, 'tok'],
-      ['notifications/progress', 2, 3, 'tok'],
-      ['notifications/progress', 3, 3, 'tok'],
-    ]);
+    assert.deepEqual(
+      messages.slice(0, 3).map((m) => [m.method, m.params.progress, m.params.total, m.params.progressToken]),
+      [
+        ['notifications/progress', 1, 3, 'tok'],
+        ['notifications/progress', 2, 3, 'tok'],
+        ['notifications/progress', 3, 3, 'tok'],
+      ],
+    );
     assert.equal(messages[3].id, msg.id);
     assert.equal(messages[3].result.content[0].text, 'did 3');
     assert.equal(messages.length, 4, 'the stream ends after the result');
@@ -152,7 +155,13 @@ test('a batch on a 2025-03-26 session is answered as a batch', async () => {
     assert.equal(r.status, 200);
     const body = (await r.json()) as Array<{ id: unknown; result: { content: Array<{ text: string }> } }>;
     assert.ok(Array.isArray(body));
-    assert.deepEqual(body.map((m) => [m.id, m.result.content[0].text]).sort(), [[a.id, 'a'], [b.id, 'b']].sort());
+    assert.deepEqual(
+      body.map((m) => [m.id, m.result.content[0].text]).sort(),
+      [
+        [a.id, 'a'],
+        [b.id, 'b'],
+      ].sort(),
+    );
   } finally {
     await s.running.close();
   }

@@ -164,7 +164,10 @@ test('GET /sse announces the endpoint; POSTs there get 202 and answers arrive on
     const msg = call('progress', { steps: 2, delayMs: 1 }, { progressToken: 'L' });
     assert.equal((await post(endpoint, msg)).status, 202);
     const got = [await sse.message(), await sse.message(), await sse.message()];
-    assert.deepEqual(got.map((m) => m.method ?? m.id), ['notifications/progress', 'notifications/progress', msg.id]);
+    assert.deepEqual(
+      got.map((m) => m.method ?? m.id),
+      ['notifications/progress', 'notifications/progress', msg.id],
+    );
     assert.equal(got[2].result.content[0].text, 'did 2');
     assert.equal(s.running.handler.legacy!.connectionCount, 1);
     await sse.cancel();

@@ -19,7 +19,9 @@ test('a shared SessionStore lets another instance serve a session; DELETE ends i
   const c = await serve(server, { port: 0, sessionStore: store });
   try {
     const init = await rpc(a.url, {
-      jsonrpc: '2.0', id: 1, method: 'initialize',
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lb-client', version: '1' } },
     });
     assert.equal(init.status, 200);
@@ -61,10 +63,16 @@ test('a session from the store keeps its owner: another principal gets 404', asy
   const a = await serve(server, { port: 0, sessionStore: store, authenticate: keyOf });
   const b = await serve(server, { port: 0, sessionStore: store, authenticate: keyOf });
   try {
-    const init = await rpc(a.url, {
-      jsonrpc: '2.0', id: 1, method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
-    }, { 'x-api-key': 'alice' });
+    const init = await rpc(
+      a.url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      },
+      { 'x-api-key': 'alice' },
+    );
     const sid = init.headers.get('mcp-session-id')!;
     await init.text();
     const asBob = await rpc(b.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sid, 'x-api-key': 'bob' });

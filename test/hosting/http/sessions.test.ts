@@ -179,8 +179,14 @@ test('stateless: SSE responses and progress work without a session', async () =>
     const text = await r.text();
     // No event store without sessions: no ids, no priming event.
     assert.doesNotMatch(text, /^id:/m);
-    const messages = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
-    assert.deepEqual(messages.map((m) => m.method ?? 'result'), ['notifications/progress', 'notifications/progress', 'result']);
+    const messages = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    assert.deepEqual(
+      messages.map((m) => m.method ?? 'result'),
+      ['notifications/progress', 'notifications/progress', 'result'],
+    );
     await waitFor(() => s.mcp.server.sessions.size === 0, 'transient sessions to be closed');
   } finally {
     await s.running.close();
@@ -189,7 +195,9 @@ test('stateless: SSE responses and progress work without a session', async () =>
 
 /** Whether some session of `s` has a request in progress (peeks inside, like getStreamOpen). */
 function requestRunning(s: Awaited<ReturnType<typeof start>>): boolean {
-  const inner = s.running.handler.streamable as unknown as { sessions: Map<string, { transport: { openChannels: Array<{ connected: boolean }>; standalone?: unknown } }> };
+  const inner = s.running.handler.streamable as unknown as {
+    sessions: Map<string, { transport: { openChannels: Array<{ connected: boolean }>; standalone?: unknown } }>;
+  };
   return [...inner.sessions.values()].some((l) => l.transport.openChannels.some((c) => c !== l.transport.standalone));
 }
 

@@ -14,7 +14,13 @@ function view(headers: Record<string, string>, body: unknown): HttpRequestView {
   return { method: 'POST', path: '/mcp', query: '', remoteAddress: '203.0.113.7', header: (n) => h[n], readBody: () => Promise.resolve(JSON.stringify(body)) };
 }
 
-interface Recorded { status?: number; chunks: string[]; ended: boolean; abort?: () => void; close?: () => void }
+interface Recorded {
+  status?: number;
+  chunks: string[];
+  ended: boolean;
+  abort?: () => void;
+  close?: () => void;
+}
 
 function responder(rec: Recorded): HttpResponder {
   return {

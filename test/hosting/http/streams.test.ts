@@ -117,7 +117,10 @@ test('resume: drop the POST stream mid-call, GET + Last-Event-ID gets the missed
     const events = await new SseReader(g).rest();
     const messages = events.map((e) => JSON.parse(e.data!));
     const progress = messages.filter((m) => m.method === 'notifications/progress');
-    assert.deepEqual(progress.map((m) => [m.params.progressToken, m.params.progress]), [1, 2, 3, 4, 5].map((i) => ['A', i]));
+    assert.deepEqual(
+      progress.map((m) => [m.params.progressToken, m.params.progress]),
+      [1, 2, 3, 4, 5].map((i) => ['A', i]),
+    );
     const results = messages.filter((m) => 'result' in m);
     assert.equal(results.length, 1);
     assert.equal(results[0].id, msg.id);
@@ -127,7 +130,10 @@ test('resume: drop the POST stream mid-call, GET + Last-Event-ID gets the missed
     // Resuming again from a later event replays only what came after it.
     const again = await sseGet(s.url, { ...headers, 'last-event-id': events[3].id! });
     const tail = (await new SseReader(again).rest()).map((e) => JSON.parse(e.data!));
-    assert.deepEqual(tail.map((m) => m.params?.progress ?? 'result'), [5, 'result']);
+    assert.deepEqual(
+      tail.map((m) => m.params?.progress ?? 'result'),
+      [5, 'result'],
+    );
   } finally {
     await s.running.close();
   }
@@ -205,7 +211,10 @@ test('keep-alive comments appear on idle streams', async () => {
     // A POST stream waiting on a slow tool gets them too.
     const p = new SseReader(await post(s.url, call('progress', { steps: 1, delayMs: 200 }, { progressToken: 1 }), headers));
     const seen = [await p.next(), await p.next(), await p.next(), await p.next()];
-    assert.ok(seen.some((e) => e?.comment === 'keepalive'), JSON.stringify(seen));
+    assert.ok(
+      seen.some((e) => e?.comment === 'keepalive'),
+      JSON.stringify(seen),
+    );
     await p.rest();
   } finally {
     await s.running.close();
@@ -240,7 +249,10 @@ test('resume with an asynchronous event store loses and repeats nothing', async 
     await sleep(20);
     const events = await new SseReader(await sseGet(s.url, { ...headers, 'last-event-id': priming!.id! })).rest();
     const messages = events.map((e) => JSON.parse(e.data!));
-    assert.deepEqual(messages.map((m) => m.params?.progress ?? 'result'), [...Array.from({ length: 30 }, (_, i) => i + 1), 'result']);
+    assert.deepEqual(
+      messages.map((m) => m.params?.progress ?? 'result'),
+      [...Array.from({ length: 30 }, (_, i) => i + 1), 'result'],
+    );
     assert.equal(new Set(events.map((e) => e.id)).size, events.length);
   } finally {
     await s.running.close();

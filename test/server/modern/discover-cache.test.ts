@@ -125,7 +125,10 @@ test('list results are deterministic and identical across two connections', asyn
     assert.deepEqual(ra, ra2, `${method} is deterministic`);
     assert.deepEqual(ra, rb, `${method} does not vary per connection`);
   }
-  assert.deepEqual((await a.result('tools/list')).tools.map((t: { name: string }) => t.name), ['b-tool', 'a-tool']);
+  assert.deepEqual(
+    (await a.result('tools/list')).tools.map((t: { name: string }) => t.name),
+    ['b-tool', 'a-tool'],
+  );
   // A handshake on one connection does not change what the other connection's modern lists show.
   const init = await a.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
   assert.ok(init.result);

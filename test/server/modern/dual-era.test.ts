@@ -69,7 +69,11 @@ test('in memory: the same tool elicits with a real request (handshake) and with 
   w.send({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { name: 'Legacy' } } });
   const legacyDone = await w.response('legacy-call');
   assert.deepEqual(legacyDone.result, { content: [{ type: 'text', text: 'Hello, Legacy!' }] });
-  const modernDone = await w.result('tools/call', { name: 'ask-name', arguments: {}, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Modern' } } }, requestState: modern.requestState }, { elicitation: {} });
+  const modernDone = await w.result(
+    'tools/call',
+    { name: 'ask-name', arguments: {}, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Modern' } } }, requestState: modern.requestState },
+    { elicitation: {} },
+  );
   assert.deepEqual(modernDone.content, [{ type: 'text', text: 'Hello, Modern!' }]);
   // Modern capabilities are per request: the handshake's elicitation does not count.
   assert.equal((await w.modern('tools/call', { name: 'ask-name', arguments: {} }, {}, 'nocap')).error?.code, -32021);
@@ -118,7 +122,8 @@ class Child {
       const hit = this.frames.find(pred);
       if (hit) return hit;
       const left = deadline - Date.now();
-      if (left <= 0 || this.child.exitCode !== null) throw new Error(`no ${what}; frames ${JSON.stringify(this.frames).slice(0, 800)}; stderr ${this.stderr.slice(-500)}`);
+      if (left <= 0 || this.child.exitCode !== null)
+        throw new Error(`no ${what}; frames ${JSON.stringify(this.frames).slice(0, 800)}; stderr ${this.stderr.slice(-500)}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, left);
         this.waiters.push(() => (clearTimeout(t), r()));
@@ -188,7 +193,8 @@ test('stdio: the same tool sends elicitation/create to a handshake client and an
   const legacy = await c.waitFor('legacy response', (f) => f.id === 'legacy' && f.method === undefined);
   assert.deepEqual(legacy.result, { content: [{ type: 'text', text: 'Hello, Stdio!' }] });
   const done = await c.request('modern-2', 'tools/call', {
-    name: 'ask-name', arguments: {},
+    name: 'ask-name',
+    arguments: {},
     inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Modern' } } },
     requestState: modern.result?.requestState,
     _meta: meta({ elicitation: {} }),

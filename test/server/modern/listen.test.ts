@@ -48,7 +48,11 @@ test('the acknowledgement comes first, tagged with the listen id, echoing only w
 
 test('a listen needs a notifications filter object: -32602 with the id', async () => {
   const w = await Wire.connect(server());
-  for (const [id, notifications] of [[1, undefined], [2, []], [3, 'all']] as const) {
+  for (const [id, notifications] of [
+    [1, undefined],
+    [2, []],
+    [3, 'all'],
+  ] as const) {
     const f = await w.request('subscriptions/listen', notifications === undefined ? { _meta: meta() } : { _meta: meta(), notifications }, id);
     assert.equal(f.id, id);
     assert.equal(f.error?.code, -32602);
@@ -72,7 +76,10 @@ test('a tool registered at run time reaches a tools listen, tagged; a prompts li
   const p = await w.waitFor('prompts list_changed', (f) => f.method === 'notifications/prompts/list_changed');
   assert.deepEqual(p.params, { _meta: { [M.subscriptionId]: 'prompts' } });
   // A listen is connection-independent: the change may come from anywhere (here: no request at all).
-  assert.deepEqual((await w.result('tools/list')).tools.map((t: { name: string }) => t.name), ['t', 'added']);
+  assert.deepEqual(
+    (await w.result('tools/list')).tools.map((t: { name: string }) => t.name),
+    ['t', 'added'],
+  );
 });
 
 test('two listens at once on one connection are demultiplexed by id', async () => {
@@ -85,7 +92,10 @@ test('two listens at once on one connection are demultiplexed by id', async () =
   await ack(w, 8);
   s.tool('x', () => 'x');
   await w.waitFor('both', () => w.notifications('notifications/tools/list_changed').length === 2);
-  const ids = w.notifications('notifications/tools/list_changed').map((f) => f.params?._meta?.[M.subscriptionId]).sort();
+  const ids = w
+    .notifications('notifications/tools/list_changed')
+    .map((f) => f.params?._meta?.[M.subscriptionId])
+    .sort();
   assert.deepEqual(ids, [7, 8]);
   s.prompt('y', () => 'y');
   const p = await w.waitFor('prompts', (f) => f.method === 'notifications/prompts/list_changed');
@@ -119,7 +129,15 @@ test('progress and log notifications never travel on a listen stream', async () 
   const s = server();
   await flush();
   const w = await Wire.connect(s);
-  w.send({ jsonrpc: '2.0', id: 'L', method: 'subscriptions/listen', params: { _meta: { ...meta(), progressToken: 'pt', [M.logLevel]: 'debug' }, notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } } });
+  w.send({
+    jsonrpc: '2.0',
+    id: 'L',
+    method: 'subscriptions/listen',
+    params: {
+      _meta: { ...meta(), progressToken: 'pt', [M.logLevel]: 'debug' },
+      notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+    },
+  });
   await ack(w, 'L');
   s.log('error', 'server-wide log');
   s.server.broadcast('notifications/progress', { progressToken: 'pt', progress: 1 });
@@ -127,7 +145,10 @@ test('progress and log notifications never travel on a listen stream', async () 
   s.tool('z', () => 'z');
   await w.waitFor('list change', (f) => f.method === 'notifications/tools/list_changed');
   await flush();
-  assert.deepEqual(w.frames.map((f) => f.method), ['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+  assert.deepEqual(
+    w.frames.map((f) => f.method),
+    ['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed'],
+  );
 });
 
 test('notifications/cancelled for the listen id ends it without a response', async () => {
@@ -142,7 +163,10 @@ test('notifications/cancelled for the listen id ends it without a response', asy
   assert.equal(s.server.modern?.listenCount, 0);
   s.tool('after', () => 'x');
   await flush();
-  assert.deepEqual(w.frames.map((f) => f.method ?? `response ${f.id}`), ['notifications/subscriptions/acknowledged']);
+  assert.deepEqual(
+    w.frames.map((f) => f.method ?? `response ${f.id}`),
+    ['notifications/subscriptions/acknowledged'],
+  );
   // The id may be used again once the listen is over.
   listen(w, 'c', { promptsListChanged: true });
   await ack(w, 'c');

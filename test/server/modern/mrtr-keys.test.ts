@@ -8,7 +8,10 @@ import { McpServer } from '../../../src/server/mcp-server.js';
 import { assertError, Wire } from './helpers.js';
 
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
-const NAME_FORM = { message: 'What is your name?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
+const NAME_FORM = {
+  message: 'What is your name?',
+  requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] },
+};
 const ACCEPT = (content: Record<string, unknown>) => ({ action: 'accept', content });
 const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
 const ROOTS = { roots: [{ uri: 'file:///test/root', name: 'Test Root' }] };
@@ -41,7 +44,10 @@ function server(): McpServer {
     return 'returned anyway';
   });
   s.prompt('ctx-prompt', async (_a, ctx) => {
-    const r = await ctx.elicit({ message: 'Context?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } } } }, { key: 'user_context' });
+    const r = await ctx.elicit(
+      { message: 'Context?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } } } },
+      { key: 'user_context' },
+    );
     return `in ${String(r.content?.context)}`;
   });
   return s;
@@ -52,17 +58,26 @@ test('answers under custom keys are accepted for elicitation, sampling, roots an
   const r1 = await w.result('tools/call', { name: 'all-three', arguments: {} }, ALL);
   assert.equal(r1.resultType, 'input_required');
   assert.deepEqual(Object.keys(r1.inputRequests).sort(), ['capital_question', 'client_roots', 'user_name']);
-  const done = await w.result('tools/call', {
-    name: 'all-three', arguments: {},
-    inputResponses: { user_name: ACCEPT({ name: 'Alice' }), capital_question: SAMPLED, client_roots: ROOTS },
-    requestState: r1.requestState,
-  }, ALL);
+  const done = await w.result(
+    'tools/call',
+    {
+      name: 'all-three',
+      arguments: {},
+      inputResponses: { user_name: ACCEPT({ name: 'Alice' }), capital_question: SAMPLED, client_roots: ROOTS },
+      requestState: r1.requestState,
+    },
+    ALL,
+  );
   assert.equal(done.resultType, 'complete');
   assert.deepEqual(done.content, [{ type: 'text', text: 'Alice / Paris / file:///test/root' }]);
 
   const p1 = await w.result('prompts/get', { name: 'ctx-prompt' }, ALL);
   assert.deepEqual(Object.keys(p1.inputRequests), ['user_context']);
-  const p2 = await w.result('prompts/get', { name: 'ctx-prompt', inputResponses: { user_context: ACCEPT({ context: 'tests' }) }, requestState: p1.requestState }, ALL);
+  const p2 = await w.result(
+    'prompts/get',
+    { name: 'ctx-prompt', inputResponses: { user_context: ACCEPT({ context: 'tests' }) }, requestState: p1.requestState },
+    ALL,
+  );
   assert.deepEqual(p2.messages, [{ role: 'user', content: { type: 'text', text: 'in tests' } }]);
 });
 
@@ -70,15 +85,24 @@ test('custom keys across rounds: a new state each round, sealed answers cannot b
   const w = await Wire.connect(server());
   const r1 = await w.result('tools/call', { name: 'steps', arguments: {} }, ALL);
   assert.deepEqual(Object.keys(r1.inputRequests), ['step1']);
-  const r2 = await w.result('tools/call', { name: 'steps', arguments: {}, inputResponses: { step1: ACCEPT({ name: 'Al' }) }, requestState: r1.requestState }, ALL);
+  const r2 = await w.result(
+    'tools/call',
+    { name: 'steps', arguments: {}, inputResponses: { step1: ACCEPT({ name: 'Al' }) }, requestState: r1.requestState },
+    ALL,
+  );
   assert.equal(r2.resultType, 'input_required');
   assert.deepEqual(Object.keys(r2.inputRequests), ['step2']);
   assert.notEqual(r2.requestState, r1.requestState);
-  const r3 = await w.result('tools/call', {
-    name: 'steps', arguments: {},
-    inputResponses: { step1: ACCEPT({ name: 'EVIL' }), step2: ACCEPT({ color: 'blue' }) },
-    requestState: r2.requestState,
-  }, ALL);
+  const r3 = await w.result(
+    'tools/call',
+    {
+      name: 'steps',
+      arguments: {},
+      inputResponses: { step1: ACCEPT({ name: 'EVIL' }), step2: ACCEPT({ color: 'blue' }) },
+      requestState: r2.requestState,
+    },
+    ALL,
+  );
   assert.deepEqual(r3.content, [{ type: 'text', text: 'Al likes blue' }]);
 });
 
@@ -97,10 +121,15 @@ test('an answer of the wrong kind for its key is -32602, judged by the method as
 
 test('answers sent without a requestState count (ephemeral flow); unknown keys are ignored', async () => {
   const w = await Wire.connect(server());
-  const done = await w.result('tools/call', {
-    name: 'named', arguments: {},
-    inputResponses: { user_name: ACCEPT({ name: 'Alice' }), unknown_extra_key: ACCEPT({ foo: 'bar' }), another_unexpected: 7 },
-  }, ALL);
+  const done = await w.result(
+    'tools/call',
+    {
+      name: 'named',
+      arguments: {},
+      inputResponses: { user_name: ACCEPT({ name: 'Alice' }), unknown_extra_key: ACCEPT({ foo: 'bar' }), another_unexpected: 7 },
+    },
+    ALL,
+  );
   assert.equal(done.resultType, 'complete');
   assert.deepEqual(done.content, [{ type: 'text', text: 'Hello, Alice!' }]);
   // The wrong key only: asked again, never an error.

@@ -10,7 +10,10 @@ import { ManualClock } from '../../support/index.js';
 const INFO = { name: 'mrtr', version: '1.0.0' };
 const ELICIT = { elicitation: {} };
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
-const NAME_FORM = { message: 'What is your name?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
+const NAME_FORM = {
+  message: 'What is your name?',
+  requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] },
+};
 const ACCEPT = (name: string) => ({ action: 'accept', content: { name } });
 const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
 
@@ -37,7 +40,11 @@ function server(options: Partial<ConstructorParameters<typeof McpServer>[0]> = {
     return roots.map((r) => r.uri).join(',');
   });
   s.tool('sample-tools', async (_a, ctx) => {
-    await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5, tools: [{ name: 't', inputSchema: { type: 'object' } }] });
+    await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: 'x' } }],
+      maxTokens: 5,
+      tools: [{ name: 't', inputSchema: { type: 'object' } }],
+    });
     return 'done';
   });
   s.tool('url', async (_a, ctx) => {
@@ -64,7 +71,12 @@ function server(options: Partial<ConstructorParameters<typeof McpServer>[0]> = {
 }
 
 /** Round one of a tools/call: asserts the exact input_required shape and returns the state. */
-async function firstRound(w: Wire, name: string, caps: Record<string, unknown>, args: Record<string, unknown> = {}): Promise<{ state: string; requests: Record<string, any> }> {
+async function firstRound(
+  w: Wire,
+  name: string,
+  caps: Record<string, unknown>,
+  args: Record<string, unknown> = {},
+): Promise<{ state: string; requests: Record<string, any> }> {
   const r = await w.result('tools/call', { name, arguments: args }, caps);
   assert.equal(r.resultType, 'input_required', JSON.stringify(r));
   assert.deepEqual(Object.keys(r).sort(), ['_meta', 'inputRequests', 'requestState', 'resultType']);
@@ -79,7 +91,11 @@ test('tools/call: input_required with the exact request, then a retry with answe
   assert.deepEqual(requests, { 'elicit-1': { method: 'elicitation/create', params: NAME_FORM } });
   // No elicitation/create request ever went on the wire: only the response.
   assert.equal(w.frames.filter((f) => f.method !== undefined).length, 0);
-  const done = await w.result('tools/call', { name: 'greet', arguments: { greeting: 'Hi' }, inputResponses: { 'elicit-1': ACCEPT('Alice') }, requestState: state }, ELICIT);
+  const done = await w.result(
+    'tools/call',
+    { name: 'greet', arguments: { greeting: 'Hi' }, inputResponses: { 'elicit-1': ACCEPT('Alice') }, requestState: state },
+    ELICIT,
+  );
   assert.deepEqual(done, { content: [{ type: 'text', text: 'Hi, Alice!' }], resultType: 'complete', _meta: { [M.serverInfo]: INFO } });
 });
 
@@ -88,21 +104,34 @@ test('two sequential elicits take two rounds, with a new requestState each time'
   const r1 = await firstRound(w, 'two-steps', ELICIT);
   assert.deepEqual(Object.keys(r1.requests), ['elicit-1']);
   assert.equal(r1.requests['elicit-1'].params.message, 'step 1');
-  const r2 = await w.result('tools/call', { name: 'two-steps', arguments: {}, inputResponses: { 'elicit-1': { action: 'accept', content: { v: 'a' } } }, requestState: r1.state }, ELICIT);
+  const r2 = await w.result(
+    'tools/call',
+    { name: 'two-steps', arguments: {}, inputResponses: { 'elicit-1': { action: 'accept', content: { v: 'a' } } }, requestState: r1.state },
+    ELICIT,
+  );
   assert.equal(r2.resultType, 'input_required');
   assert.deepEqual(Object.keys(r2.inputRequests), ['elicit-2']);
   assert.equal(r2.inputRequests['elicit-2'].params.message, 'step 2');
   assert.notEqual(r2.requestState, r1.state);
   // Round three answers only the new key: the first answer lives in the sealed state.
-  const r3 = await w.result('tools/call', { name: 'two-steps', arguments: {}, inputResponses: { 'elicit-2': { action: 'accept', content: { v: 'b' } } }, requestState: r2.requestState }, ELICIT);
+  const r3 = await w.result(
+    'tools/call',
+    { name: 'two-steps', arguments: {}, inputResponses: { 'elicit-2': { action: 'accept', content: { v: 'b' } } }, requestState: r2.requestState },
+    ELICIT,
+  );
   assert.equal(r3.resultType, 'complete');
   assert.deepEqual(r3.content, [{ type: 'text', text: 'a+b' }]);
   // An answer re-sent for an earlier key cannot overwrite the sealed one.
-  const r3b = await w.result('tools/call', {
-    name: 'two-steps', arguments: {},
-    inputResponses: { 'elicit-1': { action: 'accept', content: { v: 'EVIL' } }, 'elicit-2': { action: 'accept', content: { v: 'b' } } },
-    requestState: r2.requestState,
-  }, ELICIT);
+  const r3b = await w.result(
+    'tools/call',
+    {
+      name: 'two-steps',
+      arguments: {},
+      inputResponses: { 'elicit-1': { action: 'accept', content: { v: 'EVIL' } }, 'elicit-2': { action: 'accept', content: { v: 'b' } } },
+      requestState: r2.requestState,
+    },
+    ELICIT,
+  );
   assert.deepEqual(r3b.content, [{ type: 'text', text: 'a+b' }]);
 });
 
@@ -111,27 +140,43 @@ test('parallel elicit and sample are asked in one round', async () => {
   const { state, requests } = await firstRound(w, 'parallel', ALL);
   assert.deepEqual(requests, {
     'elicit-1': { method: 'elicitation/create', params: NAME_FORM },
-    'sample-1': { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 } },
+    'sample-1': {
+      method: 'sampling/createMessage',
+      params: { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 },
+    },
   });
   // Only one answered: the other is asked again, never an error.
   const partial = await w.result('tools/call', { name: 'parallel', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Bob') }, requestState: state }, ALL);
   assert.equal(partial.resultType, 'input_required');
   assert.deepEqual(Object.keys(partial.inputRequests), ['sample-1']);
-  const done = await w.result('tools/call', { name: 'parallel', arguments: {}, inputResponses: { 'sample-1': SAMPLED }, requestState: partial.requestState }, ALL);
+  const done = await w.result(
+    'tools/call',
+    { name: 'parallel', arguments: {}, inputResponses: { 'sample-1': SAMPLED }, requestState: partial.requestState },
+    ALL,
+  );
   assert.deepEqual(done.content, [{ type: 'text', text: 'Bob / Paris' }]);
   // Both at once work as well.
-  const both = await w.result('tools/call', { name: 'parallel', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Cy'), 'sample-1': SAMPLED }, requestState: state }, ALL);
+  const both = await w.result(
+    'tools/call',
+    { name: 'parallel', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Cy'), 'sample-1': SAMPLED }, requestState: state },
+    ALL,
+  );
   assert.deepEqual(both.content, [{ type: 'text', text: 'Cy / Paris' }]);
 });
 
 test('unknown inputResponses keys are ignored; a missing answer asks again', async () => {
   const w = await Wire.connect(server());
   const { state } = await firstRound(w, 'greet', ELICIT);
-  const extra = await w.result('tools/call', {
-    name: 'greet', arguments: {},
-    inputResponses: { 'elicit-1': ACCEPT('Ann'), unknown_extra_key: { x: 1 }, another_unexpected: 'y' },
-    requestState: state,
-  }, ELICIT);
+  const extra = await w.result(
+    'tools/call',
+    {
+      name: 'greet',
+      arguments: {},
+      inputResponses: { 'elicit-1': ACCEPT('Ann'), unknown_extra_key: { x: 1 }, another_unexpected: 'y' },
+      requestState: state,
+    },
+    ELICIT,
+  );
   assert.equal(extra.resultType, 'complete');
   assert.deepEqual(extra.content, [{ type: 'text', text: 'Hello, Ann!' }]);
   for (const inputResponses of [{ wrong_key: ACCEPT('x') }, {}, null, undefined]) {
@@ -149,7 +194,12 @@ test('an answer of the wrong shape is -32602, never a complete result', async ()
     assertError(f, 'bad', -32602, /elicit-1/);
   }
   const p = await firstRound(w, 'parallel', ALL);
-  const f = await w.modern('tools/call', { name: 'parallel', arguments: {}, inputResponses: { 'sample-1': { text: 'Paris' } }, requestState: p.state }, ALL, 's');
+  const f = await w.modern(
+    'tools/call',
+    { name: 'parallel', arguments: {}, inputResponses: { 'sample-1': { text: 'Paris' } }, requestState: p.state },
+    ALL,
+    's',
+  );
   assertError(f, 's', -32602, /sample-1/);
   const r = await firstRound(w, 'roots', ALL);
   const g = await w.modern('tools/call', { name: 'roots', arguments: {}, inputResponses: { 'roots-1': { roots: 'nope' } }, requestState: r.state }, ALL, 'r');
@@ -160,7 +210,11 @@ test('roots travel through MRTR', async () => {
   const w = await Wire.connect(server());
   const { state, requests } = await firstRound(w, 'roots', { roots: {} });
   assert.deepEqual(requests, { 'roots-1': { method: 'roots/list' } });
-  const done = await w.result('tools/call', { name: 'roots', arguments: {}, inputResponses: { 'roots-1': { roots: [{ uri: 'file:///test/root', name: 'Test Root' }] } }, requestState: state }, { roots: {} });
+  const done = await w.result(
+    'tools/call',
+    { name: 'roots', arguments: {}, inputResponses: { 'roots-1': { roots: [{ uri: 'file:///test/root', name: 'Test Root' }] } }, requestState: state },
+    { roots: {} },
+  );
   assert.deepEqual(done.content, [{ type: 'text', text: 'file:///test/root' }]);
 });
 
@@ -169,15 +223,35 @@ test('resources/read (template) and prompts/get use MRTR too', async () => {
   const r1 = await w.result('resources/read', { uri: 'test://ask/7' }, ELICIT);
   assert.equal(r1.resultType, 'input_required');
   assert.deepEqual(r1.inputRequests['elicit-1'].method, 'elicitation/create');
-  const r2 = await w.result('resources/read', { uri: 'test://ask/7', inputResponses: { 'elicit-1': { action: 'accept', content: { ok: true } } }, requestState: r1.requestState }, ELICIT);
+  const r2 = await w.result(
+    'resources/read',
+    { uri: 'test://ask/7', inputResponses: { 'elicit-1': { action: 'accept', content: { ok: true } } }, requestState: r1.requestState },
+    ELICIT,
+  );
   assert.deepEqual(r2, {
     contents: [{ uri: 'test://ask/7', text: 'test://ask/7: true' }],
-    resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: { [M.serverInfo]: INFO },
+    resultType: 'complete',
+    ttlMs: 0,
+    cacheScope: 'private',
+    _meta: { [M.serverInfo]: INFO },
   });
   const p1 = await w.result('prompts/get', { name: 'context', arguments: { topic: 'MCP' } }, ELICIT);
   assert.equal(p1.resultType, 'input_required');
-  const p2 = await w.result('prompts/get', { name: 'context', arguments: { topic: 'MCP' }, inputResponses: { 'elicit-1': { action: 'accept', content: { context: 'tests' } } }, requestState: p1.requestState }, ELICIT);
-  assert.deepEqual(p2, { messages: [{ role: 'user', content: { type: 'text', text: 'MCP in tests' } }], resultType: 'complete', _meta: { [M.serverInfo]: INFO } });
+  const p2 = await w.result(
+    'prompts/get',
+    {
+      name: 'context',
+      arguments: { topic: 'MCP' },
+      inputResponses: { 'elicit-1': { action: 'accept', content: { context: 'tests' } } },
+      requestState: p1.requestState,
+    },
+    ELICIT,
+  );
+  assert.deepEqual(p2, {
+    messages: [{ role: 'user', content: { type: 'text', text: 'MCP in tests' } }],
+    resultType: 'complete',
+    _meta: { [M.serverInfo]: INFO },
+  });
 });
 
 test('requestState: tampered, from another method, for other params, expired, or another principal is -32602', async () => {
@@ -189,10 +263,13 @@ test('requestState: tampered, from another method, for other params, expired, or
   const w = await Wire.connect(s);
   const { state } = await firstRound(w, 'greet', ELICIT);
   const answers = { 'elicit-1': ACCEPT('Eve') };
-  const call = (params: Record<string, unknown>, id: string) => w.modern('tools/call', { name: 'greet', arguments: {}, inputResponses: answers, ...params }, ELICIT, id);
+  const call = (params: Record<string, unknown>, id: string) =>
+    w.modern('tools/call', { name: 'greet', arguments: {}, inputResponses: answers, ...params }, ELICIT, id);
   assertError(await call({ requestState: `${state}-TAMPERED` }, 't1'), 't1', -32602, /requestState/);
   const [body, mac] = state.split('.');
-  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), a: { 'elicit-1': ACCEPT('Mallory') } })).toString('base64url');
+  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), a: { 'elicit-1': ACCEPT('Mallory') } })).toString(
+    'base64url',
+  );
   assertError(await call({ requestState: `${forged}.${mac}` }, 't2'), 't2', -32602);
   assertError(await call({ requestState: 42 }, 't3'), 't3', -32602);
   assertError(await call({ requestState: '' }, 't4'), 't4', -32602);
@@ -203,7 +280,12 @@ test('requestState: tampered, from another method, for other params, expired, or
   const params = await w.modern('tools/call', { name: 'greet', arguments: { greeting: 'Yo' }, inputResponses: answers, requestState: state }, ELICIT, 't6');
   assertError(params, 't6', -32602);
   // The untouched state still works (and _meta differences do not matter).
-  const ok = await w.modern('tools/call', { name: 'greet', arguments: {}, inputResponses: answers, requestState: state, _meta: { progressToken: 'p' } }, ELICIT, 'ok');
+  const ok = await w.modern(
+    'tools/call',
+    { name: 'greet', arguments: {}, inputResponses: answers, requestState: state, _meta: { progressToken: 'p' } },
+    ELICIT,
+    'ok',
+  );
   assert.equal(ok.result?.resultType, 'complete');
 });
 
@@ -279,25 +361,34 @@ test('a handler that swallows the signal still yields input_required, with a war
   assert.deepEqual(Object.keys(r.inputRequests), ['elicit-1']);
   assert.equal(sink.errors.length, 1);
   assert.match(sink.errors[0].message, /caught the input-required signal/);
-  const done = await w.result('tools/call', { name: 'swallow', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('x') }, requestState: r.requestState }, ELICIT);
+  const done = await w.result(
+    'tools/call',
+    { name: 'swallow', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('x') }, requestState: r.requestState },
+    ELICIT,
+  );
   assert.deepEqual(done.content, [{ type: 'text', text: 'returned anyway' }]);
   assert.equal(sink.errors.length, 1);
 });
 
 test('ctx.elicit where MRTR is not allowed is a clear error, never input_required', async () => {
   const s = server();
-  s.resourceTemplate('listed', 'test://listed/{x}', {
-    list: async (ctx) => {
-      await ctx.elicit(NAME_FORM);
-      return [];
-    },
-    complete: {
-      x: async (_v, _c, ctx) => {
-        await ctx.sample({ messages: [], maxTokens: 1 });
+  s.resourceTemplate(
+    'listed',
+    'test://listed/{x}',
+    {
+      list: async (ctx) => {
+        await ctx.elicit(NAME_FORM);
         return [];
       },
+      complete: {
+        x: async (_v, _c, ctx) => {
+          await ctx.sample({ messages: [], maxTokens: 1 });
+          return [];
+        },
+      },
     },
-  }, () => 'x');
+    () => 'x',
+  );
   const w = await Wire.connect(s);
   const list = await w.modern('resources/list', {}, ALL, 'l');
   const e = assertError(list, 'l', -32603, /resources\/list/);
@@ -308,7 +399,7 @@ test('ctx.elicit where MRTR is not allowed is a clear error, never input_require
   for (const m of ['tools/list', 'prompts/list']) assert.equal((await w.result(m, {}, ALL)).resultType, 'complete');
 });
 
-test('a form the client cannot render is the server\'s bug: a tool error, not a question', async () => {
+test("a form the client cannot render is the server's bug: a tool error, not a question", async () => {
   const s = new McpServer({ ...INFO, onerror: () => {} });
   s.tool('bad-form', async (_a, ctx) => {
     await ctx.elicit({ message: 'nested', requestedSchema: { type: 'object', properties: { o: { type: 'object' } } } as never });

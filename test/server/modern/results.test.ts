@@ -55,12 +55,18 @@ test('ctx.log sends nothing without a logLevel in the request', async () => {
 test('with logLevel warning only warning and above are sent, tied to the request, before its response', async () => {
   const { w, sent } = await recorded(logging());
   await w.request('tools/call', { name: 'chatty', arguments: {}, _meta: meta({}, { [M.logLevel]: 'warning' }) }, 'call-1');
-  assert.deepEqual(w.frames.map((f) => f.method ?? `response ${f.id}`), ['notifications/message', 'notifications/message', 'notifications/message', 'response call-1']);
-  assert.deepEqual(w.notifications().map((f) => f.params), [
-    { level: 'warning', data: 'at warning', logger: 'chatty' },
-    { level: 'error', data: 'at error', logger: 'chatty' },
-    { level: 'critical', data: 'at critical', logger: 'chatty' },
-  ]);
+  assert.deepEqual(
+    w.frames.map((f) => f.method ?? `response ${f.id}`),
+    ['notifications/message', 'notifications/message', 'notifications/message', 'response call-1'],
+  );
+  assert.deepEqual(
+    w.notifications().map((f) => f.params),
+    [
+      { level: 'warning', data: 'at warning', logger: 'chatty' },
+      { level: 'error', data: 'at error', logger: 'chatty' },
+      { level: 'critical', data: 'at critical', logger: 'chatty' },
+    ],
+  );
   assert.equal(sent.length, 4);
   for (const { m, related } of sent) assert.equal(related, 'call-1', `${JSON.stringify(m)} belongs to call-1`);
   // The level is per request: the next request without one gets no logs.

@@ -16,12 +16,20 @@ export function gate(): { wait: () => Promise<void>; open: () => void } {
 }
 
 /** Polls tasks/get until `pred` holds and returns that task. */
-export async function taskWhere(w: Wire, taskId: string, pred: (t: Record<string, any>) => boolean, caps: Record<string, unknown> = TASKS): Promise<Record<string, any>> {
+export async function taskWhere(
+  w: Wire,
+  taskId: string,
+  pred: (t: Record<string, any>) => boolean,
+  caps: Record<string, unknown> = TASKS,
+): Promise<Record<string, any>> {
   let last: Record<string, any> | undefined;
-  return waitFor(async () => {
-    last = await w.result('tasks/get', { taskId }, caps);
-    return pred(last) ? last : undefined;
-  }, { what: `task ${taskId} to match (last: ${JSON.stringify(last)})` });
+  return waitFor(
+    async () => {
+      last = await w.result('tasks/get', { taskId }, caps);
+      return pred(last) ? last : undefined;
+    },
+    { what: `task ${taskId} to match (last: ${JSON.stringify(last)})` },
+  );
 }
 
 /** Waits for a terminal status. */

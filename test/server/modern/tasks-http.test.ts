@@ -34,7 +34,12 @@ async function start(withAuth = false): Promise<{ running: RunningServer; url: s
 let nextId = 1;
 
 /** One 2026-07-28 POST with the routing headers a conforming client sends (overridable). */
-async function post(url: string, method: string, params: Record<string, unknown>, headers: Record<string, string | undefined> = {}): Promise<{ status: number; body: Record<string, any> }> {
+async function post(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string | undefined> = {},
+): Promise<{ status: number; body: Record<string, any> }> {
   const h: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
@@ -53,7 +58,12 @@ async function post(url: string, method: string, params: Record<string, unknown>
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-async function poll(url: string, taskId: string, want: (t: Record<string, any>) => boolean, headers: Record<string, string> = {}): Promise<Record<string, any>> {
+async function poll(
+  url: string,
+  taskId: string,
+  want: (t: Record<string, any>) => boolean,
+  headers: Record<string, string> = {},
+): Promise<Record<string, any>> {
   const deadline = Date.now() + 3000;
   for (;;) {
     const r = await post(url, 'tasks/get', { taskId }, headers);

@@ -19,10 +19,7 @@ function server() {
     return `Hello, ${String(r.content?.name)} (${ctx.taskId === undefined ? 'sync' : 'task'})`;
   });
   s.tool('two', { task: 'optional' }, async (_a, ctx) => {
-    const [a, b] = await Promise.all([
-      ctx.elicit({ message: 'First?', requestedSchema: FORM }),
-      ctx.elicit({ message: 'Second?', requestedSchema: FORM }),
-    ]);
+    const [a, b] = await Promise.all([ctx.elicit({ message: 'First?', requestedSchema: FORM }), ctx.elicit({ message: 'Second?', requestedSchema: FORM })]);
     return `${String(a.content?.name)} & ${String(b.content?.name)}`;
   });
   s.tool('steps', { task: 'optional' }, async (_a, ctx) => {
@@ -109,10 +106,14 @@ test('roots and sampling park the task too, each answer checked against its ques
   assert.deepEqual(parked.inputRequests.where, { method: 'roots/list' });
   assert.equal(parked.inputRequests['sample-1'].method, 'sampling/createMessage');
   assertError(await w.modern('tasks/update', { taskId: id, inputResponses: { where: { roots: 'x' } } }, caps, 'r'), 'r', -32602, /ListRootsResult/);
-  await w.result('tasks/update', {
-    taskId: id,
-    inputResponses: { where: { roots: [{ uri: 'file:///a' }] }, 'sample-1': { role: 'assistant', content: { type: 'text', text: 'Hey' }, model: 'm' } },
-  }, caps);
+  await w.result(
+    'tasks/update',
+    {
+      taskId: id,
+      inputResponses: { where: { roots: [{ uri: 'file:///a' }] }, 'sample-1': { role: 'assistant', content: { type: 'text', text: 'Hey' }, model: 'm' } },
+    },
+    caps,
+  );
   assert.deepEqual((await settled(w, id, caps)).result, { content: [{ type: 'text', text: '1 roots, Hey' }] });
 });
 
@@ -134,7 +135,11 @@ test('without the extension the same tool asks through MRTR rounds, as any tool 
   const w = await Wire.connect(server());
   const r1 = await w.result('tools/call', { name: 'ask', arguments: {} }, { elicitation: {} });
   assert.equal(r1.resultType, 'input_required');
-  const r2 = await w.result('tools/call', { name: 'ask', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Bo') }, requestState: r1.requestState }, { elicitation: {} });
+  const r2 = await w.result(
+    'tools/call',
+    { name: 'ask', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('Bo') }, requestState: r1.requestState },
+    { elicitation: {} },
+  );
   assert.deepEqual(r2.content, [{ type: 'text', text: 'Hello, Bo (sync)' }]);
 });
 
@@ -144,7 +149,11 @@ test('MRTR then task: round 1 is a plain input_required; the round that calls ct
   assert.equal(r1.resultType, 'input_required');
   assert.equal('taskId' in r1, false);
   assert.deepEqual(Object.keys(r1.inputRequests), ['user_name']);
-  const r2 = await w.result('tools/call', { name: 'escalate', arguments: {}, inputResponses: { user_name: ACCEPT('Alice') }, requestState: r1.requestState }, TASKS);
+  const r2 = await w.result(
+    'tools/call',
+    { name: 'escalate', arguments: {}, inputResponses: { user_name: ACCEPT('Alice') }, requestState: r1.requestState },
+    TASKS,
+  );
   const id = assertCreated(r2, 3_600_000, 100);
   const parked = await taskWhere(w, id, (t) => t.status === 'input_required');
   assert.deepEqual(Object.keys(parked.inputRequests), ['elicit-1']);
@@ -166,7 +175,7 @@ test('ctx.startTask() changes nothing where no task can be made (no extension; t
   assert.deepEqual((await h.request('tools/call', { name: 'maybe', arguments: {} })).result, { content: [{ type: 'text', text: 'ran synchronously' }] });
 });
 
-test('notifications/tasks: a listen stream with taskIds gets every state of the caller\'s own tasks, tagged', async () => {
+test("notifications/tasks: a listen stream with taskIds gets every state of the caller's own tasks, tagged", async () => {
   const s = server();
   const w = await Wire.connect(s);
   const id = (await w.result('tools/call', { name: 'ask', arguments: {} }, TASKS)).taskId;

@@ -216,7 +216,7 @@ test('ttlMs: readable for its whole TTL, gone after it (-32602); a task still ru
   clock.advance(1);
   assertError(await w.modern('tasks/get', { taskId: done }, TASKS, 'x'), 'x', -32602);
   assertError(await w.modern('tasks/get', { taskId: running.taskId }, TASKS, 'y'), 'y', -32602);
-  await waitFor(() => seen.aborted !== undefined, 'the expired task\'s handler to return');
+  await waitFor(() => seen.aborted !== undefined, "the expired task's handler to return");
   assert.equal(seen.aborted, true, 'the expired task was stopped');
 });
 
@@ -228,7 +228,10 @@ test('server options are checked: ttlMs and pollIntervalMs are positive integers
 });
 
 test('a task tool without the tasks extension is refused at registration, naming the option; the old tasks option says where it went', () => {
-  assert.throws(() => new McpServer({ ...INFO }).tool('x', { task: 'optional' }, () => 'x'), /Tool "x": unknown option "task": no installed extension reads it/);
+  assert.throws(
+    () => new McpServer({ ...INFO }).tool('x', { task: 'optional' }, () => 'x'),
+    /Tool "x": unknown option "task": no installed extension reads it/,
+  );
   assert.throws(() => new McpServer({ ...INFO, tasks: {} } as never), /extensions: \[tasks\(\{ \.\.\. \}\)\]/);
   assert.throws(() => new McpServer({ ...INFO, extensions: [tasks(), tasks()] }), /installed already/);
 });

@@ -18,7 +18,10 @@ test('RedisBus: resource updates, logs, list changes, task answers and cancels r
   try {
     await Promise.all([a.mcp.server.bus!.ready, b.mcp.server.bus!.ready]);
     await crossInstanceChecks(a, b);
-    assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+    assert.deepEqual(
+      [...a.errors, ...b.errors].map((e) => e.message),
+      [],
+    );
   } finally {
     await a.running.close();
     await b.running.close();

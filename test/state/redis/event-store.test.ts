@@ -23,7 +23,10 @@ async function replay(s: RedisEventStore, from: string): Promise<{ stream: strin
 
 /** The Redis entry part of an event id, as a comparable number. */
 function seqOf(eventId: string): bigint {
-  const [ms, seq] = eventId.slice(eventId.lastIndexOf(':') + 1).split('-').map(BigInt);
+  const [ms, seq] = eventId
+    .slice(eventId.lastIndexOf(':') + 1)
+    .split('-')
+    .map(BigInt);
   return (ms << 64n) + seq;
 }
 
@@ -37,11 +40,20 @@ test('events replay in order from the priming id; ids grow and name their stream
   for (let i = 1; i < ids.length; i++) assert.ok(seqOf(ids[i]) > seqOf(ids[i - 1]), 'monotonic');
   const all = await replay(s, priming);
   assert.equal(all.stream, 'sess/1');
-  assert.deepEqual(all.events.map(([id]) => id), ids);
-  assert.deepEqual(all.events.map(([, m]) => progressOf(m)), ids.map((_, i) => i + 1));
+  assert.deepEqual(
+    all.events.map(([id]) => id),
+    ids,
+  );
+  assert.deepEqual(
+    all.events.map(([, m]) => progressOf(m)),
+    ids.map((_, i) => i + 1),
+  );
   // From the middle: only what came after.
   const tail = await replay(s, ids[19]);
-  assert.deepEqual(tail.events.map(([id]) => id), ids.slice(20));
+  assert.deepEqual(
+    tail.events.map(([id]) => id),
+    ids.slice(20),
+  );
   // From the last: nothing, but the stream is known.
   assert.deepEqual(await replay(s, ids[24]), { stream: 'sess/1', events: [] });
 });
@@ -53,7 +65,10 @@ test('any instance replays a stream another one wrote; only the writer gets the 
   const fromB = await replay(b, a.primingEventId('sess/2'));
   // Tagged: it matches no stream of B's, so B replays and ends instead of attaching to its own.
   assert.equal(fromB.stream, 'sess/2#A');
-  assert.deepEqual(fromB.events.map(([id]) => id), ids);
+  assert.deepEqual(
+    fromB.events.map(([id]) => id),
+    ids,
+  );
   assert.equal((await replay(a, ids[0])).stream, 'sess/2');
 });
 
@@ -65,10 +80,19 @@ test('streams never mix: other stream ids, and the same stream id written by two
   // Both instances number their streams from 1: B's sess/1 is not A's.
   await b.storeEvent('sess/1', note(3));
   const fromA = await replay(b, a.primingEventId('sess/1'));
-  assert.deepEqual(fromA.events.map(([, m]) => progressOf(m)), [1]);
+  assert.deepEqual(
+    fromA.events.map(([, m]) => progressOf(m)),
+    [1],
+  );
   const fromB = await replay(a, b.primingEventId('sess/1'));
-  assert.deepEqual(fromB.events.map(([, m]) => progressOf(m)), [3]);
-  assert.deepEqual((await replay(a, a.primingEventId('sess/2'))).events.map(([id]) => id), [other]);
+  assert.deepEqual(
+    fromB.events.map(([, m]) => progressOf(m)),
+    [3],
+  );
+  assert.deepEqual(
+    (await replay(a, a.primingEventId('sess/2'))).events.map(([id]) => id),
+    [other],
+  );
 });
 
 test('a priming id of a stream that logged nothing is valid; past ids of unknown streams are not', async () => {
@@ -81,9 +105,24 @@ test('a priming id of a stream that logged nothing is valid; past ids of unknown
 test('malformed Last-Event-IDs are unknown, never an error', async () => {
   const s = await store({ instanceId: 'M' });
   await s.storeEvent('m/1', note(1));
-  const bad = ['', 'garbage', 'm/1:1', 'm/1:0', 'm/1#M:abc', 'm/1#M:1-x', 'm/1#bad inst:1-0', 'm/1#M:', '#M:0-0', 'm/1#:0-0',
-    'm/1#M:99999999999999999999-0', 'm/1#M:1-99999999999999999999', `m/1#M:${'9'.repeat(30)}-0`, `${'x'.repeat(2000)}#M:0-0`,
-    undefined as unknown as string, 7 as unknown as string];
+  const bad = [
+    '',
+    'garbage',
+    'm/1:1',
+    'm/1:0',
+    'm/1#M:abc',
+    'm/1#M:1-x',
+    'm/1#bad inst:1-0',
+    'm/1#M:',
+    '#M:0-0',
+    'm/1#:0-0',
+    'm/1#M:99999999999999999999-0',
+    'm/1#M:1-99999999999999999999',
+    `m/1#M:${'9'.repeat(30)}-0`,
+    `${'x'.repeat(2000)}#M:0-0`,
+    undefined as unknown as string,
+    7 as unknown as string,
+  ];
   for (const id of bad) assert.deepEqual(await replay(s, id), { stream: undefined, events: [] }, JSON.stringify(id));
 });
 
@@ -97,7 +136,11 @@ test('a stream is bounded: old events are trimmed (approximately), the newest ke
   assert.ok(len >= 10 && len <= 200, `XLEN ${len}`);
   const { events } = await replay(s, s.primingEventId('big/1'));
   assert.equal(events.length, len);
-  assert.deepEqual(events.map(([id]) => id), ids.slice(-len), 'the newest events, in order');
+  assert.deepEqual(
+    events.map(([id]) => id),
+    ids.slice(-len),
+    'the newest events, in order',
+  );
 });
 
 test('replay pages through long streams', async () => {
@@ -105,8 +148,14 @@ test('replay pages through long streams', async () => {
   const ids: string[] = [];
   for (let i = 0; i < 600; i++) ids.push(await s.storeEvent('long/1', note(i)));
   const { events } = await replay(s, s.primingEventId('long/1'));
-  assert.deepEqual(events.map(([id]) => id), ids);
-  assert.deepEqual((await replay(s, ids[255])).events.map(([id]) => id), ids.slice(256));
+  assert.deepEqual(
+    events.map(([id]) => id),
+    ids,
+  );
+  assert.deepEqual(
+    (await replay(s, ids[255])).events.map(([id]) => id),
+    ids.slice(256),
+  );
 });
 
 test('streams expire after their TTL, and every append refreshes it', async () => {
@@ -122,7 +171,7 @@ test('streams expire after their TTL, and every append refreshes it', async () =
   assert.deepEqual(await replay(s, first), { stream: undefined, events: [] }, 'expired: unknown');
 });
 
-test('dropStream forgets this instance\'s log of a stream', async () => {
+test("dropStream forgets this instance's log of a stream", async () => {
   const redis = await connectRedis();
   const s = new RedisEventStore({ client: redis, keyPrefix: PREFIX, instanceId: 'drop' });
   const id = await s.storeEvent('drop/1', note(1));
@@ -145,7 +194,10 @@ test('messages round-trip exactly (unicode, large payloads, responses and errors
   ];
   for (const m of messages) await s.storeEvent('exact/1', m);
   const { events } = await replay(s, s.primingEventId('exact/1'));
-  assert.deepEqual(events.map(([, m]) => m), messages);
+  assert.deepEqual(
+    events.map(([, m]) => m),
+    messages,
+  );
 });
 
 test('options and arguments are checked', async () => {
@@ -168,7 +220,10 @@ test('Redis failures: storeEvent and replay reject; a failed dropStream goes to 
   const errors: Error[] = [];
   const s = new RedisEventStore({ client: async () => Promise.reject(new Error('connection lost')), onError: (e) => errors.push(e) });
   await assert.rejects(s.storeEvent('x/1', note(1)), /connection lost/);
-  await assert.rejects(s.replayEventsAfter(s.primingEventId('x/1'), () => {}), /connection lost/);
+  await assert.rejects(
+    s.replayEventsAfter(s.primingEventId('x/1'), () => {}),
+    /connection lost/,
+  );
   s.dropStream('x/1');
   await waitFor(() => errors.length === 1, 'onError');
   assert.match(errors[0].message, /connection lost/);
@@ -183,7 +238,10 @@ test('a corrupt entry is skipped and reported; the rest replays', async () => {
   await redis.xadd(s.key('c/1'), '*', 'other', 'field');
   const last = await s.storeEvent('c/1', note(2));
   const { events } = await replay(s, s.primingEventId('c/1'));
-  assert.deepEqual(events.map(([id]) => id), [first, last]);
+  assert.deepEqual(
+    events.map(([id]) => id),
+    [first, last],
+  );
   assert.equal(errors.length, 2);
 });
 
@@ -203,12 +261,22 @@ test('every command names its one key, for clients that route by key (clusters)'
   await s.replayEventsAfter(id, () => {});
   s.dropStream('k/1');
   await waitFor(() => seen.length === 4, 'four commands');
-  assert.deepEqual(seen, [['EVAL', s.key('k/1')], ['XRANGE', s.key('k/1')], ['EXISTS', s.key('k/1')], ['DEL', s.key('k/1')]]);
+  assert.deepEqual(seen, [
+    ['EVAL', s.key('k/1')],
+    ['XRANGE', s.key('k/1')],
+    ['EXISTS', s.key('k/1')],
+    ['DEL', s.key('k/1')],
+  ]);
 });
 
 test('a command function that throws synchronously fails as a promise', async () => {
   const errors: Error[] = [];
-  const s = new RedisEventStore({ client: () => { throw new Error('sync boom'); }, onError: (e) => errors.push(e) });
+  const s = new RedisEventStore({
+    client: () => {
+      throw new Error('sync boom');
+    },
+    onError: (e) => errors.push(e),
+  });
   await assert.rejects(s.storeEvent('x/1', note(1)), /sync boom/);
   s.dropStream('x/1');
   await waitFor(() => errors.length === 1, 'onError');

@@ -48,7 +48,6 @@ export async function cleanup(): Promise<void> {
   await Promise.all(clients.splice(0).map((x) => x.quit().catch(() => x.disconnect())));
 }
 
-
 /** The HTTP tests' SSE reader, skipping keep-alive and priming blocks that carry no message. */
 export class SseReader extends HttpSseReader {
   override async next(timeoutMs = 3000): Promise<SseEvent | undefined> {

@@ -56,7 +56,12 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}, 
 }
 
 async function initialize(url: string, version: string): Promise<Record<string, string>> {
-  const r = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'lb-client', version: '1' } } });
+  const r = await post(url, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'lb-client', version: '1' } },
+  });
   assert.equal(r.status, 200, await r.clone().text());
   const sid = r.headers.get('mcp-session-id');
   assert.ok(sid);
@@ -160,7 +165,12 @@ test('requests keep the Redis record alive: the core touches it (PEXPIRE) at mos
 /** Starts the `steps` call on A and reads up to progress 1, then cuts the connection. */
 async function cutAfterFirstProgress(a: Instance, headers: Record<string, string>): Promise<{ priming: string; first: string; streamId: string }> {
   const abort = new AbortController();
-  const r = await post(a.url, { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'steps', _meta: { progressToken: 'p' } } }, headers, abort.signal);
+  const r = await post(
+    a.url,
+    { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'steps', _meta: { progressToken: 'p' } } },
+    headers,
+    abort.signal,
+  );
   assert.equal(r.status, 200);
   const sse = new SseReader(r);
   const priming = await sse.next();
@@ -193,7 +203,10 @@ test('an SSE stream cut on A resumes on B with Last-Event-ID: the missed events 
     const resumed = await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': cut.first } });
     assert.equal(resumed.status, 200);
     const events = await new SseReader(resumed).messages();
-    assert.deepEqual(events.map((e) => e.message.params?.progress ?? 'result'), [2, 3, 'result']);
+    assert.deepEqual(
+      events.map((e) => e.message.params?.progress ?? 'result'),
+      [2, 3, 'result'],
+    );
     assert.equal(events[2].message.id, 10);
     assert.equal(events[2].message.result.content[0].text, 'all steps done');
     // Same ids, same messages as stored in Redis by A: B replayed the log, not something of its own.
@@ -228,7 +241,10 @@ test('resuming on the instance that holds the stream takes it over live (sticky 
     await sleep(30);
     release();
     const events = await reader.messages();
-    assert.deepEqual(events.map((e) => e.message.params?.progress ?? 'result'), [2, 3, 'result']);
+    assert.deepEqual(
+      events.map((e) => e.message.params?.progress ?? 'result'),
+      [2, 3, 'result'],
+    );
   } finally {
     release();
     await a.running.close();
@@ -261,7 +277,10 @@ test('two instances serving one session keep their streams apart, though both nu
     assert.notEqual(streamA, streamB);
     const replayed = await new SseReader(await fetch(b.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': onB.priming } })).messages();
     assert.deepEqual(replayed, onB.events, 'only what B sent on its stream');
-    assert.deepEqual(replayed.map((e) => e.message.params?.progressToken ?? e.message.id), ['B-2', 'B-2', 23]);
+    assert.deepEqual(
+      replayed.map((e) => e.message.params?.progressToken ?? e.message.id),
+      ['B-2', 'B-2', 23],
+    );
   } finally {
     await Promise.all([a.running.close(), b.running.close()]);
   }
@@ -283,7 +302,10 @@ test('with Redis down, an SSE response still delivers its events (without ids) a
     const priming = await reader.next();
     assert.ok(priming?.id, 'a priming id needs no round trip');
     const events = await reader.messages();
-    assert.deepEqual(events.map((e) => e.message.params?.progress ?? e.message.result?.content[0].text), [1, 2, 'chatted']);
+    assert.deepEqual(
+      events.map((e) => e.message.params?.progress ?? e.message.result?.content[0].text),
+      [1, 2, 'chatted'],
+    );
     for (const e of events) assert.equal(e.id, undefined);
     assert.equal(errors.filter((e) => /ECONNREFUSED/.test(e.message)).length, 3);
   } finally {

@@ -106,8 +106,15 @@ test('set refuses bad ids, TTLs and records', async () => {
 test('a value that is not a session record reads as no session', async () => {
   const redis = await connectRedis();
   const store = new RedisSessionStore({ client: redis, keyPrefix: PREFIX });
-  const cases = ['not json', '[]', 'null', '{"protocolVersion":1,"clientCapabilities":{}}', '{"protocolVersion":"x","clientCapabilities":[]}',
-    '{"protocolVersion":"x","clientCapabilities":{},"clientInfo":"y"}', '{"protocolVersion":"x","clientCapabilities":{},"principal":7}'];
+  const cases = [
+    'not json',
+    '[]',
+    'null',
+    '{"protocolVersion":1,"clientCapabilities":{}}',
+    '{"protocolVersion":"x","clientCapabilities":[]}',
+    '{"protocolVersion":"x","clientCapabilities":{},"clientInfo":"y"}',
+    '{"protocolVersion":"x","clientCapabilities":{},"principal":7}',
+  ];
   for (const [i, text] of cases.entries()) {
     await redis.set(store.key(`odd-${i}`), text, 'PX', 10_000);
     assert.equal(await store.get(`odd-${i}`), undefined, text);

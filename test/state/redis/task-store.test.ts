@@ -91,7 +91,12 @@ async function call(url: string, method: string, params: Record<string, unknown>
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': method, 'mcp-name': String(name) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: { [M.protocolVersion]: V, [M.clientCapabilities]: { extensions: { [EXT]: {} } } } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: { ...params, _meta: { [M.protocolVersion]: V, [M.clientCapabilities]: { extensions: { [EXT]: {} } } } },
+    }),
   });
   const body = (await res.json()) as Record<string, any>;
   assert.equal(res.status, 200, JSON.stringify(body));

@@ -39,7 +39,10 @@ test('basic fields, default event type, data joined with \\n', () => {
 
 test('CRLF, LF and CR line endings, mixed', () => {
   const evs = parseAll(['data: a\r\n\r\ndata: b\r\rdata: c\n\ndata: d\r\n\n']);
-  assert.deepEqual(evs.map((e) => e.data), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    evs.map((e) => e.data),
+    ['a', 'b', 'c', 'd'],
+  );
 });
 
 test('chunks split anywhere (including between CR and LF) give the same events', () => {
@@ -117,7 +120,10 @@ test('events larger than maxEventSize throw', () => {
 
 test('encodeEvent: field order, multi-line data, retry and validation', () => {
   assert.equal(encodeEvent({ data: 'x' }), 'data: x\n\n');
-  assert.equal(encodeEvent({ id: '1', event: 'message', retry: 10, data: 'a\r\nb\nc\rd' }), 'id: 1\nevent: message\nretry: 10\ndata: a\ndata: b\ndata: c\ndata: d\n\n');
+  assert.equal(
+    encodeEvent({ id: '1', event: 'message', retry: 10, data: 'a\r\nb\nc\rd' }),
+    'id: 1\nevent: message\nretry: 10\ndata: a\ndata: b\ndata: c\ndata: d\n\n',
+  );
   assert.equal(encodeEvent({ id: 'p', data: '' }), 'id: p\ndata: \n\n');
   assert.throws(() => encodeEvent({ id: 'a\nb', data: '' }), TypeError);
   assert.throws(() => encodeEvent({ event: 'x\0', data: '' }), TypeError);

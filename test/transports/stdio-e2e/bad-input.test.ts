@@ -142,11 +142,17 @@ test('garbage text: -32700 with id null', async () => {
 });
 
 test('a JSON array (batch) under 2025-11-25: -32600', async () => {
-  s.send([{ jsonrpc: '2.0', id: 'b1', method: 'ping' }, { jsonrpc: '2.0', id: 'b2', method: 'ping' }]);
+  s.send([
+    { jsonrpc: '2.0', id: 'b1', method: 'ping' },
+    { jsonrpc: '2.0', id: 'b2', method: 'ping' },
+  ]);
   await s.error(null, -32600);
   await s.alive();
   // Neither batched ping may have been executed.
-  assert.equal(s.inbox.some((m) => isObj(m) && (m.id === 'b1' || m.id === 'b2')), false);
+  assert.equal(
+    s.inbox.some((m) => isObj(m) && (m.id === 'b1' || m.id === 'b2')),
+    false,
+  );
 });
 
 test('"id": null on a request: -32600', async () => {
@@ -193,7 +199,11 @@ test('responses from the client (unknown id, malformed) are never answered', asy
   s.send('{"jsonrpc":"2.0","id":97,"error":{"code":"bad"}}');
   // The ping after them is answered in order: a reply to any of them would have come first.
   await s.alive();
-  assert.equal(s.inbox.some((x) => isObj(x) && [97, 98, 99].includes(x.id)), false, JSON.stringify(s.inbox));
+  assert.equal(
+    s.inbox.some((x) => isObj(x) && [97, 98, 99].includes(x.id)),
+    false,
+    JSON.stringify(s.inbox),
+  );
   await s.alive();
 });
 
@@ -224,7 +234,10 @@ test('two in-flight requests with the same id: one -32600 duplicate error, one s
   const ok = await s.take<Msg>('count result', (x) => isObj(x) && x.id === 7 && 'result' in x);
   assert.deepEqual(ok.result, { content: [{ type: 'text', text: 'counted to 20' }] });
   // Exactly one error and one result for id 7: nothing else.
-  assert.equal(s.inbox.some((x) => isObj(x) && x.id === 7), false);
+  assert.equal(
+    s.inbox.some((x) => isObj(x) && x.id === 7),
+    false,
+  );
   await s.alive();
 });
 
@@ -234,7 +247,11 @@ test('notifications/cancelled for an in-flight request: no response for it, serv
   await s.alive();
   // count(10) takes ≥ 50 ms; give it ample time to (wrongly) answer (one-sided: load only lengthens it).
   await sleep(300);
-  assert.equal(s.inbox.some((x) => isObj(x) && x.id === 'c1'), false, 'a cancelled request must not be answered');
+  assert.equal(
+    s.inbox.some((x) => isObj(x) && x.id === 'c1'),
+    false,
+    'a cancelled request must not be answered',
+  );
   await s.alive();
 });
 
@@ -297,7 +314,10 @@ test('2025-03-26 session: batch edge cases (invalid member, notifications only, 
   old.send([{ jsonrpc: '2.0', id: 3, method: 'ping' }, 1]);
   const mixed = await old.take<Msg[]>('mixed batch reply', (m) => Array.isArray(m));
   assert.equal(mixed.length, 2);
-  assert.deepEqual(mixed.find((m) => m.id === 3), { jsonrpc: '2.0', id: 3, result: {} });
+  assert.deepEqual(
+    mixed.find((m) => m.id === 3),
+    { jsonrpc: '2.0', id: 3, result: {} },
+  );
   assert.equal(mixed.find((m) => m.id === null)?.error?.code, -32600);
   // Notifications only: nothing at all comes back.
   old.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);

@@ -91,7 +91,7 @@ test('stderr is exposed when piped', async () => {
   await transport.start();
   // The child writes its banner once it runs: closing before that (a busy machine starts node
   // slowly) would end it before it says anything.
-  await waitFor(() => /echo-server: ready/.test(text), 'the server\'s banner on stderr');
+  await waitFor(() => /echo-server: ready/.test(text), "the server's banner on stderr");
   await transport.close();
   if (!transport.stderr.readableEnded) await once(transport.stderr, 'end');
   assert.match(text, /echo-server: ready/);

@@ -75,8 +75,15 @@ test('backpressure: waits for drain and never reorders messages', async () => {
   await flush(); // stream deliveries are tick-driven, not timed
   assert.ok(falseReturns > 0, 'the stream should have pushed back');
   assert.equal(writesWhileFull, 0);
-  const ns = written.join('').trim().split('\n').map((l) => (JSON.parse(l) as { params: { n: number } }).params.n);
-  assert.deepEqual(ns, Array.from({ length: 40 }, (_, i) => i));
+  const ns = written
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { params: { n: number } }).params.n);
+  assert.deepEqual(
+    ns,
+    Array.from({ length: 40 }, (_, i) => i),
+  );
   await transport.close();
 });
 

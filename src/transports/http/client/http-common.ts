@@ -48,8 +48,16 @@ export class HttpStatusError extends Error {
 export class SessionExpiredError extends HttpStatusError {
   readonly sessionId: string;
   constructor(method: string, url: string, sessionId: string, body: string, headers: Headers, message?: string) {
-    super(method, url, 404, 'Not Found', body, headers, message ??
-      `MCP session ${JSON.stringify(sessionId)} has expired or was terminated by the server (HTTP 404 from ${method} ${url}); re-initialize to start a new session`);
+    super(
+      method,
+      url,
+      404,
+      'Not Found',
+      body,
+      headers,
+      message ??
+        `MCP session ${JSON.stringify(sessionId)} has expired or was terminated by the server (HTTP 404 from ${method} ${url}); re-initialize to start a new session`,
+    );
     this.name = 'SessionExpiredError';
     this.sessionId = sessionId;
   }

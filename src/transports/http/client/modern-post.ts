@@ -68,7 +68,12 @@ export class ModernPoster {
     };
     let res: Response;
     try {
-      const headers = await buildHeaders(this.host.userHeaders, { ...extra, ...routingHeaders(message), 'content-type': 'application/json', accept: ACCEPT_BOTH });
+      const headers = await buildHeaders(this.host.userHeaders, {
+        ...extra,
+        ...routingHeaders(message),
+        'content-type': 'application/json',
+        accept: ACCEPT_BOTH,
+      });
       res = await this.host.fetchFn(this.host.url, { method: 'POST', headers, body: encodeMessage(message), signal });
     } catch (err) {
       done();
@@ -89,7 +94,16 @@ export class ModernPoster {
     if (id === undefined || res.status === 202 || !res.body) {
       done();
       discard(res);
-      if (id !== undefined) throw new HttpStatusError('POST', url, res.status, res.statusText, '', res.headers, `POST ${url} answered ${res.status} without a body: request ${JSON.stringify(id)} gets no response`);
+      if (id !== undefined)
+        throw new HttpStatusError(
+          'POST',
+          url,
+          res.status,
+          res.statusText,
+          '',
+          res.headers,
+          `POST ${url} answered ${res.status} without a body: request ${JSON.stringify(id)} gets no response`,
+        );
       return;
     }
     if (type === 'application/json') {
@@ -103,8 +117,15 @@ export class ModernPoster {
     }
     done();
     discard(res);
-    throw new HttpStatusError('POST', url, res.status, res.statusText, '', res.headers,
-      `POST ${url} answered with unexpected content type ${JSON.stringify(type)} (expected application/json or text/event-stream)`);
+    throw new HttpStatusError(
+      'POST',
+      url,
+      res.status,
+      res.statusText,
+      '',
+      res.headers,
+      `POST ${url} answered with unexpected content type ${JSON.stringify(type)} (expected application/json or text/event-stream)`,
+    );
   }
 
   /**
@@ -127,7 +148,11 @@ export class ModernPoster {
     }
     if (!res.ok) {
       const body = await bodyText(res);
-      return { status: res.status, response: responseIn(body, undefined), error: new HttpStatusError('POST', url, res.status, res.statusText, body, res.headers) };
+      return {
+        status: res.status,
+        response: responseIn(body, undefined),
+        error: new HttpStatusError('POST', url, res.status, res.statusText, body, res.headers),
+      };
     }
     const type = mediaType(res);
     if (type === 'application/json') return { status: res.status, response: responseIn(await bodyText(res), message.id) };
@@ -160,7 +185,12 @@ export class ModernPoster {
     }
     if (ctl.signal.aborted || this.host.closed.aborted) return;
     // No resumption in this era: the caller has to send the request again, with a new id.
-    this.host.lose(id, new Error(`The SSE stream answering request ${JSON.stringify(id)} ended before its response arrived${why}; 2026-07-28 streams cannot be resumed, send the request again`));
+    this.host.lose(
+      id,
+      new Error(
+        `The SSE stream answering request ${JSON.stringify(id)} ended before its response arrived${why}; 2026-07-28 streams cannot be resumed, send the request again`,
+      ),
+    );
   }
 }
 

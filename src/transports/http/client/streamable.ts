@@ -148,8 +148,12 @@ export class StreamableHttpClientTransport implements Transport {
       const modern = options?.era === 'modern';
       // 2026-07-28: cancelling = closing that request's stream, never a POST (a modern
       // cancellation for a request no longer in flight has nothing left to do).
-      if ('method' in message && message.method === 'notifications/cancelled' &&
-        (this.modern.cancel(message.params?.requestId as RequestId | undefined, String(message.params?.reason ?? 'cancelled')) || modern)) return;
+      if (
+        'method' in message &&
+        message.method === 'notifications/cancelled' &&
+        (this.modern.cancel(message.params?.requestId as RequestId | undefined, String(message.params?.reason ?? 'cancelled')) || modern)
+      )
+        return;
       if (modern) return this.modern.post(message, options?.headers);
     }
     const list = Array.isArray(message) ? message : [message];
@@ -231,8 +235,15 @@ export class StreamableHttpClientTransport implements Transport {
     } else {
       discard(res);
       if (requestIds.size > 0) {
-        throw new HttpStatusError('POST', url, res.status, res.statusText, '', res.headers,
-          `POST ${url} answered with unexpected content type ${JSON.stringify(type)} (expected application/json or text/event-stream)`);
+        throw new HttpStatusError(
+          'POST',
+          url,
+          res.status,
+          res.statusText,
+          '',
+          res.headers,
+          `POST ${url} answered with unexpected content type ${JSON.stringify(type)} (expected application/json or text/event-stream)`,
+        );
       }
     }
   }
@@ -338,8 +349,14 @@ export class StreamableHttpClientTransport implements Transport {
   private expiredError(method: string): SessionExpiredError {
     const sid = this.expiredSession!;
     const url = this.url.href;
-    return new SessionExpiredError(method, url, sid, '', new Headers(),
-      `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`);
+    return new SessionExpiredError(
+      method,
+      url,
+      sid,
+      '',
+      new Headers(),
+      `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`,
+    );
   }
 
   private openGetStream(): void {
@@ -370,7 +387,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (!res.ok) {
       const err = await this.httpError('GET', res, sentSession, false);
-      return err instanceof SessionExpiredError || res.status < 500 && res.status !== 409 && res.status !== 429 ? { fatal: err } : { transient: err };
+      return err instanceof SessionExpiredError || (res.status < 500 && res.status !== 409 && res.status !== 429) ? { fatal: err } : { transient: err };
     }
     if (mediaType(res) !== 'text/event-stream' || !res.body) {
       discard(res);
@@ -424,7 +441,10 @@ export class StreamableHttpClientTransport implements Transport {
   private async followStream(first: Response | undefined, cursor: Cursor, kind: 'request' | 'standalone'): Promise<void> {
     const maxRetries = this.options.reconnect?.maxRetries ?? 2;
     const owed = () => [...(cursor.requests ?? [])].filter((id) => this.awaiting.has(id));
-    const named = () => owed().map((id) => JSON.stringify(id)).join(', ');
+    const named = () =>
+      owed()
+        .map((id) => JSON.stringify(id))
+        .join(', ');
     /** Explains why the stream cannot go on; a request stream's requests are lost with it. */
     const giveUp = (error: Error): void => {
       if (this.closed) return;
@@ -447,13 +467,19 @@ export class StreamableHttpClientTransport implements Transport {
       if (kind === 'request' && owed().length === 0) return;
       const why = lastError instanceof Error ? ` (${lastError.message})` : '';
       if (kind === 'request' && cursor.lastEventId === undefined) {
-        return giveUp(new Error(`The SSE stream answering request ${named()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`));
+        return giveUp(
+          new Error(`The SSE stream answering request ${named()} ended before the response arrived${why}, and cannot be resumed: the server sent no event ids`),
+        );
       }
       if (!immediate) {
         if (attempt >= maxRetries) {
-          return giveUp(new Error(kind === 'request'
-            ? `Gave up resuming the SSE stream answering request ${named()} after ${maxRetries} attempts${why}`
-            : `Gave up reconnecting the standalone SSE stream after ${maxRetries} attempts${why}`));
+          return giveUp(
+            new Error(
+              kind === 'request'
+                ? `Gave up resuming the SSE stream answering request ${named()} after ${maxRetries} attempts${why}`
+                : `Gave up reconnecting the standalone SSE stream after ${maxRetries} attempts${why}`,
+            ),
+          );
         }
         await this.sleep(this.delay(attempt++, cursor.retry));
         // Closed, or answered elsewhere / cancelled meanwhile.
@@ -465,7 +491,9 @@ export class StreamableHttpClientTransport implements Transport {
         // belong to the old one. The standalone stream starts afresh in the new session.
         if (kind === 'request') {
           const cause = this._sessionId === undefined && this.expiredSession !== undefined ? this.expiredError('GET') : undefined;
-          return giveUp(new Error(`Cannot resume the SSE stream answering request ${named()}: its session ${JSON.stringify(cursor.sessionId)} has ended`, { cause }));
+          return giveUp(
+            new Error(`Cannot resume the SSE stream answering request ${named()}: its session ${JSON.stringify(cursor.sessionId)} has ended`, { cause }),
+          );
         }
         if (this._sessionId === undefined) return;
         cursor.sessionId = this._sessionId;
@@ -482,9 +510,14 @@ export class StreamableHttpClientTransport implements Transport {
             this.lose(owed(), new Error(`Cannot resume the SSE stream answering request ${named()}: ${got.fatal.message}`, { cause: got.fatal }));
           }
         } else if (got.fatal) {
-          giveUp(new Error(kind === 'request'
-            ? `Cannot resume the SSE stream answering request ${named()}: ${got.fatal.message}`
-            : `The standalone SSE stream failed: ${got.fatal.message}`, { cause: got.fatal }));
+          giveUp(
+            new Error(
+              kind === 'request'
+                ? `Cannot resume the SSE stream answering request ${named()}: ${got.fatal.message}`
+                : `The standalone SSE stream failed: ${got.fatal.message}`,
+              { cause: got.fatal },
+            ),
+          );
         } else if (kind === 'request') {
           // 405 on the standalone stream just means the server offers none.
           giveUp(new Error(`Cannot resume the SSE stream answering request ${named()}: the server does not allow GET (405)`));

@@ -38,7 +38,10 @@ async function client(url: string, extra: Partial<StreamableHttpClientTransportO
 /** The call's rejection and how long it took. */
 async function failure(p: Promise<unknown>): Promise<{ err: unknown; ms: number }> {
   const t0 = Date.now();
-  const err = await p.then(() => assert.fail('expected a rejection'), (e: unknown) => e);
+  const err = await p.then(
+    () => assert.fail('expected a rejection'),
+    (e: unknown) => e,
+  );
   return { err, ms: Date.now() - t0 };
 }
 
@@ -53,15 +56,20 @@ function assertLost(err: unknown, ms: number, pattern: RegExp): void {
 const progress = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 0, progress: 1 } });
 
 test('a POST stream that drops without event ids: the call fails at once with LocalError closed', async () => {
-  const srv = await startScriptedServer(server((_req, res) => {
-    res.writeHead(200, sseHeaders);
-    res.end(`event: message\ndata: ${progress}\n\n`);
-  }));
+  const srv = await startScriptedServer(
+    server((_req, res) => {
+      res.writeHead(200, sseHeaders);
+      res.end(`event: message\ndata: ${progress}\n\n`);
+    }),
+  );
   const { c, errors } = await client(srv.url);
   try {
     const { err, ms } = await failure(c.callTool('x'));
     assertLost(err, ms, /no event ids/);
-    assert.ok(errors.some((e) => /cannot be resumed: the server sent no event ids/.test(e.message)), 'onerror told too');
+    assert.ok(
+      errors.some((e) => /cannot be resumed: the server sent no event ids/.test(e.message)),
+      'onerror told too',
+    );
     assert.ok(!srv.requests.some((r) => r.method === 'GET'), 'no resume attempted');
     // The connection is still usable.
     assert.equal(c.connected, true);
@@ -72,11 +80,13 @@ test('a POST stream that drops without event ids: the call fails at once with Lo
 });
 
 test('a POST stream cut by the network mid-way, without event ids, is lost too', async () => {
-  const srv = await startScriptedServer(server((_req, res) => {
-    res.writeHead(200, sseHeaders);
-    res.write(`data: ${progress}\n\n`);
-    setTimeout(() => res.destroy(), 20);
-  }));
+  const srv = await startScriptedServer(
+    server((_req, res) => {
+      res.writeHead(200, sseHeaders);
+      res.write(`data: ${progress}\n\n`);
+      setTimeout(() => res.destroy(), 20);
+    }),
+  );
   const { c } = await client(srv.url);
   try {
     const { err, ms } = await failure(c.callTool('x'));
@@ -101,10 +111,12 @@ test('resume GET answered 405: lost', async () => {
 });
 
 test('resume GET answered 404 (session gone): lost, and the session is forgotten', async () => {
-  const srv = await startScriptedServer(server(
-    (_req, res) => void res.writeHead(200, sseHeaders).end('id: e1\nretry: 5\ndata: \n\n'),
-    (_req, res) => void res.writeHead(404).end(),
-  ));
+  const srv = await startScriptedServer(
+    server(
+      (_req, res) => void res.writeHead(200, sseHeaders).end('id: e1\nretry: 5\ndata: \n\n'),
+      (_req, res) => void res.writeHead(404).end(),
+    ),
+  );
   const { c, transport } = await client(srv.url);
   try {
     const { err, ms } = await failure(c.callTool('x'));
@@ -117,10 +129,12 @@ test('resume GET answered 404 (session gone): lost, and the session is forgotten
 });
 
 test('resume retries exhausted: lost after maxRetries GETs', async () => {
-  const srv = await startScriptedServer(server(
-    (_req, res) => void res.writeHead(200, sseHeaders).end('id: e1\nretry: 5\ndata: \n\n'),
-    (_req, res) => void res.writeHead(503).end('busy'),
-  ));
+  const srv = await startScriptedServer(
+    server(
+      (_req, res) => void res.writeHead(200, sseHeaders).end('id: e1\nretry: 5\ndata: \n\n'),
+      (_req, res) => void res.writeHead(503).end('busy'),
+    ),
+  );
   const { c } = await client(srv.url, { reconnect: { maxRetries: 2 } });
   try {
     const { err, ms } = await failure(c.callTool('x'));
@@ -153,13 +167,21 @@ test('POST HTTP errors: send() rejects with the exact error; onrequestlost backs
   const tick = () => sleep(0);
   try {
     await t.start();
-    const init = { jsonrpc: '2.0' as const, id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0' as const,
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    };
     await assert.rejects(t.send(init), (e: unknown) => e instanceof HttpStatusError && e.status === 400);
     await tick();
     assert.deepEqual(lost, [], 'the initialize POST is never reported lost (connectHttp falls back on it)');
     initStatus = 200;
     await t.send({ ...init, id: 1 });
-    await assert.rejects(t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } }), (e: unknown) => e instanceof HttpStatusError && e.status === 500);
+    await assert.rejects(
+      t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } }),
+      (e: unknown) => e instanceof HttpStatusError && e.status === 500,
+    );
     await waitFor(() => lost.length > 0, 'the lost request report');
     await tick();
     assert.equal(lost.length, 1);

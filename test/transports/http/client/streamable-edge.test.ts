@@ -6,9 +6,15 @@ import { StreamableHttpClientTransport } from '../../../../src/transports/http/c
 import type { JsonRpcMessage } from '../../../../src/jsonrpc/messages.js';
 import { rpcId, rpcMethod, sseHeaders, startScriptedServer, type Script } from '../../../fixtures/http/scripted-server.js';
 
-const INIT: JsonRpcMessage = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+const INIT: JsonRpcMessage = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+};
 const INITIALIZED: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
-const initResult = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+const initResult = (id: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
 
 /** Answers initialize with JSON and a session id; everything else goes to `rest`. */
 function withInit(rest: Script): Script {
@@ -38,13 +44,20 @@ const until = async (cond: () => boolean, ms = 2000) => {
 };
 
 test('JSON bodies (object and batch array) are delivered whole; 202 delivers nothing; headers follow the handshake', async () => {
-  const srv = await startScriptedServer(withInit((req, res) => {
-    if (req.method === 'DELETE') return void res.writeHead(405).end();
-    if (rpcMethod(req.body) === undefined && Array.isArray(req.body)) {
-      return void res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify([{ jsonrpc: '2.0', id: 5, result: {} }, { jsonrpc: '2.0', id: 6, result: {} }]));
-    }
-    res.writeHead(202).end();
-  }));
+  const srv = await startScriptedServer(
+    withInit((req, res) => {
+      if (req.method === 'DELETE') return void res.writeHead(405).end();
+      if (rpcMethod(req.body) === undefined && Array.isArray(req.body)) {
+        return void res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(
+          JSON.stringify([
+            { jsonrpc: '2.0', id: 5, result: {} },
+            { jsonrpc: '2.0', id: 6, result: {} },
+          ]),
+        );
+      }
+      res.writeHead(202).end();
+    }),
+  );
   const t = new StreamableHttpClientTransport({ url: srv.url, openGetStream: false, headers: async () => ({ 'x-token': 'abc', accept: 'overridden?' }) });
   const { frames, errors } = capture(t);
   await t.start();
@@ -52,7 +65,10 @@ test('JSON bodies (object and batch array) are delivered whole; 202 delivers not
   assert.equal(t.sessionId, 'sess-1');
   assert.equal(t.protocolVersion, '2025-06-18');
   await t.send(INITIALIZED);
-  await t.send([{ jsonrpc: '2.0', id: 5, method: 'ping' }, { jsonrpc: '2.0', id: 6, method: 'ping' }]);
+  await t.send([
+    { jsonrpc: '2.0', id: 5, method: 'ping' },
+    { jsonrpc: '2.0', id: 6, method: 'ping' },
+  ]);
   assert.equal(frames.length, 2);
   assert.ok(Array.isArray(frames[1]));
   const [init, initialized] = srv.requests;
@@ -70,7 +86,8 @@ test('JSON bodies (object and batch array) are delivered whole; 202 delivers not
 test('HTTP errors: status and body kept; a JSON-RPC error with an id is delivered too (not for initialize)', async () => {
   const rpcErr = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'bad params' } });
   const srv = await startScriptedServer((req, res) => {
-    if (rpcMethod(req.body) === 'initialize' && srv.requests.length === 1) return void res.writeHead(400, { 'content-type': 'application/json' }).end(rpcErr(rpcId(req.body)));
+    if (rpcMethod(req.body) === 'initialize' && srv.requests.length === 1)
+      return void res.writeHead(400, { 'content-type': 'application/json' }).end(rpcErr(rpcId(req.body)));
     if (rpcMethod(req.body) === 'initialize') return void res.writeHead(200, { 'content-type': 'application/json' }).end(initResult(rpcId(req.body)));
     if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(422, { 'content-type': 'application/json' }).end(rpcErr(rpcId(req.body)));
     if (rpcMethod(req.body) === 'ping') return void res.writeHead(404).end('no such thing');
@@ -100,15 +117,17 @@ test('HTTP errors: status and body kept; a JSON-RPC error with an id is delivere
 });
 
 test('an SSE answer without event ids that ends early cannot be resumed: onerror explains', async () => {
-  const srv = await startScriptedServer(withInit((req, res) => {
-    if (req.method === 'GET') return void res.writeHead(405).end();
-    if (rpcMethod(req.body) === 'tools/call') {
-      res.writeHead(200, sseHeaders);
-      res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`);
-      return;
-    }
-    res.writeHead(202).end();
-  }));
+  const srv = await startScriptedServer(
+    withInit((req, res) => {
+      if (req.method === 'GET') return void res.writeHead(405).end();
+      if (rpcMethod(req.body) === 'tools/call') {
+        res.writeHead(200, sseHeaders);
+        res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`);
+        return;
+      }
+      res.writeHead(202).end();
+    }),
+  );
   const t = new StreamableHttpClientTransport({ url: srv.url, reconnect: { initialDelayMs: 5 } });
   const { frames, errors } = capture(t);
   await t.start();
@@ -124,14 +143,16 @@ test('an SSE answer without event ids that ends early cannot be resumed: onerror
 
 test('resuming gives up after maxRetries failed GETs, with backoff, and says so', async () => {
   const gets: number[] = [];
-  const srv = await startScriptedServer(withInit((req, res) => {
-    if (req.method === 'GET') {
-      gets.push(Date.now());
-      return void res.writeHead(503).end('busy');
-    }
-    if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(200, sseHeaders).end('id: e1\nretry: 20\ndata: \n\n');
-    res.writeHead(202).end();
-  }));
+  const srv = await startScriptedServer(
+    withInit((req, res) => {
+      if (req.method === 'GET') {
+        gets.push(Date.now());
+        return void res.writeHead(503).end('busy');
+      }
+      if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(200, sseHeaders).end('id: e1\nretry: 20\ndata: \n\n');
+      res.writeHead(202).end();
+    }),
+  );
   const t = new StreamableHttpClientTransport({ url: srv.url, openGetStream: false, reconnect: { maxRetries: 3 } });
   const { errors } = capture(t);
   await t.start();
@@ -149,18 +170,20 @@ test('resuming gives up after maxRetries failed GETs, with backoff, and says so'
 
 test('the standalone GET stream reconnects with Last-Event-ID when the server drops it', async () => {
   let n = 0;
-  const srv = await startScriptedServer(withInit((req, res) => {
-    if (req.method === 'GET') {
-      n++;
-      res.writeHead(200, sseHeaders);
-      const note = (i: number) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: i } });
-      if (n === 1) return void res.end(`: keepalive\n\nid: g1\nretry: 10\nevent: message\ndata: ${note(1)}\n\n`);
-      res.write(`id: g2\ndata: ${note(2)}\n\n`);
-      return;
-    }
-    if (req.method === 'DELETE') return void res.writeHead(200).end();
-    res.writeHead(202).end();
-  }));
+  const srv = await startScriptedServer(
+    withInit((req, res) => {
+      if (req.method === 'GET') {
+        n++;
+        res.writeHead(200, sseHeaders);
+        const note = (i: number) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: i } });
+        if (n === 1) return void res.end(`: keepalive\n\nid: g1\nretry: 10\nevent: message\ndata: ${note(1)}\n\n`);
+        res.write(`id: g2\ndata: ${note(2)}\n\n`);
+        return;
+      }
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      res.writeHead(202).end();
+    }),
+  );
   const t = new StreamableHttpClientTransport({ url: srv.url });
   const { frames, errors } = capture(t);
   await t.start();
@@ -179,11 +202,13 @@ test('the standalone GET stream reconnects with Last-Event-ID when the server dr
 });
 
 test('a 404 on the standalone stream is a session expiry; unexpected content types are refused', async () => {
-  const srv = await startScriptedServer(withInit((req, res) => {
-    if (req.method === 'GET') return void res.writeHead(404).end();
-    if (rpcMethod(req.body) === 'ping') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
-    res.writeHead(202).end();
-  }));
+  const srv = await startScriptedServer(
+    withInit((req, res) => {
+      if (req.method === 'GET') return void res.writeHead(404).end();
+      if (rpcMethod(req.body) === 'ping') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
+      res.writeHead(202).end();
+    }),
+  );
   const t = new StreamableHttpClientTransport({ url: srv.url });
   const { errors } = capture(t);
   await t.start();
@@ -209,15 +234,17 @@ test('a 404 on the standalone stream is a session expiry; unexpected content typ
 });
 
 test('no resume for a request that was cancelled, or answered on another stream, meanwhile', async () => {
-  const srv = await startScriptedServer(withInit((req, res) => {
-    if (req.method === 'GET') {
-      // The standalone stream carries the answer to request 2 (as after a server-side re-route).
-      res.writeHead(200, sseHeaders);
-      return void res.write(`id: g1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} })}\n\n`);
-    }
-    if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(200, sseHeaders).end('id: p1\nretry: 80\ndata: \n\n');
-    res.writeHead(202).end();
-  }));
+  const srv = await startScriptedServer(
+    withInit((req, res) => {
+      if (req.method === 'GET') {
+        // The standalone stream carries the answer to request 2 (as after a server-side re-route).
+        res.writeHead(200, sseHeaders);
+        return void res.write(`id: g1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} })}\n\n`);
+      }
+      if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(200, sseHeaders).end('id: p1\nretry: 80\ndata: \n\n');
+      res.writeHead(202).end();
+    }),
+  );
   const t = new StreamableHttpClientTransport({ url: srv.url });
   const { frames, errors } = capture(t);
   await t.start();

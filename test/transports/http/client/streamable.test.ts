@@ -144,7 +144,10 @@ test('by default, a session the official server ended is replaced transparently 
     assert.deepEqual(reinits, [sid]);
     assert.ok(transport.sessionId && transport.sessionId !== sid && json.sessions.has(transport.sessionId));
     assert.equal(client.sessionState, 'ready');
-    assert.ok(errors.some((e) => e instanceof SessionExpiredError), 'the expiry is still reported to onerror');
+    assert.ok(
+      errors.some((e) => e instanceof SessionExpiredError),
+      'the expiry is still reported to onerror',
+    );
   } finally {
     await client.close();
   }
