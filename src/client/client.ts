@@ -2,7 +2,6 @@ import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
 import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap, ServerNotificationMap } from '../protocol/methods.js';
-import { REMOVED_IN_MODERN } from '../protocol/modern.js';
 import {
   LOGGING_LEVELS,
   type CallToolResult,
@@ -13,8 +12,8 @@ import {
   type ServerCapabilities,
   type SubscriptionFilter,
 } from '../protocol/types.js';
-import { declaresTasks, TASK_METHODS, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
-import { features, isHandshakeVersion } from '../protocol/versions.js';
+import { declaresTasks, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
+import { isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
@@ -29,6 +28,7 @@ import { HeaderingTransport, modernSendOptions, ToolHeaderBook } from './param-h
 import { SessionRecovery, type SessionState } from './reconnect.js';
 import { TaskDriver } from './tasks.js';
 import { CoreTasks, modernNames } from './core-tasks.js';
+import { callRefusal } from './call-rules.js';
 
 export type { SamplingHandler, ElicitationHandler };
 
@@ -38,33 +38,8 @@ export type { ClientOptions, ReinitializeEvent } from './options.js';
 
 type Listener = (params: JsonObject | undefined) => void;
 
-const TASK_METHOD_SET: ReadonlySet<string> = new Set(TASK_METHODS);
 /** Options objects of {@link McpClient.startToolCall}: their tasks are the caller's to follow. */
 const handOver = new WeakSet<object>();
-
-/** Which server capability each method needs (the spec: use only what was negotiated). */
-const NEEDS: Record<string, (c: ServerCapabilities, version: string) => boolean> = {
-  'tools/list': (c) => !!c.tools,
-  'tools/call': (c) => !!c.tools,
-  'resources/list': (c) => !!c.resources,
-  'resources/templates/list': (c) => !!c.resources,
-  'resources/read': (c) => !!c.resources,
-  'resources/subscribe': (c) => !!c.resources?.subscribe,
-  'resources/unsubscribe': (c) => !!c.resources?.subscribe,
-  'prompts/list': (c) => !!c.prompts,
-  'prompts/get': (c) => !!c.prompts,
-  // 2024-11-05 had completion/complete without a capability flag.
-  'completion/complete': (c, v) => !!c.completions || !features.completionsCapability(v),
-  'logging/setLevel': (c) => !!c.logging,
-};
-
-/** Why a method has no 2026-07-28 counterpart, and what to use instead. */
-const GONE_HINT: Record<string, string> = {
-  ping: '',
-  initialize: ' (connect() uses server/discover in this era)',
-  'resources/subscribe': '; use listen({ resourceSubscriptions: [uri] }, ...) instead',
-  'resources/unsubscribe': '; close the listen() subscription instead',
-};
 
 /**
  * The MCP client: connects, negotiates the era (2026-07-28 stateless requests, or the
@@ -316,25 +291,16 @@ export class McpClient extends ServerCalls {
     const outcome = this.outcome;
     if (!peer || !outcome || !this.recovery) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the client is not connected`));
     const session = this.session;
-    if (session) {
-      // The stateless era has no session-wide log level: it travels with each request.
-      if (method === 'logging/setLevel') return this.setModernLevel(session, (params as { level?: unknown } | undefined)?.level);
-      if (REMOVED_IN_MODERN.has(method)) {
-        return Promise.reject(
-          new LocalError('capability', `Cannot call "${method}": it does not exist in protocol version ${session.version}${GONE_HINT[method] ?? ''}`),
-        );
-      }
-      // The server would refuse it (-32021); say what to change instead.
-      if (!this.driving && TASK_METHOD_SET.has(method)) {
-        return Promise.reject(
-          new LocalError('capability', `Cannot call "${method}": this client did not declare the tasks extension (set the \`tasks\` client option)`),
-        );
-      }
-    }
-    const need = NEEDS[method];
-    if (need && this.options.strictCapabilities !== false && !need(outcome.serverCapabilities, outcome.protocolVersion)) {
-      return Promise.reject(new LocalError('capability', `Cannot call "${method}": the server did not declare that capability`));
-    }
+    // The stateless era has no session-wide log level: it travels with each request.
+    if (session && method === 'logging/setLevel') return this.setModernLevel(session, (params as { level?: unknown } | undefined)?.level);
+    const refused = callRefusal(method, {
+      modernVersion: session?.version,
+      tasksDeclared: this.driving,
+      strict: this.options.strictCapabilities !== false,
+      serverCapabilities: outcome.serverCapabilities,
+      protocolVersion: outcome.protocolVersion,
+    });
+    if (refused) return Promise.reject(refused);
     if (session) {
       const sent = session.request(method, params as JsonObject | undefined, options);
       if (!this.driving || method !== 'tools/call') return sent;

@@ -1,0 +1,39 @@
+import type { RequestId } from '../../../jsonrpc/messages.js';
+import type { HeadersOption } from './http-common.js';
+
+// The Streamable HTTP client transport's options, and the bookkeeping of the SSE streams it follows.
+
+export interface ReconnectOptions {
+  /** First reconnection delay when the server sent no `retry` (ms). Default 1000. */
+  initialDelayMs?: number;
+  /** Upper bound of the backoff (ms); a server's `retry` is always honoured. Default 30 000. */
+  maxDelayMs?: number;
+  /** Reconnection attempts in a row without receiving anything before giving up. Default 2. */
+  maxRetries?: number;
+}
+
+export interface StreamableHttpClientTransportOptions {
+  /** The MCP endpoint. */
+  url: string | URL;
+  /** Extra headers for every request (authorization...); a function is called per request. */
+  headers?: HeadersOption;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  reconnect?: ReconnectOptions;
+  /** Open the standalone GET stream for server-initiated messages after initialization. Default true. */
+  openGetStream?: boolean;
+  /** How long close() waits for the DELETE that ends the session (ms). Default 3000. */
+  closeTimeoutMs?: number;
+}
+
+/** Where an SSE stream is in the server's event sequence, and what it still owes us. */
+export interface Cursor {
+  lastEventId?: string;
+  retry?: number;
+  /** Ids of the requests whose POST opened this stream (absent for the standalone stream). */
+  requests?: Set<RequestId>;
+  /** The session the stream belongs to: its event ids mean nothing to another session. */
+  sessionId?: string;
+}
+
+export type GetOutcome = { res: Response } | { fatal: Error | null } | { transient: Error };
