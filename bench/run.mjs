@@ -13,7 +13,7 @@
 //   --base=DIR           also run mcpkit built in DIR (its dist/) as "mcpkit-base", in alternation:
 //                        an A/B of two mcpkit versions in one run (HTTP scenarios)
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +91,7 @@ const R = await import('./lib/requests.mjs');
 const { LineDriver, closedLoop } = await import('./lib/stdio-driver.mjs');
 const { createSessions, deleteSessions } = await import('./lib/sessions.mjs');
 const { renderMarkdown, aggregate } = await import('./lib/report.mjs');
+const { machine, busyShare } = await import('./lib/machine.mjs');
 
 const HTTP_SERVER = join(here, 'servers/http.mjs');
 const STDIO_SERVER = join(here, 'servers/stdio.mjs');
@@ -468,56 +469,8 @@ function microScenario() {
 }
 
 // ------------------------------------------------------------------------------- main
-function machine() {
-  const cpus = os.cpus();
-  const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim();
-  return {
-    date: new Date().toISOString(),
-    node: process.version,
-    v8: process.versions.v8,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    cpu: `${cpus[0]?.model ?? 'unknown'} × ${cpus.length}`,
-    memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
-    loadavgStart: os.loadavg(),
-    commit: git(['rev-parse', '--short', 'HEAD']),
-    dirty: (git(['status', '--porcelain', 'src']) ?? '').length > 0,
-    build: buildNote,
-    packages: Object.fromEntries(
-      ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/node', 'autocannon', 'zod'].map((p) => {
-        try {
-          return [p, JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')).version];
-        } catch {
-          return [p, '?'];
-        }
-      }),
-    ),
-  };
-}
-
-/**
- * Share of the machine's CPU time that was busy over `ms` before the run starts (Linux
- * /proc/stat), or undefined elsewhere. The 1-minute load average lags by minutes, so a busy
- * spell that has just ended (a quick run right before) would flag a quiet machine as noisy.
- */
-async function busyShare(ms) {
-  const read = () => {
-    try {
-      const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-      return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
-    } catch {
-      return undefined;
-    }
-  };
-  const a = read();
-  if (!a) return undefined;
-  await new Promise((r) => setTimeout(r, ms));
-  const b = read();
-  const total = b.total - a.total;
-  return total > 0 ? 1 - (b.idle - a.idle) / total : undefined;
-}
-
 const started = Date.now();
-const meta = { ...machine(), busyAtStart: await busyShare(3000), settings };
+const meta = { ...machine(root, buildNote), busyAtStart: await busyShare(3000), settings };
 log(
   `mcpkit bench (${settings.mode}): node ${meta.node}, ${meta.cpu}, load average ${meta.loadavgStart.map((x) => x.toFixed(2)).join(' ')}${meta.busyAtStart === undefined ? '' : `, CPU busy before the start ${(meta.busyAtStart * 100).toFixed(0)} %`}`,
 );
