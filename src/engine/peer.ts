@@ -48,17 +48,27 @@ export interface PeerOptions {
   /** Where request timeouts read the time and arm timers (default the system clock). */ clock?: Clock;
 }
 
-interface Pending {
-  method: string;
-  resolve(result: JsonObject): void;
-  reject(error: Error): void;
-  onprogress?: (p: ProgressInfo) => void;
-  timer?: TimerHandle;
-  timeoutMs: number;
-  startedAt: number;
-  maxTotal: number;
-  resetOnProgress: boolean;
-  cleanup?: () => void;
+/**
+ * An outgoing request awaiting its response. A class, not an object literal, on purpose: V8
+ * pretenures a literal's allocation site when a GC finds most of its objects alive, which a burst
+ * of concurrent requests at start-up can cause by chance; then every record is born in the old
+ * generation and, once dead, keeps the young promise and callbacks it points to alive through
+ * scavenges (the client bench measured +8 % instructions per request from that). Objects made by a
+ * constructor have no allocation site, so this cannot happen to them.
+ */
+class Pending {
+  timer: TimerHandle | undefined = undefined;
+  cleanup: (() => void) | undefined = undefined;
+  constructor(
+    readonly method: string,
+    readonly resolve: (result: JsonObject) => void,
+    readonly reject: (error: Error) => void,
+    readonly onprogress: ((p: ProgressInfo) => void) | undefined,
+    readonly timeoutMs: number,
+    readonly startedAt: number,
+    readonly maxTotal: number,
+    readonly resetOnProgress: boolean,
+  ) {}
 }
 
 /**
@@ -192,19 +202,25 @@ export class Peer {
       const meta = (params?._meta as JsonObject | undefined) ?? {};
       sentParams = { ...params, _meta: { ...meta, progressToken: id } };
     }
-    const message: JsonRpcRequest = sentParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sentParams };
+    // Built from an empty object, not as a literal, for the reason given at Pending: a request
+    // message is alive until its response comes, like the Pending record, and holds the params.
+    const message = {} as JsonRpcRequest;
+    message.jsonrpc = '2.0';
+    message.id = id;
+    message.method = method;
+    if (sentParams !== undefined) message.params = sentParams;
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     return new Promise<JsonObject>((resolve, reject) => {
-      const p: Pending = {
+      const p = new Pending(
         method,
         resolve,
         reject,
-        onprogress: options.onprogress,
+        options.onprogress,
         timeoutMs,
-        startedAt: this.clock.now(),
-        maxTotal: options.maxTotalTimeoutMs ?? Infinity,
-        resetOnProgress: options.resetTimeoutOnProgress ?? false,
-      };
+        this.clock.now(),
+        options.maxTotalTimeoutMs ?? Infinity,
+        options.resetTimeoutOnProgress ?? false,
+      );
       (this.pending ??= new Map()).set(id, p);
       this.arm(id, p);
       if (signal) {
