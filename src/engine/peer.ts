@@ -4,27 +4,11 @@ import type { JsonObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotificat
 import type { FrameInfo, Transport } from './transport.js';
 import { compose, type MessageMiddleware, type Next } from './middleware.js';
 import { InboundRequest, responseTo } from './inbound.js';
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { abortError, asError, reasonText } from './abort.js';
+import { Pending, type ProgressInfo, type RequestOptions } from './pending.js';
 
-export interface ProgressInfo {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  /** Per-request timeout; defaults to the peer's `requestTimeoutMs`. 0 disables it. */
-  timeoutMs?: number;
-  /** Restart the timeout whenever progress arrives (bounded by `maxTotalTimeoutMs`). */
-  resetTimeoutOnProgress?: boolean;
-  maxTotalTimeoutMs?: number;
-  /** Asks the peer for progress (adds `_meta.progressToken`) and receives it. */
-  onprogress?: (progress: ProgressInfo) => void;
-  /** The inbound request this one is made on behalf of (routes it to that request's stream). */
-  relatedRequestId?: RequestId;
-}
+export type { ProgressInfo, RequestOptions } from './pending.js';
 
 export interface PeerHandlers {
   onrequest(request: JsonRpcRequest, ctx: InboundRequest): Promise<JsonObject> | JsonObject;
@@ -46,29 +30,6 @@ export interface PeerOptions {
   /** Problems that have nowhere else to go (a handler that threw in a notification...). */
   onerror?: (error: Error) => void;
   /** Where request timeouts read the time and arm timers (default the system clock). */ clock?: Clock;
-}
-
-/**
- * An outgoing request awaiting its response. A class, not an object literal, on purpose: V8
- * pretenures a literal's allocation site when a GC finds most of its objects alive, which a burst
- * of concurrent requests at start-up can cause by chance; then every record is born in the old
- * generation and, once dead, keeps the young promise and callbacks it points to alive through
- * scavenges (the client bench measured +8 % instructions per request from that). Objects made by a
- * constructor have no allocation site, so this cannot happen to them.
- */
-class Pending {
-  timer: TimerHandle | undefined = undefined;
-  cleanup: (() => void) | undefined = undefined;
-  constructor(
-    readonly method: string,
-    readonly resolve: (result: JsonObject) => void,
-    readonly reject: (error: Error) => void,
-    readonly onprogress: ((p: ProgressInfo) => void) | undefined,
-    readonly timeoutMs: number,
-    readonly startedAt: number,
-    readonly maxTotal: number,
-    readonly resetOnProgress: boolean,
-  ) {}
 }
 
 /**
