@@ -62,7 +62,7 @@ export abstract class ServerCalls {
     return this.request('tools/list', params, options) as Promise<ListToolsResult>;
   }
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
-    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    const params = nameAndArguments(name, args);
     return this.request('tools/call', params, options) as Promise<CallToolResult>;
   }
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
@@ -84,7 +84,7 @@ export abstract class ServerCalls {
     return this.request('prompts/list', params, options) as Promise<ListPromptsResult>;
   }
   getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
-    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    const params = nameAndArguments(name, args);
     return this.request('prompts/get', params, options) as Promise<GetPromptResult>;
   }
   complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
@@ -153,3 +153,15 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 export type { ClientRequestMap };
+
+/**
+ * `{ name, arguments }`, filled into an empty object rather than written as a literal: V8 may
+ * pretenure a literal's allocation site when a burst of calls keeps its objects alive at a GC,
+ * and every later params object would then be born old (see Pending in engine/pending.ts).
+ */
+function nameAndArguments(name: string, args: Record<string, unknown> | undefined): JsonObject {
+  const params: JsonObject = {};
+  params.name = name;
+  if (args !== undefined) params.arguments = args as JsonObject;
+  return params;
+}
