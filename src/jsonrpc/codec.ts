@@ -40,6 +40,15 @@ export function errorResponse(id: RequestId | null | undefined, code: number, me
 }
 
 /**
+ * Like decodeFrame, for a value already parsed from JSON (an HTTP body): a string here is a JSON
+ * string, never text to parse again, so `"hello"` is an invalid request (-32600), not a parse error.
+ */
+export function decodeValue(value: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Decoded {
+  if (typeof value === 'string') return fail(null, ErrorCode.InvalidRequest, NOT_AN_OBJECT);
+  return decodeFrame(value, limits);
+}
+
+/**
  * Turns a frame (raw JSON text, or a value a memory transport already holds) into validated
  * JSON-RPC messages. Never throws: every problem becomes an error response.
  */
@@ -72,6 +81,8 @@ export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMIT
   return out;
 }
 
+const NOT_AN_OBJECT = 'Invalid request: a JSON-RPC message must be an object';
+
 /** Files one validated item: a message, an error to answer, or a bad response to report. */
 function invalid(item: unknown, r: JsonRpcMessage | string, out: Decoded): void {
   if (typeof r !== 'string') out.messages.push(r);
@@ -101,7 +112,7 @@ function peekId(v: unknown): RequestId | null {
 
 /** Returns the message, or a sentence saying why it is not one. Unknown fields are kept. */
 export function validateMessage(v: unknown): JsonRpcMessage | string {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return 'Invalid request: a JSON-RPC message must be an object';
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return NOT_AN_OBJECT;
   const m = v as Record<string, unknown>;
   if (m.jsonrpc !== '2.0') return 'Invalid request: "jsonrpc" must be "2.0"';
   const hasId = 'id' in m;

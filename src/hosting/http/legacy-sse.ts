@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from '../../jsonrpc/codec.js';
+import { DEFAULT_LIMITS, decodeValue } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import type { Server } from '../../server/server.js';
 import type { FrameInfo, Transport } from '../../engine/transport.js';
@@ -109,6 +109,8 @@ export class LegacySseHandler {
     if (!isJsonContentType(req.header('content-type'))) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
     if (parsed === REFUSED) return;
+    // The transport contract takes a string as JSON text: a body that is a JSON string is refused here.
+    if (typeof parsed === 'string') return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decodeValue(parsed).errors[0]));
     if (screen && !screen(parsed, authInfo, req, res)) return;
     res.send(202, { 'content-type': 'text/plain' }, 'Accepted');
     conn.transport.onmessage?.(parsed, { authInfo, remoteAddress: req.remoteAddress });

@@ -1,4 +1,5 @@
-import { decodeFrame, DEFAULT_LIMITS, type DecodeLimits } from '../../jsonrpc/codec.js';
+import { decodeValue, DEFAULT_LIMITS, errorResponse, type DecodeLimits } from '../../jsonrpc/codec.js';
+import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../../server/server.js';
@@ -198,7 +199,7 @@ export class StreamableHttpHandler {
     const mode: ResponseMode = !json ? 'sse' : (bits & NAMES_SSE) === 0 ? 'json' : (this.o.responseMode ?? 'auto');
     const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
     if (parsed === REFUSED) return;
-    const decoded = decodeFrame(parsed, this.limits);
+    const decoded = decodeValue(parsed, this.limits);
     if (decoded.messages.length === 0) {
       return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
     }
@@ -223,7 +224,21 @@ export class StreamableHttpHandler {
       // In memory, the usual case: no await (a promise and a hop less per request).
       const found = this.table.lookupNow(req, res, authInfo);
       live = found === RESTORE ? await this.table.lookup(req, res, authInfo) : found;
-    } else live = await this.table.open(authInfo);
+    } else {
+      // A second initialize on a live session is refused (a new session starts without the header;
+      // an unknown or expired id is let through, as clients re-initializing after a 404 may send it).
+      const sid = req.header('mcp-session-id');
+      if (sid !== undefined && this.table.sessions.has(sid)) {
+        const id = 'id' in first ? (first as { id: RequestId }).id : null;
+        const refusal = errorResponse(
+          id,
+          ErrorCode.InvalidRequest,
+          'Invalid request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one',
+        );
+        return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(refusal));
+      }
+      live = await this.table.open(authInfo);
+    }
     if (!live) return;
     // The engine's batch and reused-id checks, asked before routing: its refusal carries no
     // request id (or the id of a request that already has a stream), so only this POST can
