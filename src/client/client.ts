@@ -18,7 +18,7 @@ import type { SessionExpiredError } from '../transports/http/client/http-common.
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import type { Transport } from '../engine/transport.js';
-import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
+import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeHttp, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
 import { performHandshake } from './handshake.js';
 import { ServerCalls, type CallOptions } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
@@ -210,9 +210,7 @@ export class McpClient extends ServerCalls {
       try {
         verdict =
           transport instanceof StreamableHttpClientTransport
-            ? judgeHttpProbe(
-                await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params: session.withEnvelope(undefined) }, timeout),
-              )
+            ? judgeHttpProbe(await probeHttp(transport, session.withEnvelope(undefined), this.options.requestTimeoutMs))
             : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
       } catch (err) {
         // The probe killed a legacy server: the next connection to it (connect() makes one at

@@ -135,3 +135,17 @@ export function eraKeyOf(transport: Transport): string | undefined {
   const t = (transport as { spawnTarget?: { command: string; args: readonly string[]; cwd?: string } }).spawnTarget;
   return t && typeof t.command === 'string' ? `stdio ${JSON.stringify([t.command, ...t.args, t.cwd ?? ''])}` : undefined;
 }
+
+/**
+ * The HTTP era probe. A legacy HTTP server answers `server/discover` with a status, never with
+ * silence, so a slow answer (a cold start) is waited for under the request timeout, and no answer
+ * at all is a timeout, not a verdict: taking it for a legacy server would drive a 2026-07-28
+ * server with `initialize`.
+ */
+export async function probeHttp(transport: StreamableHttpClientTransport, params: JsonObject, requestTimeoutMs = 60_000): Promise<ProbeAnswer> {
+  // 0 turns request timeouts off, as for any request.
+  const ms = requestTimeoutMs > 0 ? requestTimeoutMs : 2 ** 31 - 1;
+  const answer = await transport.probe({ jsonrpc: '2.0', id: 'era-probe', method: 'server/discover', params }, ms);
+  if (answer.status === 0) throw new LocalError('timeout', `The server did not answer server/discover (the era probe) within ${ms} ms`);
+  return answer;
+}

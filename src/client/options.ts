@@ -35,9 +35,10 @@ export interface ClientOptions extends Implementation {
    */
   protocolVersion?: string;
   /**
-   * How long the 'auto' probe waits before taking a silent server for a legacy one (ms).
+   * How long the 'auto' probe waits on stdio before taking a silent server for a legacy one (ms).
    * Default 3000. A stdio server slower than that to start is taken for legacy too: raise it
-   * for slow starters.
+   * for slow starters. Over HTTP a legacy server answers with a status, never with silence, so
+   * the probe waits under `requestTimeoutMs` instead and no answer is a timeout error.
    */
   probeTimeoutMs?: number;
   /** 2026-07-28: rounds of `input_required` answered for one call before giving up. Default 8. */

@@ -135,8 +135,20 @@ export class ModernPoster {
    */
   async probe(message: JsonRpcRequest, timeoutMs: number): Promise<ProbeAnswer> {
     const url = this.host.url.href;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    // A timer that keeps the process alive (AbortSignal.timeout's does not): a script waiting on
+    // connect() must get its timeout error, not exit silently.
+    const timer = new AbortController();
+    const handle = setTimeout(() => timer.abort(new Error('probe timed out')), timeoutMs);
+    const timeout = timer.signal;
     const signal = AbortSignal.any([timeout, this.host.closed]);
+    try {
+      return await this.probeWith(message, url, timeout, signal);
+    } finally {
+      clearTimeout(handle);
+    }
+  }
+
+  private async probeWith(message: JsonRpcRequest, url: string, timeout: AbortSignal, signal: AbortSignal): Promise<ProbeAnswer> {
     let res: Response;
     try {
       const headers = await buildHeaders(this.host.userHeaders, { ...routingHeaders(message), 'content-type': 'application/json', accept: ACCEPT_BOTH });
