@@ -85,7 +85,23 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return 2;
     }
     if (err instanceof ShownError) return err.exitCode;
-    io.stderr.write(`mcpkit: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    io.stderr.write(`mcpkit: ${failureText(err, !!io.env.DEBUG)}\n`);
     return 1;
   }
+}
+
+/**
+ * An unexpected failure as one line that says what happened and what to do; the stack trace only
+ * when DEBUG is set (a user of the command has no use for frames).
+ */
+function failureText(err: unknown, debug: boolean): string {
+  if (!(err instanceof Error)) return String(err);
+  if (debug) return err.stack ?? err.message;
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  const where = e.address !== undefined ? `${e.address}${e.port !== undefined ? `:${e.port}` : ''}` : 'the address';
+  if (e.code === 'EADDRINUSE') return `${where} is already in use: choose another port with --port, or stop the program listening there`;
+  if (e.code === 'EACCES' && e.syscall === 'listen')
+    return `not allowed to listen on ${where} (ports below 1024 need privileges): choose another port with --port`;
+  if (e.code === 'EADDRNOTAVAIL') return `${where} is not an address of this machine: check --host`;
+  return `${err.message} (DEBUG=1 shows where it happened)`;
 }
