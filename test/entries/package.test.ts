@@ -15,8 +15,16 @@ test('the package: entries built, no CLI .d.ts, no src/, every source map self-c
     if (typeof target === 'string') continue;
     for (const f of [target.default, target.types]) if (f) assert.ok(files.includes(f.replace(/^\.\//, '')), `${sub}: ${f} is in the package`);
   }
-  assert.deepEqual(files.filter((f) => f.startsWith('dist/cli/') && f.endsWith('.d.ts')), [], 'no declarations for CLI internals');
-  assert.deepEqual(files.filter((f) => f.startsWith('src/')), [], 'src/ is not shipped');
+  assert.deepEqual(
+    files.filter((f) => f.startsWith('dist/cli/') && f.endsWith('.d.ts')),
+    [],
+    'no declarations for CLI internals',
+  );
+  assert.deepEqual(
+    files.filter((f) => f.startsWith('src/')),
+    [],
+    'src/ is not shipped',
+  );
   const maps = files.filter((f) => f.endsWith('.js.map'));
   assert.ok(maps.length > 50);
   for (const m of maps) {
