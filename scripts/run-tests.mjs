@@ -20,8 +20,8 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-// The Node 22 binary that the conformance suite needs is a dev dependency and shadows `node`
-// inside npm scripts; tests run on the Node that runs npm (the machine's), which is what users have.
+// Tests run on the Node that runs npm (the machine's, what users have), even if a package puts
+// another `node` on the PATH of npm scripts.
 const node = process.env.npm_node_execpath || process.execPath;
 const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-concurrency=4', ...files], {
   stdio: 'inherit',
