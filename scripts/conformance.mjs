@@ -124,7 +124,8 @@ function node22() {
     console.log(`fetching ${pkg}@22 into .cache/node22 (the conformance CLI needs Node >= 22)`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const r = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@22`], { stdio: 'inherit' });
-    if (r.status !== 0 || !existsSync(bin)) throw new Error(`The conformance CLI needs Node >= 22: fetching ${pkg}@22 failed; set CONFORMANCE_NODE to a Node 22 binary`);
+    if (r.status !== 0 || !existsSync(bin))
+      throw new Error(`The conformance CLI needs Node >= 22: fetching ${pkg}@22 failed; set CONFORMANCE_NODE to a Node 22 binary`);
   }
   return bin;
 }
