@@ -13,6 +13,12 @@ export interface FrameInfo {
    * which needs it to route, with `requestEra`). Absent: the server decides, once, per request.
    */
   era?: Era;
+  /**
+   * Set when a request to the peer on behalf of this frame's requests could never be answered
+   * (stateless HTTP: the answer would come in another POST, with nothing to route it back): why,
+   * in words a user can act on. Whoever would send one fails at once with it.
+   */
+  cannotAsk?: string;
 }
 
 export interface AuthInfo {

@@ -145,6 +145,7 @@ export class ServerContext extends RequestFacts implements RequestContext {
     if (!features.elicitation(this.protocolVersion)) {
       throw new LocalError('capability', `Cannot elicit: protocol version ${this.protocolVersion} has no elicitation`);
     }
+    this.reachable('elicit');
     const cap = this.clientCapabilities.elicitation;
     if (!cap) throw new LocalError('capability', 'Cannot elicit: the client did not declare the "elicitation" capability');
     // An empty elicitation object means form only (2025-06-18 semantics).
@@ -169,6 +170,7 @@ export class ServerContext extends RequestFacts implements RequestContext {
   }
 
   async sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    this.reachable('sample');
     const cap = this.clientCapabilities.sampling;
     if (!cap) throw new LocalError('capability', 'Cannot sample: the client did not declare the "sampling" capability');
     if ((params.tools || params.toolChoice) && (!cap.tools || !features.samplingTools(this.protocolVersion))) {
@@ -179,9 +181,19 @@ export class ServerContext extends RequestFacts implements RequestContext {
   }
 
   async roots(options?: RequestOptions): Promise<Root[]> {
+    this.reachable('list roots');
     if (!this.clientCapabilities.roots) throw new LocalError('capability', 'Cannot list roots: the client did not declare the "roots" capability');
     const result = await this.ask('roots/list', undefined, options);
     return (result.roots as Root[] | undefined) ?? [];
+  }
+
+  /**
+   * A transport that cannot carry a question to the client (stateless HTTP) is named first: the
+   * client's capabilities are unknown there, and blaming them would send the user the wrong way.
+   */
+  private reachable(action: string): void {
+    const why = this.inbound.info?.cannotAsk;
+    if (why !== undefined) throw new LocalError('capability', `Cannot ${action}: ${why}`);
   }
 
   /** @internal What a 2025-11-25 task's context is built from: this tools/call. */

@@ -119,3 +119,19 @@ test('stateless (stateful: false): no session id, no GET stream, calls and progr
   }
   assert.ok(!wire.includes('DELETE -'), 'no session to DELETE');
 });
+
+test('stateless (stateful: false): a client with an elicitation handler is told the server cannot ask, not that it did not declare', async () => {
+  const s = await startOurServer({ stateful: false });
+  let asked = 0;
+  const { client, errors } = await openClient(s.url, {}, { era: 'handshake', elicitation: () => (asked++, { action: 'decline' }) });
+  try {
+    const r = await client.callTool('ask');
+    assert.equal(r.isError, true);
+    assert.match(text(r) ?? '', /^Cannot elicit: this HTTP server is stateless \(no sessions\), so it cannot send requests to the client/);
+    assert.equal(asked, 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await client.close();
+    await s.close();
+  }
+});

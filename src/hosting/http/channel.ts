@@ -100,6 +100,11 @@ export class ResponseChannel {
     return this.o.ids;
   }
 
+  /** 'json': a plain JSON body that carries responses only. */
+  get mode(): ResponseMode {
+    return this.o.mode;
+  }
+
   get isStream(): boolean {
     return this.writer !== undefined;
   }

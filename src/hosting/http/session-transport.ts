@@ -5,6 +5,11 @@ import type { ResponseChannel } from './channel.js';
 
 const DONE: Promise<void> = Promise.resolve();
 
+const NO_GET_STREAM = 'no stream can carry it to the client (the session has no GET stream open)';
+const JSON_AND_NO_GET_STREAM =
+  'no stream can carry it to the client (its request is answered with plain JSON, as responseMode "json" or the client\'s Accept header asks, ' +
+  'and the session has no GET stream open)';
+
 /**
  * The transport under one HTTP session's engine. Inbound frames are pushed in by the HTTP core,
  * already decoded (it decodes each body once, to route it);
@@ -16,6 +21,7 @@ export class HttpSessionTransport implements Transport {
   ondecoded?: (decoded: Decoded, info?: FrameInfo) => void;
   onclose?: (reason?: Error) => void;
   onerror?: (error: Error) => void;
+  onrequestlost?: (requestId: RequestId, error: Error) => void;
   // Channel by the id of each request it answers. One binding (every stateless request, most
   // stateful moments) lives in two fields; a Map is made when a second id is bound alongside.
   private soleId: RequestId | undefined;
@@ -86,19 +92,22 @@ export class HttpSessionTransport implements Transport {
     if (channel && !channel.done) {
       const taken = channel.deliver(message);
       if (taken === true) return DONE;
-      if (taken !== false) return taken.then((ok) => (ok ? undefined : this.elsewhere(message)));
+      if (taken !== false) return taken.then((ok) => (ok ? undefined : this.elsewhere(message, NO_GET_STREAM)));
+      return this.elsewhere(message, channel.mode === 'json' ? JSON_AND_NO_GET_STREAM : NO_GET_STREAM);
     }
-    return this.elsewhere(message);
+    return this.elsewhere(message, NO_GET_STREAM);
   }
 
   private async sendAll(messages: JsonRpcMessage[], options?: SendOptions): Promise<void> {
     for (const m of messages) await this.send(m, options);
   }
 
-  /** A message its request's channel did not take. */
-  private async elsewhere(message: JsonRpcMessage): Promise<void> {
+  /** A message its request's channel did not take; `why` says why nothing else could, for requests. */
+  private async elsewhere(message: JsonRpcMessage, why: string): Promise<void> {
     // Never send a response on the standalone stream; everything else may go there.
     if ('method' in message && this.standalone && !this.standalone.done && (await this.standalone.deliver(message))) return;
+    // A request nobody will see would wait for its whole timeout: it fails now, saying why.
+    if ('method' in message && 'id' in message) this.onrequestlost?.(message.id, new Error(why));
     this.orphan?.(message);
   }
 

@@ -75,6 +75,12 @@ const SUPPORTED_HEADER_VERSIONS: ReadonlySet<string> = new Set(HANDSHAKE_VERSION
 const MODERN_STATUS = (m: JsonRpcMessage): number => ('error' in m ? modernStatusFor(m.error.code) : 200);
 const NOTHING = (): void => {};
 
+// Why a stateless handshake-era request cannot ask the client anything. The client may well have
+// declared the capability (in an initialize this server has forgotten): the transport is to blame.
+const STATELESS_ASK =
+  'this HTTP server is stateless (no sessions), so it cannot send requests to the client: the answer would come back in another POST, ' +
+  'with nothing to route it here. Serve it with sessions, or use protocol 2026-07-28, which asks without sessions';
+
 /**
  * The Streamable HTTP server core (handshake era): POST, GET and DELETE on one endpoint,
  * independent of node:http or fetch. Adapters hand it a request view and a responder.
@@ -216,9 +222,11 @@ export class StreamableHttpHandler {
     const isInit = messages.length === 1 ? isInitialize(first) : messages.some(isInitialize);
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
     if (!isInit && this.badVersion(req, res)) return;
-    const info: FrameInfo = { authInfo, remoteAddress: req.remoteAddress, era: 'handshake' };
-    let live: LiveSession | undefined;
     const stateful = this.o.stateful !== false;
+    const info: FrameInfo = stateful
+      ? { authInfo, remoteAddress: req.remoteAddress, era: 'handshake' }
+      : { authInfo, remoteAddress: req.remoteAddress, era: 'handshake', cannotAsk: STATELESS_ASK };
+    let live: LiveSession | undefined;
     if (!stateful) live = this.transient(isInit ? undefined : (headerVersion ?? DEFAULT_HTTP_VERSION));
     else if (!isInit) {
       // In memory, the usual case: no await (a promise and a hop less per request).

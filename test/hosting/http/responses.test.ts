@@ -2,7 +2,7 @@
 // MCP-Protocol-Version header, and server-to-client requests on a POST's stream.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, initReq, jsonError, LATEST, open, post, raw, req, SseReader, start, type Started } from './helpers.js';
+import { call, initReq, jsonError, LATEST, makeServer, open, post, raw, req, SseReader, start, type Started } from './helpers.js';
 
 async function withServer(options: Parameters<typeof start>[0], fn: (s: Started, headers: Record<string, string>) => Promise<void>): Promise<void> {
   const s = await start(options);
@@ -235,5 +235,54 @@ test('a request reusing the id of one still in flight is refused; the first is s
     const body = (await r.json()) as { id: string; result: { content: Array<{ text: string }> } };
     assert.equal(body.id, 'dup');
     assert.equal(body.result.content[0].text, 'slept 150');
+  });
+});
+
+test('stateless: ctx.elicit/sample/roots blame the transport, not the client, which did declare them', async () => {
+  const fixture = makeServer();
+  fixture.mcp.prompt('sampled', async (_args, ctx) => {
+    const r = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
+    return r.model;
+  });
+  fixture.mcp.tool('rooted', async (_args, ctx) => String((await ctx.roots()).length));
+  const s = await start({ stateful: false }, fixture);
+  try {
+    // The client declares everything, in an initialize the stateless server forgets at once.
+    const init = await post(s.url, initReq(LATEST, { elicitation: {}, sampling: {}, roots: {} }));
+    assert.equal(init.status, 200);
+    await init.text();
+    const headers = { 'mcp-protocol-version': LATEST };
+    for (const [tool, action] of [
+      ['ask', 'elicit'],
+      ['rooted', 'list roots'],
+    ]) {
+      const r = await post(s.url, call(tool), headers);
+      const body = (await r.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+      assert.equal(body.result.isError, true);
+      const text = body.result.content[0].text;
+      assert.match(text, new RegExp(`^Cannot ${action}: this HTTP server is stateless \\(no sessions\\), so it cannot send requests to the client`));
+      assert.match(text, /Serve it with sessions, or use protocol 2026-07-28/);
+      assert.doesNotMatch(text, /did not declare/);
+    }
+    // Outside a tool the same words come as a JSON-RPC error: an internal one, the server's limit.
+    const r = await post(s.url, req('prompts/get', { name: 'sampled' }), headers);
+    const error = await jsonError(r, 200, -32603);
+    assert.match(error.message, /^Cannot sample: this HTTP server is stateless/);
+  } finally {
+    await s.running.close();
+  }
+});
+
+test("stateful, responseMode 'json', no GET stream: ctx.elicit fails at once, saying no stream can carry it", async () => {
+  await withServer({ responseMode: 'json' }, async (s, headers) => {
+    const r = await post(s.url, call('ask'), headers);
+    assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+    const body = (await r.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+    assert.equal(body.result.isError, true);
+    assert.match(
+      body.result.content[0].text,
+      /^Request "elicitation\/create" was lost: no stream can carry it to the client \(its request is answered with plain JSON/,
+    );
+    assert.match(body.result.content[0].text, /no GET stream open\)$/);
   });
 });
