@@ -11,7 +11,7 @@ import { StdioClientTransport } from '../transports/stdio/client.js';
 import { defaultEnvironment } from '../transports/stdio/process.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraChoice, type OptionSpecs } from './args.js';
 import { elicitationHandler, samplingHandler } from './interact.js';
-import { cliOAuth, OAUTH_HELP } from './oauth.js';
+import { cliOAuth, explainUnauthorized, OAUTH_HELP } from './oauth.js';
 import { resolveTarget, type Target } from './targets.js';
 import { formatLog, type StatusLine } from './term.js';
 import { Tracer } from './trace.js';
@@ -92,7 +92,7 @@ export async function openConnection(spec: string, values: Values, status: Statu
   } catch (err) {
     tracer?.close();
     await oauth?.close();
-    throw explainConnectFailure(err, target, era);
+    throw await explainConnectFailure(err, target, era, values);
   }
   const connectMs = performance.now() - started;
   client.on('notifications/message', (p) => status.print(formatLog(p, status.style)));
@@ -120,7 +120,7 @@ function forwardStderr(t: StdioClientTransport, status: StatusLine): void {
   rl.on('line', (line) => status.print(status.style.dim(`server │ ${line}`)));
 }
 
-function explainConnectFailure(err: unknown, target: Target, era: EraChoice): Error {
+async function explainConnectFailure(err: unknown, target: Target, era: EraChoice, values: Values): Promise<Error> {
   const e = err instanceof Error ? err : new Error(String(err));
   // A bare "-32601 Method not found" would not say which method, nor what to do about it.
   if (era === 'modern' && e instanceof McpError && e.code === ErrorCode.MethodNotFound) {
@@ -133,10 +133,7 @@ function explainConnectFailure(err: unknown, target: Target, era: EraChoice): Er
     return new Error(`${e.message} (and no config file names a server "${target.command}"; use --config FILE to point at one)`, { cause: e });
   }
   if (target.kind === 'http' && e instanceof HttpStatusError && e.status === 401) {
-    return new Error(
-      `${target.url} needs authorization (HTTP 401). Sign in from a terminal, or pass --oauth, --client-id/--client-secret with --client-credentials, or -H "Authorization: Bearer TOKEN"`,
-      { cause: e },
-    );
+    return new Error(await explainUnauthorized(target.url, e.headers.get('www-authenticate'), target.headers, values), { cause: e });
   }
   if (target.kind === 'http' && /fetch failed|ECONNREFUSED/.test(e.message)) {
     return new Error(`Cannot reach ${target.url}: ${e.message}. Is the server running?`, { cause: e });

@@ -6,7 +6,9 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loopbackAuthorization } from '../client/auth/loopback.js';
-import { resourceCovers } from '../client/auth/metadata.js';
+import { parseAuthChallenge } from '../client/auth/challenge.js';
+import { OAuthFlowError } from '../client/auth/errors.js';
+import { fetchResourceMetadata, fetchServerMetadata, resourceCovers, type DiscoveryContext } from '../client/auth/metadata.js';
 import type { OAuthOptions } from '../client/auth/options.js';
 import type { OAuthStore, StoredTokens } from '../client/auth/store.js';
 import type { ClientRegistration } from '../client/auth/token-endpoint.js';
@@ -201,6 +203,48 @@ export async function cliOAuth(
     },
   });
   return { auth: { ...options, authorize: loopback.authorize, redirectUri: loopback.redirectUri }, close: () => loopback.close() };
+}
+
+/** How long the 401 hint waits for each metadata document it looks for. */
+const PROBE_MS = 5000;
+
+/**
+ * What to say about a 401 from a URL target. A sign-in is offered only to a server that
+ * advertises OAuth: to an API-key server it is a dead end. `sent`: the headers the request had.
+ */
+export async function explainUnauthorized(
+  url: string,
+  wwwAuthenticate: string | null,
+  sent: Record<string, string> | undefined,
+  values: Values,
+): Promise<string> {
+  const credential = Object.keys(sent ?? {}).find((k) => /^(authorization|x-api-key)$/i.test(k));
+  const refused = credential ? `${url} refused the credentials it was sent (HTTP 401): check the ${credential} header` : undefined;
+  if (!(await advertisesOAuth(url, wwwAuthenticate))) {
+    return refused ?? `${url} wants credentials (HTTP 401) and offers no OAuth sign-in: pass them with -H, e.g. -H "Authorization: Bearer KEY"`;
+  }
+  const ways = `${flag(values, 'no-oauth') ? 'drop --no-oauth to sign in' : 'sign in from a terminal or with --oauth (the sign-in URL is printed)'}, or use --client-credentials with --client-id/--client-secret`;
+  if (refused) return `${refused}; the server also signs in with OAuth: ${ways}`;
+  return `${url} needs authorization (HTTP 401) and signs in with OAuth: ${ways}; or pass a token with -H "Authorization: Bearer TOKEN"`;
+}
+
+/**
+ * Whether the server signs in with OAuth: its challenge names its resource metadata, or that
+ * document (or, for 2025-03-26 servers, authorization server metadata at its origin) is there.
+ */
+async function advertisesOAuth(url: string, wwwAuthenticate: string | null): Promise<boolean> {
+  if (parseAuthChallenge(wwwAuthenticate)?.resourceMetadata) return true;
+  const ctx: DiscoveryContext = {
+    fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(PROBE_MS) }),
+    checkUrl: (u) => new URL(u),
+  };
+  try {
+    return (await fetchResourceMetadata(ctx, url)) !== undefined || (await fetchServerMetadata(ctx, new URL(url).origin, true)) !== undefined;
+  } catch (err) {
+    // Metadata that is there but names another resource or issuer is still OAuth; a document
+    // that could not be fetched at all (the error has the network's cause) tells nothing.
+    return err instanceof OAuthFlowError && err.cause === undefined;
+  }
 }
 
 export const OAUTH_HELP = `OAuth (URL targets whose server asks for authorization):
