@@ -143,13 +143,22 @@ export function version(): string {
   return pkg.version;
 }
 
+/** Whether a command's ARGS are `key=value` pairs (not one JSON object). */
+export function isPairs(items: string[]): boolean {
+  return items.length > 0 && !(items.length === 1 && items[0].trimStart().startsWith('{'));
+}
+
 /**
- * A tool or prompt argument list: one JSON object, or `key=value` pairs whose values are parsed
- * as JSON when they parse (`n=5`, `flag=true`, `tags=["a"]`) and kept as strings otherwise.
+ * A tool or prompt argument list: one JSON object, or `key=value` pairs. A pair's value is what
+ * `coerce` makes of it when given (the tool's schema knows the type), else it is parsed as JSON
+ * when it parses (`n=5`, `flag=true`, `tags=["a"]`) and kept as a string otherwise.
  */
-export function parseArguments(items: string[], options: { stringsOnly?: boolean } = {}): Record<string, unknown> {
+export function parseArguments(
+  items: string[],
+  options: { stringsOnly?: boolean; coerce?: (key: string, raw: string) => unknown } = {},
+): Record<string, unknown> {
   if (items.length === 0) return {};
-  if (items.length === 1 && items[0].trimStart().startsWith('{')) {
+  if (!isPairs(items)) {
     let v: unknown;
     try {
       v = JSON.parse(items[0]);
@@ -167,6 +176,10 @@ export function parseArguments(items: string[], options: { stringsOnly?: boolean
     const raw = item.slice(i + 1);
     if (options.stringsOnly) {
       out[key] = raw;
+      continue;
+    }
+    if (options.coerce) {
+      out[key] = options.coerce(key, raw);
       continue;
     }
     try {

@@ -113,6 +113,10 @@ describe('mcpkit serve (demo, HTTP)', () => {
     assert.ok(page.results.every((d) => d.id));
     const echo = await mcpkit(['call', server.url, 'echo', 'message=hi there']);
     assert.equal(echo.stdout, 'hi there\n');
+    // A string parameter gets the text as typed, even when it looks like a number.
+    const digits = await mcpkit(['call', server.url, 'echo', 'message=123']);
+    assert.equal(digits.code, 0, digits.stderr);
+    assert.equal(digits.stdout, '123\n');
   });
 
   test('search_docs pages 10 at a time and needs every keyword', async () => {

@@ -2,7 +2,8 @@
 // one request, its progress drawn on stderr, its result on stdout.
 import type { McpClient } from '../../client/client.js';
 import { LOGGING_LEVELS, type LoggingLevel } from '../../protocol/types.js';
-import { flag, parseArguments, str, UsageError } from '../args.js';
+import { flag, isPairs, parseArguments, str, UsageError } from '../args.js';
+import { coerceArgument } from '../coerce.js';
 import { CLIENT_HELP } from '../connection.js';
 import { renderCallResult, renderContent, renderPrompt, renderRead } from '../render.js';
 import type { ClientCommand } from '../run-client.js';
@@ -16,6 +17,19 @@ async function applyLogLevel(client: McpClient, level: string | undefined): Prom
   if (client.serverCapabilities?.logging) await client.setLoggingLevel(level as LoggingLevel);
 }
 
+/**
+ * The tool's inputSchema, to type `key=value` arguments by; undefined when the server does not
+ * list it (then values are guessed from how they look, as without a schema).
+ */
+async function inputSchemaOf(client: McpClient, tool: string): Promise<unknown> {
+  if (!client.serverCapabilities?.tools) return undefined;
+  try {
+    return (await client.listAllTools()).find((t) => t.name === tool)?.inputSchema;
+  } catch {
+    return undefined;
+  }
+}
+
 function json(out: NodeJS.WritableStream, value: unknown): void {
   out.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -27,7 +41,9 @@ export const callCommand: ClientCommand = {
   usage: `Usage: mcpkit call TARGET TOOL [ARGS] [options]
 
 Calls a tool and prints its result. ARGS is one JSON object ('{"n":5}') or key=value pairs
-(n=5 message=hi); values that parse as JSON (numbers, true, [..]) are sent as such.
+(n=5 message=hi), typed by the tool's inputSchema: a string parameter gets the text as typed
+(message=123 sends "123"), numbers and booleans are parsed, arrays and objects are JSON. For
+parameters the schema does not type, values that parse as JSON are sent as such.
 Progress is drawn as a bar on a terminal, as lines otherwise; log messages go to stderr.
 A 2026-07-28 server may run the call as a task: its status changes are shown on stderr while
 it is polled, and Ctrl-C cancels it (tasks/cancel). --timeout then applies to each poll.
@@ -39,7 +55,8 @@ ${CLIENT_HELP}${LOG_HELP}  --no-tasks             no tasks: do not declare the 2
                          server's optional task tools plainly (the server must answer at once)
 `,
   async run(conn, [tool, ...rest], values) {
-    const args = parseArguments(rest);
+    const schema = isPairs(rest) ? await inputSchemaOf(conn.client, tool) : undefined;
+    const args = parseArguments(rest, schema === undefined ? {} : { coerce: (key, raw) => coerceArgument(key, raw, schema) });
     await applyLogLevel(conn.client, str(values, 'log-level'));
     const { status } = conn;
     status.begin(tool);
