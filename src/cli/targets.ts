@@ -91,13 +91,18 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
     if (!URL.canParse(text)) throw new UsageError(`not a valid URL: ${text}`);
     return { kind: 'http', url: text, headers: { ...o.headers }, label: text };
   }
+  // Any other `scheme://` would be run as a command and reported as "command not found". Two
+  // letters at least: `C://` is a drive.
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(text);
+  if (scheme) throw new UsageError(`unsupported URL scheme ${scheme[1].toLowerCase()}: (use http:// or https://)`);
   const cwd = o.cwd ?? process.cwd();
   const isName = !/\s/.test(text);
+  const address = isName ? schemelessUrl(text, cwd) : undefined;
   if (o.config !== undefined) {
     const file = resolve(cwd, o.config);
     const servers = readConfig(file);
     if (isName && Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
-    if (isName && !looksLikeCommand(text, cwd)) {
+    if (isName && address === undefined && !looksLikeCommand(text, cwd)) {
       throw new UsageError(`no server named "${text}" in ${file} (it has: ${Object.keys(servers).join(', ') || 'none'})`);
     }
   } else if (isName) {
@@ -112,6 +117,7 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
       if (Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
     }
   }
+  if (address !== undefined) throw new UsageError(`"${text}" is neither a URL nor a command: did you mean ${address}?`);
   const { env, rest } = takeEnvAssignments(splitCommandLine(text));
   if (rest.length === 0) throw new UsageError(`"${text}" names no command to run`);
   const [command, ...args] = rest;
@@ -121,6 +127,22 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
   }
   return { kind: 'stdio', command, args, env: { ...env, ...o.env }, label: text };
 }
+
+/**
+ * `host:port` with an optional path, no scheme: an HTTP address with its `http://` left out
+ * (`localhost:3000/mcp`, `[::1]:8080`). A drive letter (`C:\...`) has no port after its colon.
+ */
+const HOST_PORT = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*):\d{1,5}([/?#]\S*)?$/i;
+
+/** The URL meant by `host:port[/path]` written without its scheme (not a file that exists). */
+function schemelessUrl(word: string, cwd: string): string | undefined {
+  const m = HOST_PORT.exec(word);
+  if (!m || existsSync(resolve(cwd, word))) return undefined;
+  // Plain HTTP is what a server on this machine usually speaks; anything farther, TLS.
+  return `${LOOPBACK.test(m[1]) ? 'http' : 'https'}://${word}`;
+}
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1?\])$/i;
 
 /** A single word is a command (not a mistyped server name) when it is a path or looks like one. */
 function looksLikeCommand(word: string, cwd: string): boolean {

@@ -26,3 +26,13 @@ test('serve on a port in use: one line naming the address and what to do, exit 1
     await busy.close();
   }
 });
+
+test('a target with another URL scheme, or without one, is a usage error that says so (exit 2)', async () => {
+  const ftp = await mcpkit(['tools', 'ftp://host/x']);
+  assert.equal(ftp.code, 2);
+  assert.match(ftp.stderr, /unsupported URL scheme ftp: \(use http:\/\/ or https:\/\/\)/);
+  assert.doesNotMatch(ftp.stderr, /command not found/);
+  const bare = await mcpkit(['call', 'localhost:3000/mcp', 'echo', 'message=hi']);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /"localhost:3000\/mcp" is neither a URL nor a command: did you mean http:\/\/localhost:3000\/mcp\?/);
+});

@@ -86,3 +86,66 @@ test('resolveTarget: URLs, command lines, config names', () => {
   assert.throws(() => resolveTarget('x', { config: join(dir, 'missing.json'), cwd: dir, home }), /no such file/);
   assert.throws(() => resolveTarget('', {}), /empty/);
 });
+
+test('resolveTarget: another URL scheme, or an address without one, is said so (not "command not found")', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-targets-'));
+  const o = { cwd: dir, home: dir };
+  const scheme = /^unsupported URL scheme ([\w+.-]+): \(use http:\/\/ or https:\/\/\)$/;
+  for (const [target, name] of [
+    ['ftp://host/x', 'ftp'],
+    ['ws://127.0.0.1:3000/mcp', 'ws'],
+    ['FILE:///tmp/server.js', 'file'],
+    ['svn+ssh://h/r', 'svn+ssh'],
+  ]) {
+    assert.throws(
+      () => resolveTarget(target, o),
+      (e: unknown) => e instanceof UsageError && scheme.exec(e.message)?.[1] === name,
+      target,
+    );
+  }
+  for (const [target, meant] of [
+    ['localhost:3000/mcp', 'http://localhost:3000/mcp'],
+    ['127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['[::1]:3000/mcp', 'http://[::1]:3000/mcp'],
+    ['mcp.example.com:443/mcp?x=1', 'https://mcp.example.com:443/mcp?x=1'],
+  ]) {
+    assert.throws(
+      () => resolveTarget(target, o),
+      (e: unknown) => e instanceof UsageError && e.message === `"${target}" is neither a URL nor a command: did you mean ${meant}?`,
+      target,
+    );
+  }
+  // With --config too: the suggestion, not "no server named".
+  const config = join(dir, 'c.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { a: { command: 'a' } } }));
+  assert.throws(() => resolveTarget('localhost:3000', { ...o, config }), /did you mean http:\/\/localhost:3000\?/);
+  // A configured name that looks like an address is still the configured server.
+  writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'box:8080': { url: 'http://box:8080/mcp' } } }));
+  assert.equal(resolveTarget('box:8080', o).kind, 'http');
+});
+
+test('resolveTarget: real command lines are still commands', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-targets-'));
+  const o = { cwd: dir, home: dir };
+  writeFileSync(join(dir, 'server.js'), '');
+  writeFileSync(join(dir, 'localhost:3000'), '');
+  const commands: Array<[string, string]> = [
+    ['node server.js', 'node'],
+    ['npx -y @modelcontextprotocol/server-everything', 'npx'],
+    ['./server.js', process.execPath],
+    ['./missing.js', './missing.js'],
+    ['uvx mcp-server-fetch', 'uvx'],
+    ['docker run -i --rm mcp/fetch', 'docker'],
+    ['"C:\\Program Files\\nodejs\\node.exe" server.js', 'C:\\Program Files\\nodejs\\node.exe'],
+    ["'C:\\srv\\server.exe'", 'C:\\srv\\server.exe'],
+    ['python3 -m server --url http://127.0.0.1:3000/mcp', 'python3'],
+    ['image:latest', 'image:latest'],
+    // A file of that name is there: it is what was meant.
+    ['localhost:3000', 'localhost:3000'],
+  ];
+  for (const [line, command] of commands) {
+    const t = resolveTarget(line, o);
+    assert.equal(t.kind, 'stdio', line);
+    assert.equal((t as { command: string }).command, command, line);
+  }
+});
