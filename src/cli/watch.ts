@@ -7,18 +7,17 @@
 // client's `initialize` to each new child (swallowing the answer), answers requests the old
 // child never answered with an error, and tells the client that lists may have changed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { watch } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { StatusLine } from './term.js';
 import type { CliIo } from './io.js';
+import { watchTree } from './watch-tree.js';
 
 /** main.js (or main.ts, run through a loader), next to this file. */
 const MAIN = fileURLToPath(new URL(`./main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 const DEBOUNCE_MS = 200;
-const IGNORED = /(^|[/\\])(node_modules|\.git|dist)([/\\]|$)|(^|[/\\])\.[^/\\]/;
 
 type Msg = { id?: string | number | null; method?: string; params?: unknown };
 
@@ -111,10 +110,8 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let changed = '';
-  const watcher = watch(dir, { recursive: true }, (_event, file) => {
-    const name = file ? String(file) : '';
-    if (name && IGNORED.test(name)) return;
-    changed = name || 'a file';
+  const watcher = watchTree(dir, (file) => {
+    changed = file === '.' ? 'a file' : file;
     clearTimeout(timer);
     timer = setTimeout(() => void restart(`${changed} changed`), DEBOUNCE_MS);
   });

@@ -2,7 +2,7 @@
 // and the conformance server.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,6 +179,40 @@ describe('serve --watch', () => {
         },
       );
       assert.match(s.stderr(), /↻ main\.ts changed: restarting the server/);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('keeps reloading after atomic saves (temp file renamed over the module), sed -i, and delete + recreate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-atomic-'));
+    writeFileSync(
+      join(dir, 'server.ts'),
+      `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`,
+    );
+    const main = join(dir, 'main.ts');
+    writeFileSync(main, moduleSource('v0'));
+    const port = await freePort();
+    const s = await startListening(['serve', main, '--watch', '--port', String(port)]);
+    const saves: [string, (text: string) => void][] = [
+      ['an atomic save', (text) => (writeFileSync(join(dir, '.main.ts.tmp'), moduleSource(text)), renameSync(join(dir, '.main.ts.tmp'), main))],
+      ['a second atomic save', (text) => (writeFileSync(join(dir, '.main.ts.tmp'), moduleSource(text)), renameSync(join(dir, '.main.ts.tmp'), main))],
+      [
+        'sed -i (a visible temp file renamed over it)',
+        (text) => (writeFileSync(join(dir, 'sedAb12Cd'), moduleSource(text)), renameSync(join(dir, 'sedAb12Cd'), main)),
+      ],
+      ['delete and recreate', (text) => (unlinkSync(main), writeFileSync(main, moduleSource(text)))],
+    ];
+    try {
+      assert.equal((await mcpkit(['call', s.url, 'hello'])).stdout, 'v0\n');
+      for (const [i, [what, save]] of saves.entries()) {
+        const restarts = (s.stderr().match(/restarting the server/g) ?? []).length;
+        save(`v${i + 1}`);
+        await waitFor(
+          async () => (s.stderr().match(/restarting the server/g) ?? []).length > restarts && (await mcpkit(['call', s.url, 'hello'])).stdout === `v${i + 1}\n`,
+          { what: `the server reloaded after ${what} to answer "v${i + 1}"`, timeoutMs: 30_000, intervalMs: 100 },
+        );
+      }
     } finally {
       await s.stop();
     }
