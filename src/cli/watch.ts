@@ -7,17 +7,16 @@
 // client's `initialize` to each new child (swallowing the answer), answers requests the old
 // child never answered with an error, and tells the client that lists may have changed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, extname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { StatusLine } from './term.js';
 import type { CliIo } from './io.js';
+import { MAIN } from './self.js';
 import { watchTree } from './watch-tree.js';
 
-/** main.js (or main.ts, run through a loader), next to this file. */
-const MAIN = fileURLToPath(new URL(`./main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
-
 const DEBOUNCE_MS = 200;
+/** Set in the child's environment, so that the config it prints for hosts keeps --watch. */
+export const WATCHED_ENV = 'MCPKIT_SERVE_WATCHED';
 
 type Msg = { id?: string | number | null; method?: string; params?: unknown };
 
@@ -56,7 +55,7 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
   const start = () => {
     const gen = ++generation;
     // Piped, not inherited: our stdout/stderr may be streams of an in-process caller.
-    const c = spawn(process.execPath, argv, { cwd: io.cwd, env: io.env, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, argv, { cwd: io.cwd, env: { ...io.env, [WATCHED_ENV]: '1' }, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     child = c;
     c.stderr?.pipe(io.stderr, { end: false });
     if (!stdio) c.stdout?.pipe(io.stdout, { end: false });
