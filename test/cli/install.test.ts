@@ -137,6 +137,7 @@ describe('install: the file and entry of each host', () => {
       [['install', 'claude', 'missing.ts'], /no such file/],
       [['install', 'claude', 'weather.ts', '--api-key', 'k'], /for a URL TARGET/],
       [['install', 'cursor', 'https://x.example/mcp', '--watch'], /--watch is for a module/],
+      [['install', 'vscode', 'https://x.example/mcp', '-e', 'A=1'], /--env is for a server the host starts/],
     ] as const) {
       const r = await mcpkit([...args], { cwd: p.dir, env: p.env });
       assert.equal(r.code, 2, args.join(' '));

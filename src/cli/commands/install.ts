@@ -85,6 +85,9 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
   if (apiKey !== undefined) headers.Authorization = `Bearer ${apiKey}`;
   const target = resolveInstallTarget(words ?? rest[0], words !== undefined, io.cwd, envFrom(strs(values, 'env')), headers, flag(values, 'watch'));
   const info = HOST_INFO[host];
+  if (target.spec.kind === 'http' && info.http && Object.keys(target.env).length > 0) {
+    throw new UsageError('install: --env is for a server the host starts; a URL takes headers (-H, --api-key)');
+  }
   // Claude Desktop's file has no URL entries: mcpkit's stdio bridge forwards to the URL.
   const spec: ServerSpec =
     target.spec.kind === 'http' && !info.http
