@@ -5,6 +5,7 @@ import { bridgeCommand } from './commands/bridge.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
 import { completeCommand } from './commands/complete.js';
 import { inspectCommand } from './commands/inspect.js';
+import { installCommand } from './commands/install.js';
 import { listCommand } from './commands/list.js';
 import { serveCommand } from './commands/serve.js';
 import type { CliIo } from './io.js';
@@ -33,12 +34,17 @@ Bridge:
   mcpkit bridge --stdio-to-http URL    a stdio server that forwards to a remote HTTP server
   mcpkit bridge --http -- COMMAND      a stdio server exposed over HTTP
 
+Add a server to a host (absolute paths; merges into the host's config, with a backup):
+  mcpkit install claude|cursor|vscode|claude-code TARGET   TARGET: a module, a command line or a URL
+  mcpkit install mcp-json TARGET       print the mcpServers entry
+
 Examples:
   mcpkit serve
   mcpkit tools http://127.0.0.1:3000/mcp
   mcpkit call http://127.0.0.1:3000/mcp count '{"n":5}'
   mcpkit call "node server.js" echo message=hi
   mcpkit complete http://127.0.0.1:3000/mcp prompt:plan_day city S
+  mcpkit install claude server.ts
 
 mcpkit COMMAND --help shows a command's options.  mcpkit --version prints the version.
 `;
@@ -67,6 +73,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   if (cmd === 'serve') return serveCommand(rest, io);
   if (cmd === 'bridge') return bridgeCommand(rest, io);
+  if (cmd === 'install') return installCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];
   if (client) return runClientCommand(client, rest, io);
   throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);

@@ -7,18 +7,16 @@
 // client's `initialize` to each new child (swallowing the answer), answers requests the old
 // child never answered with an error, and tells the client that lists may have changed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { watch } from 'node:fs';
-import { dirname, extname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { StatusLine } from './term.js';
 import type { CliIo } from './io.js';
-
-/** main.js (or main.ts, run through a loader), next to this file. */
-const MAIN = fileURLToPath(new URL(`./main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+import { MAIN } from './self.js';
+import { watchTree } from './watch-tree.js';
 
 const DEBOUNCE_MS = 200;
-const IGNORED = /(^|[/\\])(node_modules|\.git|dist)([/\\]|$)|(^|[/\\])\.[^/\\]/;
+/** Set in the child's environment, so that the config it prints for hosts keeps --watch. */
+export const WATCHED_ENV = 'MCPKIT_SERVE_WATCHED';
 
 type Msg = { id?: string | number | null; method?: string; params?: unknown };
 
@@ -57,7 +55,7 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
   const start = () => {
     const gen = ++generation;
     // Piped, not inherited: our stdout/stderr may be streams of an in-process caller.
-    const c = spawn(process.execPath, argv, { cwd: io.cwd, env: io.env, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, argv, { cwd: io.cwd, env: { ...io.env, [WATCHED_ENV]: '1' }, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     child = c;
     c.stderr?.pipe(io.stderr, { end: false });
     if (!stdio) c.stdout?.pipe(io.stdout, { end: false });
@@ -111,10 +109,8 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let changed = '';
-  const watcher = watch(dir, { recursive: true }, (_event, file) => {
-    const name = file ? String(file) : '';
-    if (name && IGNORED.test(name)) return;
-    changed = name || 'a file';
+  const watcher = watchTree(dir, (file) => {
+    changed = file === '.' ? 'a file' : file;
     clearTimeout(timer);
     timer = setTimeout(() => void restart(`${changed} changed`), DEBOUNCE_MS);
   });

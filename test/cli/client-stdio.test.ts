@@ -30,11 +30,10 @@ describe('the demo server over stdio', () => {
       r.stderr.split('\n').filter((l) => l.startsWith('progress')),
       ['progress 1/3 (33%) Step 1 of 3', 'progress 2/3 (67%) Step 2 of 3', 'progress 3/3 (100%) Step 3 of 3'],
     );
-    // The server's own stderr (its banner with a config snippet) is shown, marked as the server's.
-    assert.match(
-      r.stderr,
-      /server │ mcpkit: serving mcpkit-demo over stdio; config: \{"mcpServers":\{"mcpkit-demo":\{"command":"npx","args":\["mcpkit","serve","--stdio"\]\}\}\}/,
-    );
+    // The server's own stderr (its banner with a config snippet) is shown, marked as the server's;
+    // the snippet starts this same CLI by absolute paths (a host has no npx in the project).
+    const config = JSON.stringify({ mcpServers: { 'mcpkit-demo': { command: process.execPath, args: [...CLI, 'serve', '--stdio'] } } });
+    assert.ok(r.stderr.includes(`server │ mcpkit: serving mcpkit-demo over stdio; config: ${config}\n`), r.stderr);
   });
 
   test('inspect over stdio', async () => {

@@ -1,14 +1,17 @@
 // mcpkit serve: modules, HTTP options (API key, stateless, JSON responses, CORS), --watch,
 // and the conformance server.
 import { describe, test } from 'node:test';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
-import { CLI, mcpkit, ROOT, startListening } from './helpers.js';
-import { sleep, waitFor } from '../support/index.js';
+import { splitCommandLine } from '../../src/cli/shell-words.js';
+import { CLI, cleanEnv, mcpkit, ROOT, startListening } from './helpers.js';
+import { sleep, tempDir, waitFor } from '../support/index.js';
 
 const SERVER_INDEX = join(ROOT, 'src/entries/server.ts');
 
@@ -35,7 +38,8 @@ describe('serve MODULE over HTTP', () => {
     const s = await startListening(['serve', 'test/fixtures/cli/module-server.ts', '--port', '0']);
     try {
       assert.match(s.stdout(), /● cli-module listening on http:\/\/127\.0\.0\.1:\d+\/mcp/);
-      assert.match(s.stdout(), /npx mcpkit inspect http/);
+      assert.match(s.stdout(), /main\.ts inspect http/);
+      assert.doesNotMatch(s.stdout(), /npx/);
       const r = await mcpkit(['call', s.url, 'hello']);
       assert.equal(r.stdout, 'hello from a module\n');
     } finally {
@@ -184,6 +188,40 @@ describe('serve --watch', () => {
     }
   });
 
+  test('keeps reloading after atomic saves (temp file renamed over the module), sed -i, and delete + recreate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-atomic-'));
+    writeFileSync(
+      join(dir, 'server.ts'),
+      `import { McpServer } from ${JSON.stringify(SERVER_INDEX)};\nexport default new McpServer({ name: 'watched', version: '1.0.0' });\n`,
+    );
+    const main = join(dir, 'main.ts');
+    writeFileSync(main, moduleSource('v0'));
+    const port = await freePort();
+    const s = await startListening(['serve', main, '--watch', '--port', String(port)]);
+    const saves: [string, (text: string) => void][] = [
+      ['an atomic save', (text) => (writeFileSync(join(dir, '.main.ts.tmp'), moduleSource(text)), renameSync(join(dir, '.main.ts.tmp'), main))],
+      ['a second atomic save', (text) => (writeFileSync(join(dir, '.main.ts.tmp'), moduleSource(text)), renameSync(join(dir, '.main.ts.tmp'), main))],
+      [
+        'sed -i (a visible temp file renamed over it)',
+        (text) => (writeFileSync(join(dir, 'sedAb12Cd'), moduleSource(text)), renameSync(join(dir, 'sedAb12Cd'), main)),
+      ],
+      ['delete and recreate', (text) => (unlinkSync(main), writeFileSync(main, moduleSource(text)))],
+    ];
+    try {
+      assert.equal((await mcpkit(['call', s.url, 'hello'])).stdout, 'v0\n');
+      for (const [i, [what, save]] of saves.entries()) {
+        const restarts = (s.stderr().match(/restarting the server/g) ?? []).length;
+        save(`v${i + 1}`);
+        await waitFor(
+          async () => (s.stderr().match(/restarting the server/g) ?? []).length > restarts && (await mcpkit(['call', s.url, 'hello'])).stdout === `v${i + 1}\n`,
+          { what: `the server reloaded after ${what} to answer "v${i + 1}"`, timeoutMs: 30_000, intervalMs: 100 },
+        );
+      }
+    } finally {
+      await s.stop();
+    }
+  });
+
   test('stdio: the client keeps its connection across restarts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpkit-watch-stdio-'));
     writeFileSync(
@@ -206,5 +244,72 @@ describe('serve --watch', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('serve: what it prints for hosts and terminals works from anywhere', () => {
+  test('stdio: the config names node and the CLI by absolute path, the module absolute, and keeps --watch', async () => {
+    const module = 'test/fixtures/cli/module-server.ts';
+    const child = spawn(process.execPath, [...CLI, 'serve', '--stdio', module, '--watch'], { cwd: ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c));
+    try {
+      const line = await waitFor(() => /config: (\{.*\})\n/.exec(err)?.[1], 'the config line on stderr');
+      const entry = (JSON.parse(line) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers['cli-module'];
+      assert.equal(entry.command, process.execPath);
+      assert.ok(entry.args.includes(join(ROOT, 'src/cli/main.ts')), entry.args.join(' '));
+      assert.deepEqual(entry.args.slice(-4), ['serve', '--stdio', join(ROOT, module), '--watch']);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  test('HTTP on 0.0.0.0: a loopback URL to connect to, and a Try line that runs from another directory', async () => {
+    const s = await startListening(['serve', '--host', '0.0.0.0', '--port', '0', '--api-key', 'k9']);
+    try {
+      assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      assert.match(s.stdout(), /\(bound to 0\.0\.0\.0:\d+\)/);
+      assert.match(s.stdout(), new RegExp(`"url": "${s.url}"`));
+      const tryLine = /Try: (.+)/.exec(s.stdout())?.[1];
+      assert.ok(tryLine, s.stdout());
+      const [command, ...args] = splitCommandLine(tryLine);
+      // Not execFileSync: the server answering it runs in this process.
+      const { stdout } = await promisify(execFile)(command, args, { cwd: tmpdir(), env: cleanEnv(), encoding: 'utf8' });
+      assert.match(stdout, /^echo\b/m);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("the built CLI suggests plain `mcpkit` only when the mcpkit on PATH is this one (not npx's node_modules/.bin)", {
+    skip: process.platform === 'win32' && 'Windows always gets the absolute command',
+  }, async () => {
+    const main = join(ROOT, 'dist/cli/main.js');
+    const tryLine = async (binDir: string) => {
+      const child = spawn(process.execPath, [main, 'serve', '--port', '0'], {
+        cwd: tmpdir(),
+        env: { ...cleanEnv(), PATH: `${binDir}${delimiter}${process.env.PATH}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c));
+      try {
+        return await waitFor(() => /Try: (.+) tools http/.exec(out)?.[1], `the Try line (stdout: ${out})`);
+      } finally {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    };
+    const global = join(tempDir('path'), 'bin');
+    const npx = join(tempDir('path'), 'node_modules', '.bin');
+    for (const dir of [global, npx]) {
+      mkdirSync(dir, { recursive: true });
+      symlinkSync(main, join(dir, 'mcpkit'));
+    }
+    assert.equal(await tryLine(global), 'mcpkit');
+    assert.equal(await tryLine(npx), `${process.execPath} ${main}`);
   });
 });

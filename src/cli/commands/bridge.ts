@@ -10,6 +10,7 @@ import { OAuthClientAuth } from '../../client/auth/oauth.js';
 import { envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
 import { cliOAuth, OAUTH_HELP } from '../oauth.js';
 import { bridgeHttp } from '../bridge-http.js';
+import { cliLine } from '../self.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
@@ -82,7 +83,7 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
       tracer.httpServer(running.httpServer);
     }
     const name = proxy.client.serverInfo?.name ?? 'bridged';
-    io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), false));
+    io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), false, cliLine(io.env)));
     // Runs until SIGINT/SIGTERM (exit 0) or until the stdio server exits (exit 1).
     return new Promise<number>((resolveCode) => {
       let unsubscribe = () => {};

@@ -1,5 +1,6 @@
 // mcpkit serve [MODULE|conformance]: the demo server, a module's server, or the conformance
 // server, over Streamable HTTP + HTTP+SSE on one port, or over stdio.
+import { resolve } from 'node:path';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { Server } from '../../server/server.js';
 import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
@@ -8,11 +9,12 @@ import { serveStdio } from '../../hosting/stdio.js';
 import { flag, int, parse, str, strs, UsageError, type OptionSpecs } from '../args.js';
 import { createDemoServer } from '../demo/server.js';
 import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
+import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
-import { superviseWatch } from '../watch.js';
+import { superviseWatch, WATCHED_ENV } from '../watch.js';
 
 export const HTTP_OPTIONS: OptionSpecs = {
   port: { type: 'string', short: 'p' },
@@ -68,8 +70,10 @@ export function httpOptions(values: Values): ServeOptions {
 }
 
 /** Where it listens and how to connect: the lines `serve` and `bridge --http` print. */
-export function listeningText(name: string, url: string, values: Values, status: StatusLine, demo = true): string {
+export function listeningText(name: string, boundUrl: string, values: Values, status: StatusLine, demo: boolean, cli: string): string {
   const s = status.style;
+  // Bound to every interface (0.0.0.0, ::): clients on this machine come in through loopback.
+  const url = reachableUrl(boundUrl);
   const base = url.replace(/\/mcp$/, '');
   const keys = strs(values, 'api-key');
   const entry: Record<string, unknown> = { url };
@@ -81,24 +85,26 @@ export function listeningText(name: string, url: string, values: Values, status:
   ]
     .filter(Boolean)
     .join(', ');
+  const header = keys.length ? ` -H ${shellQuote(`Authorization: Bearer ${keys[0]}`)}` : '';
   return [
-    `${s.green('●')} ${s.bold(name)} listening on ${s.cyan(url)}`,
+    `${s.green('●')} ${s.bold(name)} listening on ${s.cyan(url)}${url === boundUrl ? '' : s.dim(` (bound to ${boundUrl.replace(/^https?:\/\/|\/mcp$/g, '')})`)}`,
     `  Streamable HTTP  ${url}  ${s.dim(`(${mode})`)}`,
     `  HTTP+SSE         ${base}/sse  ${s.dim('(deprecated transport, for old clients)')}`,
     '',
     s.dim('Connect a client (mcpServers config):'),
     configSnippet(name, entry),
     '',
-    `${s.dim('Try:')} npx mcpkit tools ${url}${keys.length ? ` -H "Authorization: Bearer ${keys[0]}"` : ''}`,
-    demo ? `     npx mcpkit call ${url} count '{"n":5}'` : `     npx mcpkit inspect ${url}`,
+    `${s.dim('Try:')} ${cli} tools ${url}${header}`,
+    demo ? `     ${cli} call ${url}${header} count '{"n":5}'` : `     ${cli} inspect ${url}${header}`,
     s.dim('Press Ctrl-C to stop.'),
     '',
   ].join('\n');
 }
 
-/** The command line that starts this server over stdio, for the config snippet. */
-function stdioEntry(module: string | undefined): Record<string, unknown> {
-  return { command: 'npx', args: ['mcpkit', 'serve', '--stdio', ...(module ? [module] : [])] };
+/** The command line a host runs to start this server over stdio, from any directory. */
+function stdioEntry(module: string | undefined, watch: boolean, cwd: string): { command: string; args: string[] } {
+  const target = module === undefined ? [] : module === 'conformance' ? [module] : [resolve(cwd, module)];
+  return cliCommand(['serve', '--stdio', ...target, ...(watch ? ['--watch'] : [])]);
 }
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
@@ -139,10 +145,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const name = low.info.name;
   if (stdio) {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
+    // Under --watch this is the supervised child: the host should start the supervisor.
+    const entry = stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd);
     if (io.stderr.isTTY) {
-      status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, stdioEntry(module))}`);
+      status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, entry)}`);
     } else {
-      status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: stdioEntry(module) } })}`);
+      status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: entry } })}`);
     }
     // Done when the client closes our stdin.
     return new Promise<number>((r) => session.onClose(() => r(0)));
@@ -152,7 +160,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const running = await serve(server, options);
   tracer?.httpServer(running.httpServer);
-  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined));
+  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env)));
   // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
   return new Promise<number>((resolveCode) => {
     let stopping = false;
