@@ -8,7 +8,7 @@ import { LocalError } from '../../src/jsonrpc/errors.js';
 import { HttpStatusError, SessionExpiredError } from '../../src/transports/http/client/http-common.js';
 import { rpcId, rpcMethod, startScriptedServer } from '../fixtures/http/scripted-server.js';
 import { deleteSession, openClient, startOurServer, text } from './http-fixture.js';
-import { waitFor } from '../support/index.js';
+import { ManualClock, waitFor } from '../support/index.js';
 
 test('session DELETEd server-side: the next call re-initializes transparently and succeeds', async () => {
   const s = await startOurServer();
@@ -74,11 +74,16 @@ test('expiry first noticed by the GET stream: the call fails locally, re-initial
 });
 
 test('session idle expiry (sessionIdleMs) → the next call succeeds after re-initializing', async () => {
-  const s = await startOurServer({ sessionIdleMs: 150 });
+  // The server's idle clock is manual: the session expires when the test says, not when a
+  // loaded machine happens to take longer than the idle time between two requests.
+  const clock = new ManualClock();
+  const s = await startOurServer({ sessionIdleMs: 150, clock });
   // An open GET stream keeps a session alive on our server; this client has none, so it idles.
   const { client, transport } = await openClient(s.url, { openGetStream: false }, { era: 'handshake' });
   try {
     const old = transport.sessionId!;
+    assert.equal(s.running.handler.streamable.sessionCount, 1);
+    clock.advance(1_000);
     await waitFor(() => s.running.handler.streamable.sessionCount === 0, 'the session to expire');
     assert.equal(text(await client.callTool('echo', { text: 'awake' })), 'awake');
     assert.equal(s.inits(), 2);
