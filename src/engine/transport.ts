@@ -70,21 +70,21 @@ export interface Transport {
   start(): Promise<void>;
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
   close(): Promise<void>;
-  onmessage?: (frame: unknown, info?: FrameInfo) => void;
+  onmessage?: ((frame: unknown, info?: FrameInfo) => void) | undefined;
   /**
    * Set by the engine: takes a frame the transport already decoded with `decodeFrame`, under
    * limits no looser than the engine's (`Peer.limits`), errors included; the engine handles it
    * exactly as it would the same frame from `onmessage`.
    */
-  ondecoded?: (decoded: Decoded, info?: FrameInfo) => void;
+  ondecoded?: ((decoded: Decoded, info?: FrameInfo) => void) | undefined;
   /** Fired once when the transport is closed, from either side. */
-  onclose?: (reason?: Error) => void;
+  onclose?: ((reason?: Error) => void) | undefined;
   /** Non-fatal problems (a bad write, a stray line). */
-  onerror?: (error: Error) => void;
+  onerror?: ((error: Error) => void) | undefined;
   /**
    * Set by the engine: a transport that knows an outgoing request can no longer be answered
    * (its HTTP stream broke and cannot be resumed) calls it, so the caller fails at once instead
    * of waiting for the timeout.
    */
-  onrequestlost?: (requestId: RequestId, error: Error) => void;
+  onrequestlost?: ((requestId: RequestId, error: Error) => void) | undefined;
 }

@@ -70,7 +70,7 @@ export interface TestPairOptions extends Partial<ClientOptions> {
    * gains or loses 2026-07-28 support. Pass `'modern'` to test the stateless era, or `'auto'`
    * to test what a default client negotiates.
    */
-  era?: ClientOptions['era'];
+  era?: NonNullable<ClientOptions['era']>;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { base64url, randomToken } from './encoding.js';
 import { OAuthFlowError } from './errors.js';
-import { signCompact, type JwtAlgorithm } from './jwt.js';
+import { signCompact, type JwtAlgorithm, type WebCryptoKey, type WebCryptoKeyPair } from './jwt.js';
 import type { Discovery } from './metadata.js';
 import type { OAuthTokens } from './token-endpoint.js';
 
@@ -17,13 +17,13 @@ export interface DpopOptions {
    * keep the key to keep stored tokens usable across runs. Default: a non-extractable P-256
    * key generated for each OAuthClientAuth.
    */
-  keyPair?: CryptoKeyPair;
+  keyPair?: WebCryptoKeyPair;
   /** Send proofs even when the authorization server's metadata does not list the key's algorithm. */
   always?: boolean;
 }
 
 interface ProofKey {
-  privateKey: CryptoKey;
+  privateKey: WebCryptoKey;
   jwk: Record<string, string>;
   jkt: string;
 }
@@ -42,7 +42,7 @@ export function dpopProver(option: boolean | DpopOptions | undefined): DpopProve
 export class DpopProver {
   readonly algorithm: JwtAlgorithm;
   private readonly always: boolean;
-  private readonly given: CryptoKeyPair | undefined;
+  private readonly given: WebCryptoKeyPair | undefined;
   private key: Promise<ProofKey> | undefined;
   /** By origin: a nonce belongs to the server that issued it. */
   private readonly nonces = new Map<string, string>();

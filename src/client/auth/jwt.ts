@@ -4,9 +4,19 @@ import { OAuthFlowError } from './errors.js';
 
 export type JwtAlgorithm = 'ES256' | 'ES384' | 'RS256' | 'RS384' | 'RS512' | 'PS256';
 
+// Web Crypto's key types, named through the global `crypto` that lib.dom and @types/node both
+// declare: CryptoKey itself is a DOM name, absent when a Node project compiles our .d.ts.
+/** A Web Crypto `CryptoKey`. */
+export type WebCryptoKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
+/** A Web Crypto `CryptoKeyPair`. */
+export interface WebCryptoKeyPair {
+  privateKey: WebCryptoKey;
+  publicKey: WebCryptoKey;
+}
+
 /** A private key for `private_key_jwt`: a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) or a CryptoKey. */
 export interface ClientKey {
-  key: string | CryptoKey;
+  key: string | WebCryptoKey;
   algorithm: JwtAlgorithm;
   /** Key id, sent as the JWT header's `kid` when set. */
   kid?: string;
@@ -50,7 +60,12 @@ export async function signJwt(key: ClientKey, claims: Record<string, unknown>): 
 }
 
 /** A JWS compact serialization of `claims` under `header`, signed with a key already imported. */
-export async function signCompact(key: CryptoKey, algorithm: JwtAlgorithm, header: Record<string, unknown>, claims: Record<string, unknown>): Promise<string> {
+export async function signCompact(
+  key: WebCryptoKey,
+  algorithm: JwtAlgorithm,
+  header: Record<string, unknown>,
+  claims: Record<string, unknown>,
+): Promise<string> {
   const input = `${base64urlText(JSON.stringify(header))}.${base64urlText(JSON.stringify(claims))}`;
   const signature = await globalThis.crypto.subtle.sign(PARAMS[algorithm].sign, key, new TextEncoder().encode(input));
   return `${input}.${base64url(new Uint8Array(signature))}`;

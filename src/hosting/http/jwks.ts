@@ -29,8 +29,10 @@ export type JwsAlgorithm = 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS
 interface AlgSpec {
   kty: 'RSA' | 'EC' | 'OKP';
   crv?: string;
-  import: RsaHashedImportParams | EcKeyImportParams | Algorithm;
-  verify: AlgorithmIdentifier | RsaPssParams | EcdsaParams;
+  // Web Crypto's parameter types through the global `crypto` (lib.dom and @types/node both
+  // declare it), so the .d.ts compiles in a Node project without the DOM lib.
+  import: Parameters<typeof globalThis.crypto.subtle.importKey>[2];
+  verify: Parameters<typeof globalThis.crypto.subtle.verify>[0];
   /** ECDSA signatures are raw r||s of a fixed size. */
   sigBytes?: number;
 }

@@ -1,0 +1,96 @@
+// README.md's entry-point table against the package (issue 13, item 11): one row per
+// package.json export, every name a row shows is exported by that entry, and the root row names
+// exactly the entries whose exports the root lacks. The quick starts are run from the packed
+// tarball by tarball.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './graph.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
+const runtime = JSON.parse(readFileSync(join(ROOT, 'test/entries/exports.json'), 'utf8')) as Record<string, string[]>;
+
+/** `mcpkit` -> `index`, `mcpkit/x` -> `x`: the file in src/entries/ and the key of exports.json. */
+function entryFile(specifier: string): string {
+  return specifier === pkg.name ? 'index' : specifier.slice(pkg.name.length + 1);
+}
+
+/** The rows of the table under "## Entry points": the import and the backticked names of "what". */
+function tableRows(): Array<{ entry: string; names: string[] }> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Entry points\n'));
+  assert.ok(section, 'README.md has an "## Entry points" section');
+  const rows = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+  return rows.map(([, entry, what]) => ({
+    entry: entry!.replace(/`/g, ''),
+    names: [...what!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!),
+  }));
+}
+
+/** Every name src/entries/<file>.ts exports, types included (`export { a, type B, c as d }`). */
+function exportedNames(file: string): Set<string> {
+  const source = readFileSync(join(ROOT, 'src/entries', `${file}.ts`), 'utf8');
+  const names = new Set<string>();
+  for (const block of source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const part of block[1]!.split(',')) {
+      const name = part
+        .replace(/^\s*type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
+      if (name) names.add(name);
+    }
+  }
+  return names;
+}
+
+test('the README lists every package entry point, once, and nothing else', () => {
+  const listed = tableRows().map((r) => r.entry);
+  const exported = Object.keys(pkg.exports)
+    .filter((k) => k !== './package.json')
+    .map((k) => (k === '.' ? pkg.name : `${pkg.name}/${k.slice(2)}`));
+  assert.deepEqual([...listed].sort(), [...exported].sort());
+  assert.equal(new Set(listed).size, listed.length, 'an entry is listed twice');
+});
+
+test('every name a row shows is exported by that entry; entries it mentions exist', () => {
+  const entries = new Set(tableRows().map((r) => r.entry));
+  const wrong: string[] = [];
+  for (const { entry, names } of tableRows()) {
+    const offered = exportedNames(entryFile(entry));
+    for (const name of names) {
+      if (name === pkg.name || name.startsWith(`${pkg.name}/`)) {
+        if (!entries.has(name)) wrong.push(`${entry}: mentions ${name}, which is not an entry`);
+      } else if (/^[A-Za-z_$][\w$]*$/.test(name)) {
+        if (!offered.has(name)) wrong.push(`${entry}: \`${name}\` is not exported there`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('the root row names exactly the entries whose exports the root lacks', () => {
+  const rootNames = new Set(runtime['index']);
+  const lacking = Object.entries(runtime)
+    .filter(([file, names]) => file !== 'index' && names.some((n) => !rootNames.has(n)))
+    .map(([file]) => `${pkg.name}/${file}`)
+    .sort();
+  // The positive control: the root really leaves some entries out, so the row has something to say.
+  assert.ok(lacking.length > 0);
+  const rootRow = tableRows().find((r) => r.entry === pkg.name);
+  assert.ok(rootRow, 'the table has a row for the root');
+  const mentioned = rootRow.names.filter((n) => n.startsWith(`${pkg.name}/`)).sort();
+  assert.deepEqual(mentioned, lacking);
+});
+
+test('the name parser sees type-only and renamed exports (it must, or the check above is hollow)', () => {
+  const stdio = exportedNames('stdio');
+  assert.ok(stdio.has('connect'), '`connectStdio as connect` is exported as connect');
+  assert.ok(!stdio.has('connectStdio'));
+  assert.ok(stdio.has('ServeStdioOptions'), 'a `type` export is seen');
+  assert.ok(exportedNames('server').has('RequestContext'), 'an `export type { ... }` block is seen');
+});
