@@ -3,7 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { mcpkit } from './helpers.js';
+import { join } from 'node:path';
+import { connect } from '../../src/client/connect.js';
+import { run } from '../../src/cli/run.js';
+import { McpError } from '../../src/jsonrpc/errors.js';
+import { deferred, within } from '../support/index.js';
+import { cleanEnv, mcpkit, ROOT, testIo } from './helpers.js';
 
 async function busyPort(): Promise<{ port: number; close: () => Promise<void> }> {
   const s = createServer();
@@ -25,4 +30,46 @@ test('serve on a port in use: one line naming the address and what to do, exit 1
   } finally {
     await busy.close();
   }
+});
+
+const STDIO_FIXTURES = join(ROOT, 'test/fixtures/stdio');
+
+test('bridge --http with a command that does not exist: one line naming it, exit 1, no stack frames', async () => {
+  const r = await mcpkit(['bridge', '--http', '--port', '0', '--', 'mcpkit-no-such-command-xyz'], { env: cleanEnv() });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, 'mcpkit: bridge --http: Cannot start MCP server "mcpkit-no-such-command-xyz": command not found: check the command after --\n');
+});
+
+test('bridge --http with a command that exits at start: its stderr, then one line saying how it exited, exit 1', async () => {
+  const r = await mcpkit(['bridge', '--http', '--port', '0', '--', process.execPath, join(STDIO_FIXTURES, 'crash-at-start.mjs')], { env: cleanEnv() });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^fatal: missing API_KEY\n/);
+  assert.match(
+    r.stderr,
+    /\nmcpkit: bridge --http: the stdio server \(\S+ \S+crash-at-start\.mjs\) exited with code 3 before answering initialize; what it wrote on stderr, if anything, is above\n$/,
+  );
+  assert.equal(r.stderr.split('\n').length, 3, r.stderr);
+  assert.equal(r.stdout, '', 'never said it was listening');
+});
+
+test('bridge --http whose command dies during a call: the HTTP caller gets an error at once, the bridge stops with exit 1', async () => {
+  const io = testIo({ env: cleanEnv() });
+  const listening = deferred<string>();
+  io.stdout.on('data', () => {
+    const m = /listening on (http:\/\/\S+)/.exec(io.out());
+    if (m) listening.resolve(m[1]);
+  });
+  const ended = run(['bridge', '--http', '--port', '0', '--', process.execPath, join(STDIO_FIXTURES, 'dies-on-call.mjs')], io);
+  const url = await within(listening.promise, () => `the bridge to listen\n${io.err()}`);
+  const client = await connect(url, { era: 'handshake' });
+  try {
+    await assert.rejects(
+      within(client.callTool('die'), 'the call to be answered'),
+      (e: unknown) => e instanceof McpError && e.code === -32603 && /the stdio server exited \(code 5\) before answering tools\/call/.test(e.message),
+    );
+  } finally {
+    await client.close();
+  }
+  assert.equal(await within(ended, 'the bridge to stop'), 1);
+  assert.match(io.err(), /^dies-on-call: fatal: lost the database\n✖ the stdio server exited \(code 5\); the bridge stops\n$/);
 });
