@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { connect } from '../../src/client/connect.js';
 import { run } from '../../src/cli/run.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { deferred, within } from '../support/index.js';
-import { cleanEnv, mcpkit, ROOT, testIo } from './helpers.js';
+import { writeFileSync } from 'node:fs';
+import { deferred, tempDir, within } from '../support/index.js';
+import { cleanEnv, mcpkit, mcpkitProcess, ROOT, testIo } from './helpers.js';
 
 async function busyPort(): Promise<{ port: number; close: () => Promise<void> }> {
   const s = createServer();
@@ -72,4 +73,35 @@ test('bridge --http whose command dies during a call: the HTTP caller gets an er
   }
   assert.equal(await within(ended, 'the bridge to stop'), 1);
   assert.match(io.err(), /^dies-on-call: fatal: lost the database\n✖ the stdio server exited \(code 5\); the bridge stops\n$/);
+});
+
+for (const ext of ['ts', 'mjs']) {
+  test(`serve MODULE.${ext} with a syntax error: file:line:column, the source line and a caret, no stack frames`, async () => {
+    const dir = tempDir('syntax');
+    writeFileSync(join(dir, `broken.${ext}`), 'export const a = 1;\nconst b = ;\nexport default a;\n');
+    const r = await mcpkit(['serve', `broken.${ext}`, '--port', '0'], { cwd: dir, env: cleanEnv() });
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    assert.match(lines[0], new RegExp(`^mcpkit: cannot load broken\\.${ext}: a syntax error at broken\\.${ext}:2:11: Unexpected (token )?["';]+$`));
+    assert.equal(lines[1], '  2 | const b = ;');
+    assert.equal(lines[2], '    |           ^');
+    assert.deepEqual(lines.slice(3), ['']);
+  });
+}
+
+test('a tool name some clients reject: one warning line from serve, no stack frames', async () => {
+  const dir = tempDir('tool-name');
+  const entry = join(ROOT, 'src/server/mcp-server.ts');
+  writeFileSync(
+    join(dir, 'odd-names.ts'),
+    `import { McpServer } from ${JSON.stringify(entry)};\nexport const server = new McpServer({ name: 'odd', version: '1' });\nserver.tool('my tool', () => 'ok');\n`,
+  );
+  // A real process: the warning is the module's server writing to the process's stderr.
+  const r = await mcpkitProcess(['serve', '--stdio', 'odd-names.ts'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const warnings = r.stderr.split('\n').filter((l) => /warning/i.test(l));
+  assert.deepEqual(warnings, [
+    '[mcpkit] warning: Tool name "my tool" should be 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25); some clients reject it',
+  ]);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
 });
