@@ -4,7 +4,7 @@ import type { Peer } from '../engine/peer.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import type { ProbeAnswer } from '../transports/http/client/modern-post.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
-import { ServerExitError } from '../transports/stdio/exit.js';
+import type { ServerExitError } from '../transports/stdio/exit.js';
 import type { Transport } from '../engine/transport.js';
 
 /** The two protocol eras: `initialize` + session, or stateless 2026-07-28 requests. */
@@ -81,8 +81,10 @@ export class ServerExitedError extends LocalError {
 
 /** The process exit behind a closed-connection error, when a stdio transport reported one. */
 export function exitBehind(err: unknown): ServerExitError | undefined {
+  // By name, not instanceof: the class lives with the stdio transport, which a browser bundle of
+  // the client must not pull in.
   for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (e instanceof ServerExitError) return e;
+    if (e.name === 'ServerExitError' && 'stderrSeen' in e) return e as ServerExitError;
   }
   return undefined;
 }
