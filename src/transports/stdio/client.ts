@@ -57,8 +57,6 @@ export class StdioClientTransport implements Transport {
   private child: ChildProcess | undefined;
   private writer: LineWriter | undefined;
   private state: 'new' | 'starting' | 'open' | 'closed' = 'new';
-  /** Whether the server wrote anything on stdout: tells a crash at start from an exit on input. */
-  private spoke = false;
   private closeRequested = false;
   private exited = false;
   private exitSignal: Promise<void> | undefined;
@@ -191,10 +189,7 @@ export class StdioClientTransport implements Transport {
       );
       this.writer.attach();
     }
-    stdout?.on('data', (chunk: Buffer) => {
-      this.spoke = true;
-      this.reader.push(chunk);
-    });
+    stdout?.on('data', (chunk: Buffer) => this.reader.push(chunk));
     stdout?.on('error', (e: Error) => this.report(e));
     const childStderr = child.stderr;
     if (childStderr) {
@@ -236,7 +231,6 @@ export class StdioClientTransport implements Transport {
           signal,
           stderr: this.tail.text(),
           stderrSeen: (this.options.stderr ?? 'inherit') !== 'inherit',
-          spoke: this.spoke,
         });
     this.finish(reason);
   }

@@ -3,8 +3,7 @@
 
 /**
  * The `onclose` reason of a stdio client transport whose server exited unexpectedly: how it
- * ended, the tail of its stderr (when the transport could see it) and whether it ever wrote a
- * byte on stdout.
+ * ended, and the tail of its stderr when the transport could see it.
  */
 export class ServerExitError extends Error {
   /** Exit code, or null when a signal ended it. */
@@ -14,17 +13,14 @@ export class ServerExitError extends Error {
   readonly stderr: string;
   /** Whether stderr was captured at all (`'pipe'` or `'ignore'`; not `'inherit'`). */
   readonly stderrSeen: boolean;
-  /** Whether it wrote anything on stdout before it exited. */
-  readonly spoke: boolean;
 
-  constructor(info: { exitCode: number | null; signal: string | null; stderr: string; stderrSeen: boolean; spoke: boolean }) {
+  constructor(info: { exitCode: number | null; signal: string | null; stderr: string; stderrSeen: boolean }) {
     super(`MCP server process exited unexpectedly (code ${info.exitCode}, signal ${info.signal})${info.stderr ? `; last stderr: ${info.stderr}` : ''}`);
     this.name = 'ServerExitError';
     this.exitCode = info.exitCode;
     this.signal = info.signal;
     this.stderr = info.stderr;
     this.stderrSeen = info.stderrSeen;
-    this.spoke = info.spoke;
   }
 
   /** "code 3" or "signal SIGKILL". */
