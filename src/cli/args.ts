@@ -12,6 +12,17 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * A failure whose message says all a user needs (what happened, what to do): printed as it is,
+ * exit code 1; with DEBUG, the stack of its cause too.
+ */
+export class CommandError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CommandError';
+  }
+}
+
 /** A failure already shown to the user in full: only the exit code is left to set. */
 export class ShownError extends Error {
   constructor(readonly exitCode = 1) {

@@ -17,6 +17,7 @@
 // Limits: state the child keeps per connection is shared by every HTTP session (it has one
 // connection).
 import { McpClient } from '../client/client.js';
+import { exitBehind } from '../client/era.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { RequestContext } from '../server/context.js';
@@ -53,12 +54,15 @@ const FORWARDED: Record<string, keyof ServerCapabilities> = {
 export interface ProxyServer {
   server: Server;
   client: McpClient;
+  /** Resolves once no forwarded request is in flight and the answers given have been sent. */
+  answered(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Connects to the stdio server and builds the Server that forwards to it. */
-export async function createProxyServer(command: string, args: string[], env: Record<string, string>): Promise<ProxyServer> {
+export async function createProxyServer(command: string, args: string[], env: Record<string, string>, stderr: NodeJS.WritableStream): Promise<ProxyServer> {
   const active: Active[] = [];
+  const idleWaiters: Array<() => void> = [];
   const current = (what: string): Active => {
     const a = active[active.length - 1];
     if (!a) throw new McpError(ErrorCode.InternalError, `Bridge: the server sent ${what} while no HTTP request was in progress to route it to`);
@@ -91,7 +95,9 @@ export async function createProxyServer(command: string, args: string[], env: Re
     const r = await session.request('roots/list', undefined, { signal });
     return (r.roots ?? []) as unknown as Root[];
   };
-  const transport = new StdioClientTransport({ command, args, env, stderr: 'inherit' });
+  // The child's stderr is its log: it goes to ours (the command's, which may not be the process's).
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+  transport.stderr?.pipe(stderr, { end: false });
   const client = new McpClient({
     name: 'mcpkit-bridge',
     version: version(),
@@ -126,9 +132,13 @@ export async function createProxyServer(command: string, args: string[], env: Re
         return result;
       } catch (err) {
         if (a.needsInput) throw a.needsInput;
+        // The caller is told at once, in words, rather than left waiting for a server that is gone.
+        const exit = exitBehind(err);
+        if (exit) throw new McpError(ErrorCode.InternalError, `Bridge: the stdio server exited (${exit.how}) before answering ${method}`);
         throw err;
       } finally {
         active.splice(active.indexOf(a), 1);
+        if (active.length === 0) for (const idle of idleWaiters.splice(0)) idle();
       }
     });
   }
@@ -177,6 +187,11 @@ export async function createProxyServer(command: string, args: string[], env: Re
   return {
     server,
     client,
+    async answered() {
+      if (active.length > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+      // The handlers have settled; their answers go out once the promise chains behind them run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    },
     async close() {
       await server.close();
       await client.close();
@@ -200,8 +215,8 @@ function forwardable(params: JsonObject | undefined): JsonObject | undefined {
 }
 
 /** Starts the proxy and serves it over HTTP. */
-export async function bridgeHttp(command: string, args: string[], env: Record<string, string>, options: ServeOptions) {
-  const proxy = await createProxyServer(command, args, env);
+export async function bridgeHttp(command: string, args: string[], env: Record<string, string>, options: ServeOptions, stderr: NodeJS.WritableStream) {
+  const proxy = await createProxyServer(command, args, env, stderr);
   const running = await serve(proxy.server, options);
   return { proxy, running };
 }

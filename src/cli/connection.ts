@@ -4,7 +4,8 @@
 import { createInterface } from 'node:readline';
 import { McpClient, type ClientOptions } from '../client/client.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+import { exitBehind, ProbeClosedError, ServerExitedError } from '../client/era.js';
 import { connectHttp } from '../client/connect-http.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
@@ -77,16 +78,7 @@ export async function openConnection(spec: string, values: Values, status: Statu
       client = r.client;
       transport = r.transport;
     } else {
-      const t = new StdioClientTransport({
-        command: target.command,
-        args: target.args,
-        env: { ...defaultEnvironment(io.env), ...target.env },
-        cwd: target.cwd ?? io.cwd,
-        stderr: 'pipe',
-      });
-      forwardStderr(t, status);
-      client = new McpClient(options);
-      await client.connect(t);
+      client = await connectStdio(target, options, status, io);
       transport = 'stdio';
     }
   } catch (err) {
@@ -113,16 +105,63 @@ export async function openConnection(spec: string, values: Values, status: Statu
   };
 }
 
-/** The server's stderr (its log channel) shown dimmed above the status line. */
-function forwardStderr(t: StdioClientTransport, status: StatusLine): void {
-  if (!t.stderr) return;
+/**
+ * Starts the command and connects. A server that exits on the era probe (a handshake-era one
+ * that exits on requests it does not know) is started once more, and initialized; one that
+ * exits for a reason of its own is not. Its stderr is shown as it comes, so the error that
+ * follows does not quote it again.
+ */
+async function connectStdio(target: Target & { kind: 'stdio' }, options: ClientOptions, status: StatusLine, io: CliIo): Promise<McpClient> {
+  for (let attempt = 1; ; attempt++) {
+    const t = new StdioClientTransport({
+      command: target.command,
+      args: target.args,
+      env: { ...defaultEnvironment(io.env), ...target.env },
+      cwd: target.cwd ?? io.cwd,
+      stderr: 'pipe',
+    });
+    const drained = forwardStderr(t, status);
+    const client = new McpClient(options);
+    try {
+      await client.connect(t);
+      return client;
+    } catch (err) {
+      // Its last words belong above the error, not after it.
+      if (exitBehind(err)) await drained;
+      if (err instanceof ProbeClosedError && attempt === 1) {
+        status.print(
+          status.style.dim('mcpkit: the server exited on the server/discover era probe; starting it again with initialize (--era handshake skips the probe)'),
+        );
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** The server's stderr (its log channel) shown dimmed above the status line; resolves at its end. */
+function forwardStderr(t: StdioClientTransport, status: StatusLine): Promise<void> {
+  if (!t.stderr) return Promise.resolve();
   const rl = createInterface({ input: t.stderr, crlfDelay: Infinity });
   rl.on('line', (line) => status.print(status.style.dim(`server │ ${line}`)));
+  return new Promise((resolve) => rl.once('close', resolve));
+}
+
+/** How the server's exit reads on the command line: its stderr was shown already, above. */
+function exitText(e: ServerExitedError): string {
+  const what = e.signal ? `was killed by ${e.signal}` : `exited with code ${e.exitCode}`;
+  let text = `the server ${what} before answering ${e.method}`;
+  if (e.stderr) text += ' (its stderr is above)';
+  else if (e.method === 'server/discover')
+    text += '; it wrote nothing on stderr. If it is a handshake-era server that exits on requests it does not know, try --era handshake';
+  else text += '; it wrote nothing on stderr';
+  return text;
 }
 
 async function explainConnectFailure(err: unknown, target: Target, era: EraChoice, values: Values): Promise<Error> {
   const e = err instanceof Error ? err : new Error(String(err));
   // A bare "-32601 Method not found" would not say which method, nor what to do about it.
+  if (e instanceof ServerExitedError) return new LocalError('closed', exitText(e), { cause: e });
   if (era === 'modern' && e instanceof McpError && e.code === ErrorCode.MethodNotFound) {
     return new Error(
       `the server does not speak the 2026-07-28 era: it answered server/discover with ${e.code} ${e.message}. Try --era auto or --era handshake`,

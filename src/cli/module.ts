@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { McpServer } from '../server/mcp-server.js';
 import { lowLevelServer, Server } from '../server/server.js';
-import { UsageError } from './args.js';
+import { CommandError, UsageError } from './args.js';
+import { describeSyntaxError } from './syntax-error.js';
 
 /** Whether this process already loads TypeScript (the CLI itself runs from .ts under tsx). */
 const TS_ACTIVE = import.meta.url.endsWith('.ts');
@@ -78,6 +79,8 @@ export async function loadServerModule(module: string, cwd = process.cwd()): Pro
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ERR_UNKNOWN_FILE_EXTENSION') throw new UsageError(`cannot load ${module}: ${e.message}`);
+    const syntax = describeSyntaxError(err, file, cwd);
+    if (syntax) throw new CommandError(`cannot load ${module}: ${syntax}`, { cause: err });
     throw err;
   }
   // A CommonJS module (a .ts file in a package without "type": "module") arrives wrapped.

@@ -1,4 +1,5 @@
 // The frame every client command runs in: parse options, connect, run, show failures, close.
+import { exitBehind } from '../client/era.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import { CLIENT_OPTIONS, flag, parse, UsageError, type OptionSpecs } from './args.js';
@@ -76,7 +77,10 @@ export function showError(err: unknown, status: StatusLine, json: boolean, io: C
     text = `${s.red(s.bold(`✖ JSON-RPC error ${err.code}`))}: ${err.message}`;
     if (err.data !== undefined) text += `\n  ${s.dim('data:')} ${JSON.stringify(err.data)}`;
   } else if (err instanceof LocalError) {
-    text = `${s.red(s.bold('✖'))} ${prefix ? `${prefix}: ` : ''}${err.message}`;
+    // A stdio server's stderr was shown as it came: the error need not quote it again.
+    const exit = exitBehind(err);
+    const message = exit?.stderr ? err.message.replace(`; last stderr: ${exit.stderr}`, ' (its stderr is above)') : err.message;
+    text = `${s.red(s.bold('✖'))} ${prefix ? `${prefix}: ` : ''}${message}`;
   } else if (err instanceof HttpStatusError) {
     text = `${s.red(s.bold(`✖ HTTP ${err.status}`))}: ${err.message}`;
   } else if (err instanceof AggregateError) {

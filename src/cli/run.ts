@@ -1,6 +1,6 @@
 // The `mcpkit` command as a function: run(argv, io) resolves to the exit code and never exits
 // the process, so it can run in-process (tests, embedding). main.ts is the shim for the binary.
-import { ShownError, UsageError, version } from './args.js';
+import { CommandError, ShownError, UsageError, version } from './args.js';
 import { bridgeCommand } from './commands/bridge.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
 import { completeCommand } from './commands/complete.js';
@@ -103,6 +103,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
  */
 function failureText(err: unknown, debug: boolean): string {
   if (!(err instanceof Error)) return String(err);
+  if (err instanceof CommandError) return debug && err.cause instanceof Error ? `${err.message}\n${err.cause.stack}` : err.message;
   if (debug) return err.stack ?? err.message;
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
   const where = e.address !== undefined ? `${e.address}${e.port !== undefined ? `:${e.port}` : ''}` : 'the address';

@@ -18,7 +18,8 @@ import type { SessionExpiredError } from '../transports/http/client/http-common.
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import type { Transport } from '../engine/transport.js';
-import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeHttp, probeOverPeer, type Era, type EraOption, type Verdict } from './era.js';
+import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeHttp, probeOverPeer, startFailure } from './era.js';
+import type { Era, EraOption, Verdict } from './era.js';
 import { performHandshake } from './handshake.js';
 import { ServerCalls, type CallOptions } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
@@ -243,7 +244,7 @@ export class McpClient extends ServerCalls {
       this.session = undefined;
       this.driving = false;
       eraCache.delete(key);
-      throw err;
+      throw startFailure(err, era === 'modern' ? 'server/discover' : 'initialize');
     }
   }
 

@@ -4,7 +4,7 @@ import { StdioClientTransport, type StdioClientTransportOptions } from '../trans
 import type { Transport } from '../engine/transport.js';
 import { McpClient, type ClientOptions } from './client.js';
 import { connect as connectRemote, type HttpTarget } from './connect.js';
-import { eraCache, eraKeyOf, eraOf, ProbeClosedError } from './era.js';
+import { eraCache, eraKeyOf, eraOf, ProbeClosedError, ServerExitedError } from './era.js';
 
 /** A stdio server to spawn. */
 export type StdioTarget = StdioClientTransportOptions;
@@ -15,7 +15,8 @@ export type StdioTarget = StdioClientTransportOptions;
  *
  * With `era: 'auto'`, a server that exits on the era probe (some legacy servers exit on any
  * request before `initialize`) is started again and initialized, and that is remembered for
- * its command line.
+ * its command line. A server that exits before answering for a reason of its own (it could not
+ * start) is started once: the `ServerExitedError` says how it ended and quotes its stderr.
  */
 export async function connectStdio(target: StdioTarget, options: Partial<ClientOptions> = {}): Promise<McpClient> {
   const make = () => new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...options });
@@ -29,6 +30,8 @@ export async function connectStdio(target: StdioTarget, options: Partial<ClientO
   } catch (err) {
     // A probe that killed the server (a legacy one) is noted in the era cache by the client, so
     // the next start initializes. Otherwise only a remembered era can have been the problem.
+    // A server that dies at start dies again: only an era mistake is worth a second start.
+    if (err instanceof ServerExitedError) throw err;
     if (!(err instanceof ProbeClosedError) && (!remembered || eraOf(options) !== 'auto')) throw err;
     // Either way the remembered era (if any) was wrong or is now known: one more try.
     const client = make();

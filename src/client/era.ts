@@ -4,6 +4,7 @@ import type { Peer } from '../engine/peer.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import type { ProbeAnswer } from '../transports/http/client/modern-post.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import type { ServerExitError } from '../transports/stdio/exit.js';
 import type { Transport } from '../engine/transport.js';
 
 /** The two protocol eras: `initialize` + session, or stateless 2026-07-28 requests. */
@@ -33,10 +34,11 @@ const MODERN_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, Err
 const INSPECTED: ReadonlySet<number> = new Set([400, 404, 405]);
 
 /**
- * The server closed the connection while answering the era probe: some legacy servers exit on
- * any request before `initialize`. The era cache then says 'handshake' for that server, and
- * `connect()` starts it again at once; a caller of `McpClient.connect()` with its own transport
- * gets this error, and its next connection initializes directly.
+ * The server closed the connection while answering the era probe, and the way it went says it
+ * reacted to the probe: some legacy servers exit on any request before `initialize`. The era
+ * cache then says 'handshake' for that server, and `connect()` starts it again at once; a caller
+ * of `McpClient.connect()` with its own transport gets this error, and its next connection
+ * initializes directly.
  */
 export class ProbeClosedError extends LocalError {
   constructor(cause: unknown) {
@@ -48,6 +50,63 @@ export class ProbeClosedError extends LocalError {
     );
     this.name = 'ProbeClosedError';
   }
+}
+
+/**
+ * The server process exited before answering `method` (`initialize` or `server/discover`), for
+ * a reason of its own: most often it could not start (a missing setting, a bad path), which its
+ * stderr, quoted in the message when the transport saw it, usually says. Not retried.
+ */
+export class ServerExitedError extends LocalError {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** The tail of its stderr ('' when it wrote none, or when stderr was inherited). */
+  readonly stderr: string;
+  readonly method: string;
+
+  constructor(exit: ServerExitError, method: string) {
+    let text = `The MCP server exited with ${exit.how} before answering ${method}`;
+    if (exit.stderr) text += `; its stderr: ${exit.stderr}`;
+    else if (exit.stderrSeen) text += ' (it wrote nothing on stderr)';
+    // The one case where the era is worth a thought: it may have died of the probe silently.
+    if (method === 'server/discover' && !exit.stderr) text += ". If it is a handshake-era server that exits on requests it does not know, pin era: 'handshake'";
+    super('closed', text, { cause: exit });
+    this.name = 'ServerExitedError';
+    this.exitCode = exit.exitCode;
+    this.signal = exit.signal;
+    this.stderr = exit.stderr;
+    this.method = method;
+  }
+}
+
+/** The process exit behind a closed-connection error, when a stdio transport reported one. */
+export function exitBehind(err: unknown): ServerExitError | undefined {
+  // By name, not instanceof: the class lives with the stdio transport, which a browser bundle of
+  // the client must not pull in.
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e.name === 'ServerExitError' && 'stderrSeen' in e) return e as ServerExitError;
+  }
+  return undefined;
+}
+
+/**
+ * A connection lost to the server's exit while connecting, as the error that says so; left as
+ * it is when the server evidently exited on a server/discover (an era mistake, worth a retry).
+ */
+export function startFailure(err: unknown, method: string): unknown {
+  const exit = err instanceof LocalError && err.kind === 'closed' ? exitBehind(err) : undefined;
+  if (!exit || (method === 'server/discover' && exitedOnProbe(exit))) return err;
+  return new ServerExitedError(exit, method);
+}
+
+/**
+ * Whether a server that exited during the probe did so because of it. A server dying at start
+ * (the common case) exits whatever it is sent, usually with an error code and a reason on
+ * stderr, and must not be started twice; one that exits on the probe has read it: its stderr
+ * names the method, or it ended cleanly, as a server does on a request it will not serve.
+ */
+function exitedOnProbe(exit: ServerExitError): boolean {
+  return exit.stderr.includes('server/discover') || (exit.exitCode === 0 && exit.signal === null);
 }
 
 export function isDiscoverResult(r: unknown): r is JsonObject {
@@ -100,7 +159,11 @@ export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: n
   } catch (err) {
     if (err instanceof McpError) return modernError(err.code, err.data) ?? { era: 'handshake' };
     if (err instanceof HttpStatusError) return judgeHttpProbe({ status: err.status, error: err });
-    if (err instanceof LocalError && err.kind === 'closed') throw new ProbeClosedError(err);
+    if (err instanceof LocalError && err.kind === 'closed') {
+      const exit = exitBehind(err);
+      if (exit && !exitedOnProbe(exit)) throw new ServerExitedError(exit, 'server/discover');
+      throw new ProbeClosedError(err);
+    }
     throw err;
   } finally {
     clearTimeout(timer);

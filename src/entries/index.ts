@@ -126,6 +126,7 @@ export {
 } from '../protocol/tasks.js';
 export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type SchemaInput } from '../schema/compile.js';
 export { connectStdio, connectAny as connect, type StdioTarget } from '../client/connect-stdio.js';
+export { ServerExitedError } from '../client/era.js';
 export { McpServer, type McpServerOptions, type InferArgs } from '../server/mcp-server.js';
 export {
   Server,

@@ -7,4 +7,5 @@ export { StdioClientTransport, type StdioClientTransportOptions } from '../trans
 export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from '../transports/stdio/process.js';
 export { LineReader, DEFAULT_MAX_LINE_LENGTH, type LineReaderOptions } from '../transports/stdio/line-reader.js';
 export { connectStdio as connect, type StdioTarget } from '../client/connect-stdio.js';
+export { ServerExitedError } from '../client/era.js';
 export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';

@@ -57,10 +57,9 @@ export class McpServer {
     this.server = new Server(rest);
     this.server.registerCapabilities({ logging: {} });
     const size = () => this.pageSize;
-    const warn = (m: string) => this.server.onerror(new Error(m));
     this.tools = new ToolRegistry(
       () => this.listChanged('tools'),
-      warn,
+      this.server.warn,
       size,
       () => this.server.extensionHooks(),
     );

@@ -16,6 +16,7 @@ export interface ModernHost {
   readonly info: Implementation;
   readonly capabilities: ServerCapabilities;
   onerror(error: Error): void;
+  warn(message: string): void;
   identity(): ServerIdentity;
   dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
   discoverExtensions(): Record<string, JsonObject> | undefined;
@@ -66,7 +67,7 @@ export class ModernEra {
   private readonly listens = new Set<Listen>();
 
   /** Where a round's warnings go: one function per server, not one per request. */
-  private readonly warn = (m: string): void => this.server.onerror(new Error(m));
+  private readonly warn = (m: string): void => this.server.warn(m);
   /** The `_meta` of a result that has none of its own; copied per result, never shared. */
   private readonly baseMeta: JsonObject;
   /** Cache hints by method: the options are fixed once the server is built. */

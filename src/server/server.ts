@@ -28,7 +28,11 @@ export interface ServerOptions extends Implementation {
   /** Default timeout (ms) for requests the server sends to clients. */
   requestTimeoutMs?: number;
   limits?: Partial<DecodeLimits>;
-  /** Where problems with no request to report them on go (defaults to stderr, never stdout). */
+  /**
+   * Where problems with no request to report them on go (defaults to stderr, never stdout).
+   * Warnings (a likely mistake that does not stop anything, such as a tool name some clients
+   * reject) come here too, as errors named `McpWarning`; the default prints them as one line.
+   */
   onerror?: (error: Error) => void;
   /** The stateless 2026-07-28 era, served beside the handshake era. `false` turns it off. */
   modern?: ModernOptions | false;
@@ -57,6 +61,8 @@ export class Server {
   readonly requestTimeoutMs: number | undefined;
   readonly limits: Partial<DecodeLimits> | undefined;
   readonly onerror: (error: Error) => void;
+  /** Reports a likely mistake that stops nothing: to `onerror`, as an error named `McpWarning`. */
+  readonly warn = (message: string): void => this.onerror(Object.assign(new Error(message), { name: 'McpWarning' }));
   readonly sessions = new Set<ServerSession>();
   private readonly handlers = new Map<string, MethodHandler>();
   private readonly eraHandlers = new Map<string, Map<Era, MethodHandler>>();
@@ -90,7 +96,7 @@ export class Server {
     this.versions = protocolVersions ?? HANDSHAKE_VERSIONS;
     this.requestTimeoutMs = requestTimeoutMs;
     this.limits = limits;
-    this.onerror = onerror ?? ((e) => console.error(`[mcpkit] ${e.stack ?? e.message}`));
+    this.onerror = onerror ?? defaultOnError;
     this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
     this.bus =
@@ -310,4 +316,10 @@ function standardFilter(method: string, params: JsonObject | undefined): ((s: Se
  */
 export function lowLevelServer(server: Server | { readonly server: Server }): Server {
   return 'server' in server && server.server && typeof server.server === 'object' ? server.server : (server as Server);
+}
+
+/** A warning is one line (its frames would only point into mcpkit); an error shows where it happened. */
+function defaultOnError(e: Error): void {
+  if (e.name === 'McpWarning') console.warn(`[mcpkit] warning: ${e.message}`);
+  else console.error(`[mcpkit] ${e.stack ?? e.message}`);
 }

@@ -2,7 +2,7 @@
 // command line, the official-SDK fixture, and servers named in a config file.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
@@ -52,6 +52,32 @@ describe('the demo server over stdio', () => {
       r.stderr,
       /Cannot start MCP server "definitely-not-a-command-xyz": command not found \(and no config file names a server "definitely-not-a-command-xyz"/,
     );
+  });
+});
+
+describe('a stdio server that exits before answering (issue 13, item 2)', () => {
+  const CRASH = join(ROOT, 'test/fixtures/stdio/crash-at-start.mjs');
+  const EXIT_ON_UNKNOWN = join(ROOT, 'test/client/modern/fixtures/exit-on-unknown.mjs');
+
+  test('one that cannot start: how it exited, its stderr once, started once, no era advice', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'mcpkit-crash-')), 'starts');
+    const r = await mcpkit(['tools', `"${process.execPath}" "${CRASH}" "${log}"`, '-e', `START_LOG=${log}`]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Could not connect: the server exited with code 3 before answering server\/discover \(its stderr is above\)/);
+    assert.equal(r.stderr.split('fatal: missing API_KEY').length - 1, 1, `the server's stderr once:\n${r.stderr}`);
+    assert.ok(r.stderr.indexOf('fatal: missing API_KEY') < r.stderr.indexOf('Could not connect'), 'its stderr comes before the error');
+    assert.doesNotMatch(r.stderr, /handshake-era|era: 'handshake'|\n\s+at /);
+    assert.equal(readFileSync(log, 'utf8'), 'start\n');
+  });
+
+  test('a handshake-era server that exits on the era probe: started again with initialize, and it works', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'mcpkit-exit-')), 'log');
+    const r = await mcpkit(['tools', `"${process.execPath}" "${EXIT_ON_UNKNOWN}" "${log}"`, '-e', `EXIT_FIXTURE_LOG=${log}`]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /noop/);
+    assert.match(r.stderr, /the server exited on the server\/discover era probe; starting it again with initialize \(--era handshake skips the probe\)/);
+    assert.doesNotMatch(r.stderr, /era: 'handshake'/);
+    assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n').slice(0, 4), ['start', 'server/discover', 'start', 'initialize']);
   });
 });
 

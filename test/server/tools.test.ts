@@ -359,7 +359,19 @@ test('tools: a name outside the 2025-11-25 character set is registered with a wa
   server.tool('bad name!', () => 'still works');
   assert.equal(warnings.length, 1);
   assert.match(warnings[0].message, /bad name!/);
+  assert.equal(warnings[0].name, 'McpWarning');
   const { client, close } = await createTestPair(server);
   assert.equal(textOf(await client.callTool('bad name!')), 'still works');
   await close();
+});
+
+test('tools: with the default onerror, the tool-name warning is one line on stderr, without stack frames', (t) => {
+  const warn = t.mock.method(console, 'warn', () => {});
+  const error = t.mock.method(console, 'error', () => {});
+  new McpServer({ name: 'w', version: '1' }).tool('bad name!', () => '');
+  assert.equal(error.mock.callCount(), 0);
+  assert.deepEqual(
+    warn.mock.calls.map((c) => c.arguments),
+    [['[mcpkit] warning: Tool name "bad name!" should be 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25); some clients reject it']],
+  );
 });

@@ -7,7 +7,8 @@ import { StdioServerTransport } from '../../transports/stdio/server.js';
 import type { SendOptions, Transport } from '../../engine/transport.js';
 import { requestEra } from '../../protocol/era.js';
 import { OAuthClientAuth } from '../../client/auth/oauth.js';
-import { envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
+import { CommandError, envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
+import { exitBehind, ServerExitedError } from '../../client/era.js';
 import { cliOAuth, OAUTH_HELP } from '../oauth.js';
 import { bridgeHttp } from '../bridge-http.js';
 import { cliLine } from '../self.js';
@@ -77,7 +78,9 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
   if (flag(values, 'http')) {
     const cmd = command.length > 0 ? command : positionals;
     if (cmd.length === 0) throw new UsageError('bridge --http: give the stdio server to run after --, e.g. mcpkit bridge --http -- node server.js');
-    const { proxy, running } = await bridgeHttp(cmd[0], cmd.slice(1), envFrom(strs(values, 'env')), httpOptions(values));
+    const { proxy, running } = await bridgeHttp(cmd[0], cmd.slice(1), envFrom(strs(values, 'env')), httpOptions(values), io.stderr).catch((err: unknown) => {
+      throw startFailure(err, cmd);
+    });
     if (tracer) {
       proxy.server.use(tracer.middleware('server', 'http'));
       tracer.httpServer(running.httpServer);
@@ -88,11 +91,16 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
     return new Promise<number>((resolveCode) => {
       let unsubscribe = () => {};
       proxy.client.onClose((reason) => {
-        status.print(status.style.red(`✖ the stdio server exited${reason ? `: ${reason.message}` : ''}`));
-        void running.close().finally(() => {
-          unsubscribe();
-          resolveCode(1);
-        });
+        const exit = exitBehind(reason);
+        status.print(status.style.red(`✖ the stdio server exited${exit ? ` (${exit.how})` : reason ? `: ${reason.message}` : ''}; the bridge stops`));
+        // Calls in flight are answered with the error first, not cut off by the shutdown.
+        void proxy
+          .answered()
+          .then(() => running.close())
+          .finally(() => {
+            unsubscribe();
+            resolveCode(1);
+          });
       });
       unsubscribe = io.onSignal(
         () =>
@@ -104,6 +112,23 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
     });
   }
   throw new UsageError('bridge: say which way: --stdio-to-http URL, or --http -- COMMAND');
+}
+
+/** Why `bridge --http` could not start its command, in one line (the server's stderr, if any, is above). */
+function startFailure(err: unknown, cmd: string[]): unknown {
+  const line = cmd.map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ');
+  if (err instanceof ServerExitedError) {
+    const how = err.signal ? `was killed by ${err.signal}` : `exited with code ${err.exitCode}`;
+    return new CommandError(`bridge --http: the stdio server (${line}) ${how} before answering ${err.method}; what it wrote on stderr, if anything, is above`, {
+      cause: err,
+    });
+  }
+  // The spawn error (command not found, permission denied) already says what and which command.
+  const code = (err as { cause?: NodeJS.ErrnoException } | undefined)?.cause?.code;
+  if (err instanceof Error && (code === 'ENOENT' || code === 'EACCES')) {
+    return new CommandError(`bridge --http: ${err.message}: check the command after --`, { cause: err });
+  }
+  return err;
 }
 
 /**

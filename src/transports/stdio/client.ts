@@ -5,6 +5,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../engine/transport.js';
 import { DEFAULT_MAX_LINE_LENGTH, LineReader } from './line-reader.js';
 import { EARLY_LINES, LineWriter } from './line-writer.js';
+import { ServerExitError } from './exit.js';
 import { defaultEnvironment, describeSpawnError, StderrTail } from './process.js';
 
 export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from './process.js';
@@ -18,8 +19,8 @@ export interface StdioClientTransportOptions {
   cwd?: string;
   /**
    * What to do with the server's stderr (its log channel). `'inherit'` (default) shows it in ours;
-   * `'pipe'` exposes it as {@link StdioClientTransport.stderr} and quotes its tail when the
-   * server dies; `'ignore'` discards it.
+   * `'pipe'` exposes it as {@link StdioClientTransport.stderr}; `'ignore'` discards it. With
+   * either, its tail is quoted when the server dies.
    */
   stderr?: 'inherit' | 'pipe' | 'ignore';
   /** Largest accepted line from the server, in bytes (default 4 MiB); longer lines are dropped. */
@@ -99,7 +100,8 @@ export class StdioClientTransport implements Transport {
           cwd: this.options.cwd,
           shell: false,
           windowsHide: true,
-          stdio: ['pipe', 'pipe', this.options.stderr ?? 'inherit'],
+          // 'ignore' still reads it, for the tail quoted when the server dies, then drops it.
+          stdio: ['pipe', 'pipe', this.options.stderr === 'ignore' ? 'pipe' : (this.options.stderr ?? 'inherit')],
         });
       } catch (e) {
         // Synchronous failures: invalid arguments, a missing cwd on some platforms...
@@ -222,11 +224,14 @@ export class StdioClientTransport implements Transport {
     this.child?.stdout?.destroy();
     this.stderrSink?.end();
     this.state = 'closed';
-    let reason: Error | undefined;
-    if (!expected) {
-      const stderrTail = this.tail.text();
-      reason = new Error(`MCP server process exited unexpectedly (code ${code}, signal ${signal})` + (stderrTail ? `; last stderr: ${stderrTail}` : ''));
-    }
+    const reason = expected
+      ? undefined
+      : new ServerExitError({
+          exitCode: code,
+          signal,
+          stderr: this.tail.text(),
+          stderrSeen: (this.options.stderr ?? 'inherit') !== 'inherit',
+        });
     this.finish(reason);
   }
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { StdioClientTransport, type StdioClientTransportOptions } from '../../../src/transports/stdio/client.js';
+import { ServerExitError } from '../../../src/transports/stdio/exit.js';
 import { SAFETY_NET_MS, waitFor, within } from '../../support/index.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/stdio/${name}`, import.meta.url));
@@ -115,12 +116,27 @@ test('an unexpected exit closes with an error carrying the exit code and stderr 
   await transport.start();
   await transport.send(ping(1));
   const reason = await closed;
-  assert.ok(reason instanceof Error);
+  assert.ok(reason instanceof ServerExitError);
   assert.match(reason.message, /^MCP server process exited unexpectedly \(code 1, signal null\); last stderr: /);
   assert.match(reason.message, /fatal: boom/);
+  assert.deepEqual(
+    { exitCode: reason.exitCode, signal: reason.signal, stderr: reason.stderr, stderrSeen: reason.stderrSeen },
+    { exitCode: 1, signal: null, stderr: 'crash-server: starting\ncrash-server: fatal: boom', stderrSeen: true },
+  );
   await assert.rejects(transport.send(ping(2)), /not connected/);
   await transport.close();
   assert.equal(closes.length, 1);
+});
+
+test("stderr: 'ignore' hides the server's stderr but still quotes its tail when it dies", async () => {
+  const { transport, closed } = open('crash-server.mjs', { stderr: 'ignore' });
+  assert.equal(transport.stderr, null);
+  await transport.start();
+  await transport.send(ping(1));
+  const reason = await closed;
+  assert.ok(reason instanceof ServerExitError);
+  assert.equal(reason.stderr, 'crash-server: starting\ncrash-server: fatal: boom');
+  await transport.close();
 });
 
 test('close() sends SIGTERM when the server ignores stdin EOF', async () => {
