@@ -4,6 +4,30 @@ import { failure, isPlainObject, isThenable, quotedPath, success, type IssuePath
 /** A plain object whose values are all Standard Schemas, e.g. `{ q: z.string() }`. */
 export type StandardSchemaShape = { readonly [key: string]: StandardSchemaV1 };
 
+/**
+ * The value a schema (or a shape of them) accepts: what code must hand it, as opposed to what it
+ * produces. A shape member that accepts `undefined` may be left out, as `compileShape` allows.
+ */
+export type InferSchemaInput<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<S>
+  : S extends StandardSchemaShape
+    ? Flatten<
+        { [K in keyof S as undefined extends StandardSchemaV1.InferInput<S[K]> ? never : K]: StandardSchemaV1.InferInput<S[K]> } & {
+          [K in keyof S as undefined extends StandardSchemaV1.InferInput<S[K]> ? K : never]?: StandardSchemaV1.InferInput<S[K]>;
+        }
+      >
+    : unknown;
+
+/** The value a schema (or a shape of them) produces once it has validated. */
+export type InferSchemaOutput<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends StandardSchemaShape
+    ? { [K in keyof S]: StandardSchemaV1.InferOutput<S[K]> }
+    : unknown;
+
+// One object type instead of an intersection, so editors show the fields.
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+
 type MaybeAsync<T> = T | Promise<T>;
 type StandardResult = StandardSchemaV1.Result<unknown>;
 

@@ -21,7 +21,7 @@ import {
 } from './resources.js';
 import { Server, type RequestMiddleware, type ServerOptions } from './server.js';
 import type { ServerSession } from './session.js';
-import { ToolRegistry, type ToolConfig, type ToolHandler, type ToolUpdate } from './tools.js';
+import { ToolRegistry, type ToolConfig, type ToolHandler, type ToolReturnFor, type ToolUpdate } from './tools.js';
 import { UriTemplate } from './uri-template.js';
 
 /** The argument type a handler receives for a given input schema. */
@@ -81,15 +81,20 @@ export class McpServer {
   // ------------------------------------------------------------------ tools
 
   tool(name: string, handler: ToolHandler<Record<string, unknown>>): Registered<ToolUpdate>;
-  tool<S extends SchemaInput | undefined = undefined>(
+  /**
+   * A tool whose arguments are typed by its `input` schema and, when `output` is a Standard
+   * Schema, whose return is too: the value that schema accepts (see {@link ToolReturnFor}).
+   */
+  tool<S extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
     name: string,
-    config: ToolConfig & { input?: S },
-    handler: ToolHandler<InferArgs<S>>,
+    config: ToolConfig & { input?: S; output?: O },
+    handler: ToolHandler<InferArgs<S>, ToolReturnFor<O>>,
   ): Registered<ToolUpdate>;
-  tool(name: string, a: ToolConfig | ToolHandler<never>, b?: ToolHandler<never>): Registered<ToolUpdate> {
+  tool(name: string, a: ToolConfig | ToolHandler<never, unknown>, b?: ToolHandler<never, unknown>): Registered<ToolUpdate> {
     const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
     this.enableTools();
-    return this.tools.add(name, config, handler);
+    // The output schema checks what the handler returns at run time, whatever its static type.
+    return this.tools.add(name, config, handler as ToolHandler<never>);
   }
 
   private enableTools(): void {
