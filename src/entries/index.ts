@@ -170,6 +170,7 @@ export {
 } from '../state/task-store.js';
 export { MemoryBus, type MessageBus } from '../state/bus.js';
 export { UriTemplate, type UriVariables } from '../server/uri-template.js';
+export type { TemplateVariables } from '../server/template-variables.js';
 export { loadJsonSchemaSupport } from '../schema/json-schema-support.js';
 export {
   McpClient,

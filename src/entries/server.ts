@@ -46,6 +46,7 @@ export {
 } from '../state/task-store.js';
 export { MemoryBus, type MessageBus } from '../state/bus.js';
 export { UriTemplate, type UriVariables } from '../server/uri-template.js';
+export type { TemplateVariables } from '../server/template-variables.js';
 export type { SchemaInput } from '../schema/compile.js';
 export { loadJsonSchemaSupport } from '../schema/json-schema-support.js';
 export { MemoryTransport, createLinkedPair, type MemoryTransportOptions } from '../transports/memory/index.js';

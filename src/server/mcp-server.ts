@@ -19,6 +19,7 @@ import {
   type TemplateHandler,
   type TemplateUpdate,
 } from './resources.js';
+import type { TemplateVariables } from './template-variables.js';
 import { Server, type RequestMiddleware, type ServerOptions } from './server.js';
 import type { ServerSession } from './session.js';
 import { ToolRegistry, type ToolConfig, type ToolHandler, type ToolReturnFor, type ToolUpdate } from './tools.js';
@@ -138,10 +139,21 @@ export class McpServer {
     return this.resources.addStatic(name, uri, config, handler);
   }
 
-  resourceTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<TemplateUpdate> {
+  /**
+   * A resource template (RFC 6570). The handler's variables are typed from the template when it
+   * is a string literal: `'users://{id}{?tags*}'` gives `{ id: string; tags?: string[] }`.
+   */
+  resourceTemplate<T extends string>(
+    name: string,
+    uriTemplate: T,
+    config: TemplateConfig,
+    handler: TemplateHandler<TemplateVariables<T>>,
+  ): Registered<TemplateUpdate<TemplateVariables<T>>> {
     this.enableResources();
     if (config.complete) this.enableCompletions();
-    return this.completable(this.resources.addTemplate(name, uriTemplate, config, handler));
+    // The matcher produces what TemplateVariables<T> describes; the registry stores handlers untyped.
+    const handle = this.resources.addTemplate(name, uriTemplate, config, handler as TemplateHandler);
+    return this.completable(handle) as Registered<TemplateUpdate<TemplateVariables<T>>>;
   }
 
   private enableResources(): void {
