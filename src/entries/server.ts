@@ -12,6 +12,7 @@ export {
 } from '../server/server.js';
 export { ServerSession } from '../server/session.js';
 export type { RequestContext, InputOptions } from '../server/context.js';
+export type { ElicitAnswer, ElicitSchema, ElicitSchemaParams } from '../server/elicit.js';
 export type { ToolConfig, ToolHandler, ToolReturn, ToolReturnFor, ToolUpdate } from '../server/tools.js';
 export type {
   ResourceConfig,
