@@ -40,4 +40,8 @@ type Flatten<T> = { [K in keyof T]: T[K] } & {};
  * `'users://{id}/posts{?page,tags*}'`: `{ id: string; page?: string; tags?: string[] }`.
  * A template known only as `string` gives {@link UriVariables}.
  */
-export type TemplateVariables<T extends string> = string extends T ? UriVariables : Flatten<FromEntries<Entries<T>[number]>>;
+export type TemplateVariables<T extends string> = string extends T
+  ? UriVariables
+  : T extends unknown // one object per template when T is a union of them
+    ? Flatten<FromEntries<Entries<T>[number]>>
+    : never;

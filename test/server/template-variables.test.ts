@@ -25,6 +25,7 @@ type _Types = [
   Expect<Equal<TemplateVariables<'x://{name:3}/{list*}'>, { name: string; list: string[] }>>,
   Expect<Equal<TemplateVariables<'x://h{?a}{&b}'>, { a?: string; b?: string }>>,
   Expect<Equal<keyof TemplateVariables<'static://x'>, never>>,
+  Expect<Equal<TemplateVariables<'a://{x}' | 'b://{y*}'>, { x: string } | { y: string[] }>>,
   // A template only known as a string: anything the matcher can produce.
   Expect<Equal<TemplateVariables<string>, UriVariables>>,
 ];
