@@ -284,7 +284,8 @@ export function elicitationForm(schema: StandardSchemaV1 | StandardSchemaShape):
   const cached = forms.get(schema);
   if (cached) return cached;
   const standard = isStandardSchema(schema);
-  const jsonSchema = standard ? standardToJsonSchema(schema, 'input') : shapeToJsonSchema(schema, 'input');
+  const remedy = 'a form holds only string, number, integer, boolean and enum fields';
+  const jsonSchema = standard ? standardToJsonSchema(schema, 'input', remedy) : shapeToJsonSchema(schema, 'input', remedy);
   const problem = validateElicitationSchema(jsonSchema);
   if (problem) throw new TypeError(problem);
   const form: ElicitationForm = {

@@ -46,6 +46,7 @@ function bookingServer(): McpServer {
     const r = await ctx.elicit({ message: 'Address?', requestedSchema: z.object({ address: z.object({ city: z.string() }) }) });
     return r.action;
   });
+  server.tool('dated', async (_a, ctx) => (await ctx.elicit({ message: 'When?', requestedSchema: { when: z.date() } })).action);
   return server;
 }
 
@@ -114,6 +115,9 @@ for (const era of ERAS) {
     const r = await client.callTool('nested');
     assert.equal(r.isError, true);
     assert.match(textOf(r), /^Cannot elicit: Property "address" must be a primitive field .*got type "object"/);
+    const dated = await client.callTool('dated');
+    assert.equal(dated.isError, true);
+    assert.match(textOf(dated), /^Cannot elicit: .*Date cannot be represented in JSON Schema\); a form holds only string, number/);
     assert.equal(asked, 0);
     await close();
   });
