@@ -12,7 +12,8 @@ export {
 } from '../server/server.js';
 export { ServerSession } from '../server/session.js';
 export type { RequestContext, InputOptions } from '../server/context.js';
-export type { ToolConfig, ToolHandler, ToolReturn, ToolUpdate } from '../server/tools.js';
+export type { ElicitAnswer, ElicitSchema, ElicitSchemaParams } from '../server/elicit.js';
+export type { ToolConfig, ToolHandler, ToolReturn, ToolReturnFor, ToolUpdate } from '../server/tools.js';
 export type {
   ResourceConfig,
   ResourceHandler,
@@ -46,6 +47,7 @@ export {
 } from '../state/task-store.js';
 export { MemoryBus, type MessageBus } from '../state/bus.js';
 export { UriTemplate, type UriVariables } from '../server/uri-template.js';
+export type { TemplateVariables } from '../server/template-variables.js';
 export type { SchemaInput } from '../schema/compile.js';
 export { loadJsonSchemaSupport } from '../schema/json-schema-support.js';
 export { MemoryTransport, createLinkedPair, type MemoryTransportOptions } from '../transports/memory/index.js';

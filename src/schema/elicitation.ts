@@ -1,6 +1,9 @@
 // Elicitation asks a human to fill in a form, so MCP restricts its schema to
 // a flat object of primitive fields that any client can render as widgets.
-import { isPlainObject } from './format.js';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { ElicitRequestedSchema } from '../protocol/types.js';
+import { isPlainObject, type ValidationResult } from './format.js';
+import { compileShape, compileStandard, isStandardSchema, shapeToJsonSchema, standardToJsonSchema, type StandardSchemaShape } from './standard.js';
 
 interface Annotated {
   title?: string;
@@ -260,4 +263,35 @@ export function validateElicitationSchema(schema: unknown): string | undefined {
     if (unknown !== undefined) return `Elicitation schema requires "${unknown}", which is not in "properties".`;
   }
   return undefined;
+}
+
+/** A form built from a Standard Schema: what to send, and how to check the answer. */
+export interface ElicitationForm {
+  readonly requestedSchema: ElicitRequestedSchema;
+  /** Checks accepted content and returns the schema's output value (defaults applied). */
+  readonly validate: (content: unknown) => ValidationResult | Promise<ValidationResult>;
+}
+
+// Converting runs the library's JSON Schema generator; a handler asks the same form every call.
+const forms = new WeakMap<object, ElicitationForm>();
+
+/**
+ * The elicitation form of a Standard Schema (or a shape of them): the JSON Schema of what it
+ * accepts (the user fills in its input). Throws a TypeError naming the first field a client
+ * could not render when that is not a flat object of primitive fields.
+ */
+export function elicitationForm(schema: StandardSchemaV1 | StandardSchemaShape): ElicitationForm {
+  const cached = forms.get(schema);
+  if (cached) return cached;
+  const standard = isStandardSchema(schema);
+  const remedy = 'a form holds only string, number, integer, boolean and enum fields';
+  const jsonSchema = standard ? standardToJsonSchema(schema, 'input', remedy) : shapeToJsonSchema(schema, 'input', remedy);
+  const problem = validateElicitationSchema(jsonSchema);
+  if (problem) throw new TypeError(problem);
+  const form: ElicitationForm = {
+    requestedSchema: jsonSchema as unknown as ElicitRequestedSchema,
+    validate: standard ? compileStandard(schema, 'input') : compileShape(schema, 'input'),
+  };
+  forms.set(schema, form);
+  return form;
 }

@@ -4,6 +4,30 @@ import { failure, isPlainObject, isThenable, quotedPath, success, type IssuePath
 /** A plain object whose values are all Standard Schemas, e.g. `{ q: z.string() }`. */
 export type StandardSchemaShape = { readonly [key: string]: StandardSchemaV1 };
 
+/**
+ * The value a schema (or a shape of them) accepts: what code must hand it, as opposed to what it
+ * produces. A shape member that accepts `undefined` may be left out, as `compileShape` allows.
+ */
+export type InferSchemaInput<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<S>
+  : S extends StandardSchemaShape
+    ? Flatten<
+        { [K in keyof S as undefined extends StandardSchemaV1.InferInput<S[K]> ? never : K]: StandardSchemaV1.InferInput<S[K]> } & {
+          [K in keyof S as undefined extends StandardSchemaV1.InferInput<S[K]> ? K : never]?: StandardSchemaV1.InferInput<S[K]>;
+        }
+      >
+    : unknown;
+
+/** The value a schema (or a shape of them) produces once it has validated. */
+export type InferSchemaOutput<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends StandardSchemaShape
+    ? { [K in keyof S]: StandardSchemaV1.InferOutput<S[K]> }
+    : unknown;
+
+// One object type instead of an intersection, so editors show the fields.
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+
 type MaybeAsync<T> = T | Promise<T>;
 type StandardResult = StandardSchemaV1.Result<unknown>;
 
@@ -20,13 +44,16 @@ export function isStandardSchemaShape(value: unknown): value is StandardSchemaSh
   return members.length > 0 && members.every(isStandardSchema);
 }
 
+/** What a schema that yields no JSON Schema can do about it, where tools and prompts take one. */
+const COMPILE_REMEDY = 'pass one alongside it with compileSchema(schema, { jsonSchema: {...} })';
+
 /**
  * Asks the schema library for its JSON Schema through the Standard JSON
  * Schema interface (zod >= 4.2, valibot and arktype adapters). `$schema` is
  * removed: MCP already defaults to 2020-12, and several clients and model
  * providers reject tool parameter schemas that carry the keyword.
  */
-export function standardToJsonSchema(schema: StandardSchemaV1, role: SchemaRole): Record<string, unknown> {
+export function standardToJsonSchema(schema: StandardSchemaV1, role: SchemaRole, remedy = COMPILE_REMEDY): Record<string, unknown> {
   const props = schema['~standard'] as Partial<StandardJSONSchemaV1.Props>;
   const converter = props.jsonSchema;
   const convert = converter?.[role];
@@ -34,7 +61,7 @@ export function standardToJsonSchema(schema: StandardSchemaV1, role: SchemaRole)
     throw new TypeError(
       `This ${props.vendor ?? 'unknown'} schema does not implement Standard JSON Schema ` +
         `("~standard.jsonSchema"), so its JSON Schema cannot be derived; ` +
-        `pass one alongside it with compileSchema(schema, { jsonSchema: {...} })`,
+        remedy,
     );
   }
   let produced: Record<string, unknown>;
@@ -42,10 +69,7 @@ export function standardToJsonSchema(schema: StandardSchemaV1, role: SchemaRole)
     produced = convert.call(converter, { target: 'draft-2020-12' });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new TypeError(
-      `Cannot convert this ${props.vendor ?? 'unknown'} schema to JSON Schema (${reason}); ` +
-        `pass one alongside it with compileSchema(schema, { jsonSchema: {...} })`,
-    );
+    throw new TypeError(`Cannot convert this ${props.vendor ?? 'unknown'} schema to JSON Schema (${reason}); ` + remedy);
   }
   const { $schema: _dropped, ...rest } = produced;
   return rest;
@@ -125,11 +149,11 @@ function reroot(node: unknown, base: string): unknown {
   return out;
 }
 
-export function shapeToJsonSchema(shape: StandardSchemaShape, role: SchemaRole): Record<string, unknown> {
+export function shapeToJsonSchema(shape: StandardSchemaShape, role: SchemaRole, remedy = COMPILE_REMEDY): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const [key, member] of Object.entries(shape)) {
-    properties[key] = reroot(standardToJsonSchema(member, role), `#/properties/${escapePointerToken(key)}`);
+    properties[key] = reroot(standardToJsonSchema(member, role, remedy), `#/properties/${escapePointerToken(key)}`);
     if (!isOptional(member, role)) required.push(key);
   }
   return required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };

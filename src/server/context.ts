@@ -15,8 +15,9 @@ import type {
 } from '../protocol/types.js';
 import type { Era } from '../protocol/era.js';
 import { features } from '../protocol/versions.js';
-import { validateElicitationSchema } from '../schema/elicitation.js';
+import type { InferSchemaOutput } from '../schema/standard.js';
 import type { AuthInfo } from '../engine/transport.js';
+import { checkAnswer, formRequest, type ElicitAnswer, type ElicitSchema, type ElicitSchemaParams } from './elicit.js';
 import { RequestFacts } from './request-facts.js';
 
 /**
@@ -84,7 +85,13 @@ export interface RequestContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** `notifications/message`, filtered by the client's log level. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  /** Asks the user for input through the client (form or URL mode). */
+  /**
+   * Asks the user to fill in a form whose `requestedSchema` is a Standard Schema (a
+   * `z.object(...)`) or a shape of them: sent as its JSON Schema, and an accepted answer is
+   * validated by it (an invalid one rejects with -32602) and typed as its output.
+   */
+  elicit<S extends ElicitSchema>(params: ElicitSchemaParams<S>, options?: InputOptions): Promise<ElicitAnswer<InferSchemaOutput<S>>>;
+  /** Asks the user for input through the client (form mode with a JSON Schema, or URL mode). */
   elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion. */
   sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
@@ -140,8 +147,10 @@ export class ServerContext extends RequestFacts implements RequestContext {
     return this.session.wantsLog(level) ? this.sendLog(level, data, logger) : Promise.resolve();
   }
 
-  async elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
-    const mode = (params as { mode?: string }).mode ?? 'form';
+  elicit<S extends ElicitSchema>(params: ElicitSchemaParams<S>, options?: InputOptions): Promise<ElicitAnswer<InferSchemaOutput<S>>>;
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
+  async elicit(params: ElicitParams | ElicitSchemaParams<ElicitSchema>, options?: RequestOptions): Promise<ElicitResult> {
+    const mode = params.mode ?? 'form';
     if (!features.elicitation(this.protocolVersion)) {
       throw new LocalError('capability', `Cannot elicit: protocol version ${this.protocolVersion} has no elicitation`);
     }
@@ -156,17 +165,13 @@ export class ServerContext extends RequestFacts implements RequestContext {
     if (mode === 'form' && !modes.form) {
       throw new LocalError('capability', 'Cannot elicit in form mode: the client declared URL mode only');
     }
-    if (mode === 'form') {
-      // A form the client cannot render is this server's bug: fail here, not in the user's UI.
-      const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
-      if (problem) throw new TypeError(`Cannot elicit: ${problem}`);
-    }
-    const result = await this.ask('elicitation/create', params as unknown as JsonObject, options);
+    const { wire, form } = formRequest(params);
+    const result = await this.ask('elicitation/create', wire as unknown as JsonObject, options);
     const action = result.action;
     if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
       throw new McpError(ErrorCode.InvalidParams, `Client answered elicitation with an invalid action: ${JSON.stringify(action)}`);
     }
-    return result as unknown as ElicitResult;
+    return form ? checkAnswer(result as unknown as ElicitResult, form) : (result as unknown as ElicitResult);
   }
 
   async sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {

@@ -19,9 +19,10 @@ import {
   type TemplateHandler,
   type TemplateUpdate,
 } from './resources.js';
+import type { TemplateVariables } from './template-variables.js';
 import { Server, type RequestMiddleware, type ServerOptions } from './server.js';
 import type { ServerSession } from './session.js';
-import { ToolRegistry, type ToolConfig, type ToolHandler, type ToolUpdate } from './tools.js';
+import { ToolRegistry, type ToolConfig, type ToolHandler, type ToolReturnFor, type ToolUpdate } from './tools.js';
 import { UriTemplate } from './uri-template.js';
 
 /** The argument type a handler receives for a given input schema. */
@@ -80,15 +81,20 @@ export class McpServer {
   // ------------------------------------------------------------------ tools
 
   tool(name: string, handler: ToolHandler<Record<string, unknown>>): Registered<ToolUpdate>;
-  tool<S extends SchemaInput | undefined = undefined>(
+  /**
+   * A tool whose arguments are typed by its `input` schema and, when `output` is a Standard
+   * Schema, whose return is too: the value that schema accepts (see {@link ToolReturnFor}).
+   */
+  tool<S extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
     name: string,
-    config: ToolConfig & { input?: S },
-    handler: ToolHandler<InferArgs<S>>,
+    config: ToolConfig & { input?: S; output?: O },
+    handler: ToolHandler<InferArgs<S>, ToolReturnFor<O>>,
   ): Registered<ToolUpdate>;
-  tool(name: string, a: ToolConfig | ToolHandler<never>, b?: ToolHandler<never>): Registered<ToolUpdate> {
+  tool(name: string, a: ToolConfig | ToolHandler<never, unknown>, b?: ToolHandler<never, unknown>): Registered<ToolUpdate> {
     const [config, handler] = typeof a === 'function' ? [{}, a] : [a, b!];
     this.enableTools();
-    return this.tools.add(name, config, handler);
+    // The output schema checks what the handler returns at run time, whatever its static type.
+    return this.tools.add(name, config, handler as ToolHandler<never>);
   }
 
   private enableTools(): void {
@@ -132,10 +138,21 @@ export class McpServer {
     return this.resources.addStatic(name, uri, config, handler);
   }
 
-  resourceTemplate(name: string, uriTemplate: string, config: TemplateConfig, handler: TemplateHandler): Registered<TemplateUpdate> {
+  /**
+   * A resource template (RFC 6570). The handler's variables are typed from the template when it
+   * is a string literal: `'users://{id}{?tags*}'` gives `{ id: string; tags?: string[] }`.
+   */
+  resourceTemplate<T extends string>(
+    name: string,
+    uriTemplate: T,
+    config: TemplateConfig,
+    handler: TemplateHandler<TemplateVariables<T>>,
+  ): Registered<TemplateUpdate<TemplateVariables<T>>> {
     this.enableResources();
     if (config.complete) this.enableCompletions();
-    return this.completable(this.resources.addTemplate(name, uriTemplate, config, handler));
+    // The matcher produces what TemplateVariables<T> describes; the registry stores handlers untyped.
+    const handle = this.resources.addTemplate(name, uriTemplate, config, handler as TemplateHandler);
+    return this.completable(handle) as Registered<TemplateUpdate<TemplateVariables<T>>>;
   }
 
   private enableResources(): void {

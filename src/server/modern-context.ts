@@ -11,8 +11,9 @@ import {
   type LoggingLevel,
   type Root,
 } from '../protocol/types.js';
-import { validateElicitationSchema } from '../schema/elicitation.js';
+import type { InferSchemaOutput } from '../schema/standard.js';
 import type { InputOptions, RequestContext } from './context.js';
+import { checkAnswer, formRequest, type ElicitAnswer, type ElicitSchema, type ElicitSchemaParams } from './elicit.js';
 import type { ContextBinding } from './extension.js';
 import type { InputCollector } from './mrtr.js';
 import { RequestFacts } from './request-facts.js';
@@ -88,18 +89,17 @@ export class ModernContext extends RequestFacts implements RequestContext {
     return this.collector.need(method, params, key);
   }
 
-  async elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult> {
+  elicit<S extends ElicitSchema>(params: ElicitSchemaParams<S>, options?: InputOptions): Promise<ElicitAnswer<InferSchemaOutput<S>>>;
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
+  async elicit(params: ElicitParams | ElicitSchemaParams<ElicitSchema>, options?: InputOptions): Promise<ElicitResult> {
     const cap = this.clientCapabilities.elicitation;
     const mode = params.mode ?? 'form';
     if (!cap) throw missingCapability({ elicitation: {} }, 'elicitation');
     if (mode === 'url' && !cap.url) throw missingCapability({ elicitation: { url: {} } }, 'elicitation.url');
     if (mode === 'form' && cap.url && !cap.form) throw missingCapability({ elicitation: { form: {} } }, 'elicitation.form');
-    if (mode === 'form') {
-      // As in the handshake era: a form the client cannot render is this server's bug.
-      const problem = validateElicitationSchema((params as { requestedSchema?: unknown }).requestedSchema);
-      if (problem) throw new TypeError(`Cannot elicit: ${problem}`);
-    }
-    return (await this.input('elicitation/create', params, options?.key)) as ElicitResult;
+    const { wire, form } = formRequest(params);
+    const result = (await this.input('elicitation/create', wire, options?.key)) as ElicitResult;
+    return form ? checkAnswer(result, form) : result;
   }
 
   async sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult> {

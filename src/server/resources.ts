@@ -36,11 +36,12 @@ export interface TemplateConfig extends Omit<ResourceConfig, 'size'> {
 }
 
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
-export type TemplateHandler = (uri: string, vars: UriVariables, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
+/** `V`: the template's variables; `McpServer.resourceTemplate` reads them off the template string. */
+export type TemplateHandler<V = UriVariables> = (uri: string, vars: V, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
 
 /** What `update` on a resource's handle accepts: any config field, and a new handler. */
 export type ResourceUpdate = Partial<ResourceConfig> & { handler?: ResourceHandler };
-export type TemplateUpdate = Partial<TemplateConfig> & { handler?: TemplateHandler };
+export type TemplateUpdate<V = UriVariables> = Partial<TemplateConfig> & { handler?: TemplateHandler<V> };
 
 interface StaticDef {
   wire: Resource;

@@ -2,8 +2,10 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/compile.js';
 import type { ValidationResult } from '../schema/format.js';
+import type { InferSchemaInput, StandardSchemaShape } from '../schema/standard.js';
 import type { RequestContext } from './context.js';
 import type { ExtensionHooks, ToolHook } from './extension.js';
 import { InputRequiredSignal } from './mrtr.js';
@@ -12,7 +14,19 @@ import { paginate, Registry, type Registered } from './registry.js';
 /** What a tool handler may return; plain values are turned into a CallToolResult. */
 export type ToolReturn = CallToolResult | string | ContentBlock[] | Record<string, unknown> | unknown[] | void;
 
-export type ToolHandler<A = Record<string, unknown>> = (args: A, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
+/**
+ * What a handler returns for a given `output` schema. For a Standard Schema: the value the
+ * schema accepts (sent as `structuredContent` with a JSON text copy), a `CallToolResult` carrying
+ * it, or an error result. Otherwise {@link ToolReturn} (a raw JSON Schema is not inferred). Spelled as one union
+ * rather than one conditional so that the `content` of a returned result keeps its contextual
+ * type (`type: 'text'` stays a literal) while the schema is still being inferred.
+ */
+export type ToolReturnFor<O> =
+  | (O extends StandardSchemaV1 | StandardSchemaShape ? InferSchemaInput<O> : ToolReturn)
+  | (Omit<CallToolResult, 'structuredContent'> & { structuredContent: O extends StandardSchemaV1 | StandardSchemaShape ? InferSchemaInput<O> : unknown })
+  | (CallToolResult & { isError: true });
+
+export type ToolHandler<A = Record<string, unknown>, R = ToolReturn> = (args: A, ctx: RequestContext) => R | Promise<R>;
 
 export interface ToolConfig {
   title?: string;

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
+import type { ToolReturnFor } from '../../src/server/tools.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { rejectsWithCode, textOf } from './helpers.js';
 
@@ -160,13 +161,50 @@ test('tools: output schema — plain object becomes structuredContent plus a JSO
   await close();
 });
 
+test('tools: a Standard Schema output types the return as what the schema accepts; raw JSON Schema stays loose', async () => {
+  // `label` has a default: the handler may leave it out (the schema's input), the client gets it.
+  const Stats = z.object({ count: z.number(), label: z.string().default('none') });
+  const leftOut: ToolReturnFor<typeof Stats> = { count: 1 };
+  // @ts-expect-error count is required
+  const noCount: ToolReturnFor<typeof Stats> = { label: 'x' };
+  // @ts-expect-error a result must carry the structured value (or be an error)
+  const noStructured: ToolReturnFor<typeof Stats> = { content: [] };
+  const failed: ToolReturnFor<typeof Stats> = { content: [{ type: 'text', text: 'no stats today' }], isError: true };
+  // A shape: a member that accepts undefined may be left out.
+  const fromShape: ToolReturnFor<{ n: z.ZodNumber; note: z.ZodOptional<z.ZodString> }> = { n: 2 };
+  // Without a schema, or with a raw JSON Schema, any ToolReturn.
+  const loose: ToolReturnFor<undefined> = 'text';
+  const raw: ToolReturnFor<{ type: 'object' }> = [{ type: 'text', text: 'x' }];
+  assert.ok([leftOut, noCount, noStructured, failed, fromShape, loose, raw]);
+
+  const server = newServer();
+  server.tool('plain', { output: Stats }, () => ({ count: 3 }));
+  server.tool('full', { output: Stats }, async () => ({ content: [{ type: 'text', text: 'three' }], structuredContent: { count: 3, label: 'n' } }));
+  server.tool('failed', { output: Stats }, () => failed);
+  server.tool('raw', { output: { type: 'object', properties: { n: { type: 'number' } } } }, () => ({ n: 1 }));
+  const { client, close } = await createTestPair(server);
+  assert.deepEqual((await client.callTool('plain')).structuredContent, { count: 3, label: 'none' });
+  assert.deepEqual((await client.callTool('full')).structuredContent, { count: 3, label: 'n' });
+  assert.deepEqual(await client.callTool('failed'), failed);
+  assert.deepEqual((await client.callTool('raw')).structuredContent, { n: 1 });
+  await close();
+});
+
 test('tools: output that does not match the output schema is an isError result', async () => {
   const server = newServer();
+  // Each of these is a type error as well (the return is typed by the output schema); the
+  // runtime must still refuse them for JavaScript callers and casts.
+  // @ts-expect-error wrong structured value
   server.tool('bad', { output: { count: z.number() } }, () => ({ count: 'many' }));
+  // @ts-expect-error wrong structuredContent
   server.tool('bad-full', { output: { count: z.number() } }, () => ({ content: [], structuredContent: { count: 'x' } }));
+  // @ts-expect-error no structuredContent
   server.tool('missing-structured', { output: { count: z.number() } }, () => ({ content: [{ type: 'text', text: 'hi' }] }));
+  // @ts-expect-error nothing returned
   server.tool('nothing', { output: { count: z.number() } }, () => undefined);
+  // @ts-expect-error text only
   server.tool('text-only', { output: { count: z.number() } }, () => 'three');
+  // @ts-expect-error content blocks only
   server.tool('blocks-only', { output: { count: z.number() } }, () => [{ type: 'text' as const, text: '3' }]);
   server.tool('good-full', { output: { count: z.number() } }, () => ({
     content: [{ type: 'text', text: '5 things' }],

@@ -1,7 +1,9 @@
 // The one test support module: waiting (sleep, flush, waitFor, once, within, aborted), hand-made
-// promises (deferred, latch), temp directories, and the manual clock for TTLs and timers.
+// promises (deferred, latch), temp directories, the manual clock for TTLs and timers, and
+// compile-time type assertions (Equal, Expect).
 // Test files import from here, never their own copies.
 export { aborted, flush, once, SAFETY_NET_MS, sleep, waitFor, within, type WaitOptions } from './wait.js';
 export { deferred, latch, type Deferred, type Latch } from './latch.js';
 export { tempDir } from './fs.js';
+export type { Equal, Expect } from './types.js';
 export { ManualClock } from '../../src/testing/clock.js';
