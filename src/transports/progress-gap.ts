@@ -51,8 +51,9 @@ export class ProgressGap {
 /**
  * Resolves `ms` later, and then one more turn of the event loop: when client and server share a
  * process and the loop stalled past `ms`, the expired timer runs before the poll that reads the
- * notification; the extra turn lets that poll come first.
+ * notification; a second timer armed from the first one is due no sooner than the next turn, so
+ * that poll comes first. (Timers, not setImmediate: mcpkit/http runs outside Node too.)
  */
 export function afterGap(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(() => setImmediate(resolve), ms));
+  return new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), ms));
 }
