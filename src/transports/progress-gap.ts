@@ -1,7 +1,12 @@
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
 import { systemClock, type Clock } from '../engine/clock.js';
 
-/** Default of `progressGapMs`: on a busy 2-core machine 5 ms still lost the odd notification, 10 ms none. */
+/**
+ * Default of `progressGapMs`. Measured with the official client over stdio: 2 ms lost no call in
+ * 400 on an idle 2-core machine; with both cores held by busy loops 5 ms lost about 1 in 80 and
+ * 10 ms about 1 in 400 (a client process that is not scheduled for longer than the gap still
+ * reads both at once: time narrows the window, it cannot close it).
+ */
 export const PROGRESS_GAP_MS = 10;
 
 /**
