@@ -37,9 +37,9 @@ export interface Session {
   readonly subscriptions: Set<string>;
   /** Free for application use (per-connection state). */
   readonly data: Map<string, unknown>;
-  /** Minimum level for `notifications/message`, set by `logging/setLevel`. */
+  /** Minimum level for `notifications/message`, set by `logging/setLevel` (undefined: not set, `info` applies). */
   readonly logLevel: LoggingLevel | undefined;
-  /** Whether a message at `level` passes this connection's `logging/setLevel` filter. */
+  /** Whether a message at `level` passes this connection's `logging/setLevel` filter (`info` until the client sets one). */
   wantsLog(level: LoggingLevel): boolean;
   /** `logging/setLevel` for this connection. */
   setLevel(params: JsonObject | undefined): JsonObject;

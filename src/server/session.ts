@@ -18,7 +18,7 @@ export class ServerSession implements PeerHandlers, Session {
   readonly server: Server;
   readonly peer: Peer;
   readonly era: HandshakeServerEra;
-  /** Minimum level for `notifications/message`, set by `logging/setLevel`. */
+  /** Minimum level for `notifications/message`, set by `logging/setLevel` (until then `info`). */
   logLevel: LoggingLevel | undefined;
   // Made on first use: most connections (every stateless HTTP request) never touch them.
   private subs: Set<string> | undefined;
@@ -105,8 +105,8 @@ export class ServerSession implements PeerHandlers, Session {
   /** Whether a message at `level` passes this session's `logging/setLevel` filter. */
   wantsLog(level: LoggingLevel): boolean {
     if (!this.server.capabilities.logging) return false;
-    if (this.logLevel === undefined) return true;
-    return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel);
+    // A client that never chose a level gets info and above: debug output is opted into.
+    return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel ?? 'info');
   }
 
   private onRequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {

@@ -5,24 +5,33 @@ import { createTestPair } from '../../src/testing/index.js';
 import { rejectsWithCode } from './helpers.js';
 import { flush } from '../support/index.js';
 
-test('logging: ctx.log sends notifications/message before the response', async () => {
+test('logging: ctx.log sends notifications/message before the response; debug only once the client asks for it', async () => {
   const server = new McpServer({ name: 'log', version: '1' });
   server.tool('work', async (_a, ctx) => {
     await ctx.log('info', { step: 1 }, 'worker');
     await ctx.log('debug', 'details');
     return 'done';
   });
-  const { client, initialize, wire, close } = await createTestPair(server);
+  const { client, initialize, session, wire, close } = await createTestPair(server);
   assert.deepEqual(initialize.serverCapabilities.logging, {});
   const got: unknown[] = [];
   client.on('notifications/message', (p) => got.push(p));
   wire.clear();
   await client.callTool('work');
+  // No logging/setLevel yet: info and above (a client that never chose a level is not flooded).
+  assert.deepEqual(got, [{ level: 'info', data: { step: 1 }, logger: 'worker' }]);
+  assert.deepEqual(wire.methods(), ['→ tools/call', '← notifications/message', '← response 1']);
+  assert.equal(session.logLevel, undefined, 'no level was set');
+  assert.equal(session.wantsLog('debug'), false);
+  assert.equal(session.wantsLog('info'), true);
+
+  await client.setLoggingLevel('debug');
+  got.length = 0;
+  await client.callTool('work');
   assert.deepEqual(got, [
     { level: 'info', data: { step: 1 }, logger: 'worker' },
     { level: 'debug', data: 'details' },
   ]);
-  assert.deepEqual(wire.methods(), ['→ tools/call', '← notifications/message', '← notifications/message', '← response 1']);
   await close();
 });
 

@@ -30,7 +30,7 @@ export const HTTP_HELP = `HTTP options:
   -p, --port N             port (default 3000; 0 picks a free one)
   --host HOST              interface to bind (default 127.0.0.1)
   --stateless              no sessions: every POST stands alone
-  --json-response          answer POSTs with JSON, never SSE
+  --json-response          answer POSTs with JSON, no SSE (a 2026-07-28 listen still streams)
   --api-key KEY            require this key (Authorization: Bearer KEY or X-API-Key; repeatable)
   --session-timeout SECS   close sessions idle this long (default 3600)
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)

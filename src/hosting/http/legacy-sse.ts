@@ -1,7 +1,8 @@
 import { DEFAULT_LIMITS, decodeValue } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import type { Server } from '../../server/server.js';
-import type { FrameInfo, Transport } from '../../engine/transport.js';
+import type { FrameInfo, SendOptions, Transport } from '../../engine/transport.js';
+import { afterGap, ProgressGap } from '../../transports/progress-gap.js';
 import { SSE_HEADERS } from './channel.js';
 import type { HttpRequestView, HttpResponder, StreamWriter } from './exchange.js';
 import { accepts, isJsonContentType, readJsonBody, REFUSED, sendError } from './responses.js';
@@ -14,6 +15,12 @@ export interface LegacySseOptions {
   messagesPath?: string;
   keepAliveMs?: number;
   maxBodyBytes?: number;
+  /**
+   * How long the result of a request waits after that request's last progress notification
+   * (default 10 ms; 0 never waits): the official v1 SDK client drops a progress notification
+   * that it reads together with the result.
+   */
+  progressGapMs?: number;
 }
 
 /** Looks at a POSTed body before it is accepted; false once it has answered with a refusal. */
@@ -25,11 +32,20 @@ class SseConnectionTransport implements Transport {
   onclose?: (reason?: Error) => void;
   onerror?: (error: Error) => void;
   private closed = false;
-  constructor(private readonly writer: StreamWriter) {}
+  private readonly gap: ProgressGap;
+  constructor(
+    private readonly writer: StreamWriter,
+    progressGapMs: number | undefined,
+  ) {
+    this.gap = new ProgressGap(progressGapMs);
+  }
   async start(): Promise<void> {}
-  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed || this.writer.closed) return;
-    this.writer.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    const wait = this.gap.delay(message, options?.relatedRequestId);
+    // A result right after its request's progress (see ProgressGap); other messages go ahead of it.
+    if (wait > 0) await afterGap(wait);
+    if (!this.writer.closed) this.writer.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
   async close(): Promise<void> {
     if (this.closed) return;
@@ -85,7 +101,7 @@ export class LegacySseHandler {
       return sendError(res, 406, 'Not Acceptable: the event stream needs Accept: text/event-stream');
     const id = globalThis.crypto.randomUUID();
     const writer = res.stream(200, SSE_HEADERS);
-    const transport = new SseConnectionTransport(writer);
+    const transport = new SseConnectionTransport(writer, this.o.progressGapMs);
     this.connections.set(id, { transport, principal: authInfo?.principal });
     const session = await this.server.connect(transport);
     const keepAliveMs = this.o.keepAliveMs ?? 15_000;

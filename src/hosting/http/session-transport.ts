@@ -93,6 +93,10 @@ export class HttpSessionTransport implements Transport {
       const taken = channel.deliver(message);
       if (taken === true) return DONE;
       if (taken !== false) return taken.then((ok) => (ok ? undefined : this.elsewhere(message, NO_GET_STREAM)));
+      // A JSON response cannot carry it. A request (elicitation, sampling) still goes on the GET
+      // stream; a notification about this request (progress, a log) is dropped, as the reference
+      // server does: on the GET stream it would arrive after the JSON result it belongs to.
+      if (!('id' in message)) return DONE;
       return this.elsewhere(message, channel.mode === 'json' ? JSON_AND_NO_GET_STREAM : NO_GET_STREAM);
     }
     return this.elsewhere(message, NO_GET_STREAM);

@@ -217,7 +217,7 @@ export class StreamableHttpHandler {
     const first = messages[0];
     const request = 'method' in first ? first : undefined;
     if (this.server.modern && requestEra(request?.method, request?.params, headerVersion) === 'modern') {
-      return this.postModern(req, res, decoded.batch ? undefined : first, mode, authInfo);
+      return this.postModern(req, res, decoded.batch ? undefined : first, sse ? mode : undefined, authInfo);
     }
     const isInit = messages.length === 1 ? isInitialize(first) : messages.some(isInitialize);
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
@@ -301,7 +301,8 @@ export class StreamableHttpHandler {
    * closed response stream cancels the request. No connection machinery either: the server's
    * stateless entry serves the request, which writes to this POST's channel directly.
    */
-  private postModern(req: HttpRequestView, res: HttpResponder, message: JsonRpcMessage | undefined, mode: ResponseMode, authInfo?: AuthInfo): void {
+  /** `mode` is undefined when the client does not accept an event stream (JSON only then). */
+  private postModern(req: HttpRequestView, res: HttpResponder, message: JsonRpcMessage | undefined, mode: ResponseMode | undefined, authInfo?: AuthInfo): void {
     if (!message) return sendError(res, 400, 'Invalid request: protocol version 2026-07-28 has no JSON-RPC batches');
     const id = 'id' in message ? (message.id as RequestId) : undefined;
     const refused = checkModernHeaders(req, message, (name) => this.server.toolInputSchema?.(name));
@@ -315,12 +316,19 @@ export class StreamableHttpHandler {
     // The only client notification of this era is cancellation, which HTTP expresses by closing
     // the stream: accept and drop.
     if (id === undefined || !('method' in message)) return res.send(202, {});
+    if (message.method === 'subscriptions/listen') {
+      // Its acknowledgement and notifications come before any answer: only a stream carries them,
+      // whatever the response mode (a JSON one would drop them, and the client would wait forever).
+      if (mode === undefined)
+        return sendError(res, 406, 'Not Acceptable: subscriptions/listen is answered with an event stream; Accept must allow text/event-stream');
+      mode = 'sse';
+    }
     const exchange = new StatelessExchange(this.server.messageMiddleware, this.reportError);
     exchange.channel = new ResponseChannel(res, {
       streamPrefix: 'modern',
       ids: [id],
       batch: false,
-      mode,
+      mode: mode ?? 'json',
       headers: NO_HEADERS,
       jsonHeaders: JSON_HEADERS,
       sseHeaders: SSE_HEADERS,

@@ -1,7 +1,8 @@
 import { encodeMessage, errorResponse } from '../../jsonrpc/codec.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import type { Transport } from '../../engine/transport.js';
+import type { SendOptions, Transport } from '../../engine/transport.js';
+import { afterGap, ProgressGap } from '../progress-gap.js';
 import { DEFAULT_MAX_LINE_LENGTH, LineReader } from './line-reader.js';
 import { LineWriter } from './line-writer.js';
 
@@ -15,6 +16,12 @@ export interface StdioServerTransportOptions {
    * buffered and answered with a -32600 error whose id is null.
    */
   maxMessageSize?: number;
+  /**
+   * How long the result of a request waits after that request's last progress notification
+   * (default 10 ms; 0 never waits). The official v1 SDK client drops a progress notification
+   * that it reads together with the result.
+   */
+  progressGapMs?: number;
 }
 
 /**
@@ -33,6 +40,7 @@ export class StdioServerTransport implements Transport {
   private readonly stdout: NodeJS.WritableStream;
   private readonly reader: LineReader;
   private readonly writer: LineWriter;
+  private readonly gap: ProgressGap;
   private started = false;
   private closed = false;
 
@@ -46,6 +54,7 @@ export class StdioServerTransport implements Transport {
       onOversize: (n) => this.rejectOversize(n, max),
     });
     this.writer = new LineWriter(this.stdout, (e) => this.onWriteFailure(e));
+    this.gap = new ProgressGap(options.progressGapMs);
   }
 
   async start(): Promise<void> {
@@ -62,9 +71,16 @@ export class StdioServerTransport implements Transport {
     this.stdin.resume();
   }
 
-  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.reject(new Error('Cannot send: StdioServerTransport is closed'));
-    return this.writer.write(encodeMessage(message) + '\n');
+    const line = encodeMessage(message) + '\n';
+    const wait = this.gap.delay(message, options?.relatedRequestId);
+    return wait === 0 ? this.writer.write(line) : this.later(line, wait);
+  }
+
+  /** A result right after its request's progress (see ProgressGap); other lines go ahead of it. */
+  private later(line: string, ms: number): Promise<void> {
+    return afterGap(ms).then(() => this.writer.write(line));
   }
 
   /**

@@ -12,7 +12,7 @@ import { waitFor } from '../../support/index.js';
 
 type Text = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
-/** `progressArrives` is false only where it has no stream to travel on (stateless JSON). */
+/** `progressArrives` is false in JSON mode: a JSON response carries no notifications. */
 async function exercise(client: Client, s: Started, progressArrives = true): Promise<void> {
   const tools = await client.listTools();
   assert.ok(tools.tools.some((t) => t.name === 'echo'));
@@ -70,9 +70,10 @@ for (const stateful of [true, false]) {
         assert.equal(transport.protocolVersion, '2025-11-25');
         if (stateful) assert.match(transport.sessionId ?? '', /^[\x21-\x7e]+$/);
         else assert.equal(transport.sessionId, undefined);
-        // Stateful JSON mode: progress travels on the SDK's GET stream instead (once it is open).
+        // Stateful JSON mode: progress does not take the SDK's GET stream either (it would arrive
+        // after the result), though the stream is open.
         if (stateful && responseMode === 'json') await waitFor(() => getStreamOpen(s), 'the SDK GET stream');
-        await exercise(client, s, stateful || responseMode !== 'json');
+        await exercise(client, s, responseMode !== 'json');
         if (stateful) {
           assert.equal(s.running.handler.streamable.sessionCount, 1);
           await transport.terminateSession();

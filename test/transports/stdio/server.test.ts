@@ -169,3 +169,30 @@ test('a throwing onmessage is reported, not fatal', async () => {
   assert.match(errors[0].message, /handler failed/);
   await transport.close();
 });
+
+test('a result right after its progress leaves in a later write; other lines are not held', async () => {
+  const stdin = new PassThrough();
+  const writes: string[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      writes.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  const transport = new StdioServerTransport({ stdin, stdout, progressGapMs: 5 });
+  await transport.start();
+  const progress: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } };
+  const sent = [
+    transport.send(progress, { relatedRequestId: 7 }),
+    transport.send({ jsonrpc: '2.0', id: 7, result: {} }, { relatedRequestId: 7 }),
+    transport.send({ jsonrpc: '2.0', id: 8, result: {} }, { relatedRequestId: 8 }),
+  ];
+  await sent[0];
+  assert.equal(writes.length, 1, 'the tick wrote once');
+  assert.match(writes[0], /notifications\/progress/);
+  assert.match(writes[0], /"id":8/, 'a request without progress goes ahead');
+  assert.doesNotMatch(writes[0], /"id":7/, 'the result of the request that reported progress is held');
+  await sent[1];
+  assert.deepEqual(writes.slice(1), ['{"jsonrpc":"2.0","id":7,"result":{}}\n']);
+  await transport.close();
+});
