@@ -63,6 +63,15 @@ export class InboundRequest {
   }
 
   /**
+   * Aborts the signal without touching the request, answered or not: for work it started that
+   * outlives its answer (a 2026-07-28 handler waiting for input) and is now given up.
+   */
+  abandon(reason: string): void {
+    const c = (this.controller ??= new AbortController());
+    if (!c.signal.aborted) c.abort(new LocalError('aborted', reason));
+  }
+
+  /**
    * Sends `notifications/progress` when the requester asked for it. Values that do not increase,
    * and anything after the request completed, are dropped: the spec requires both.
    */

@@ -18,6 +18,7 @@ import { features } from '../protocol/versions.js';
 import { validateElicitationSchema } from '../schema/elicitation.js';
 import type { AuthInfo } from '../engine/transport.js';
 import { RequestFacts } from './request-facts.js';
+import { StepLog } from './steps.js';
 
 /**
  * One client connection of the handshake era, as handlers and extensions see it (`ServerSession`
@@ -84,12 +85,29 @@ export interface RequestContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** `notifications/message`, filtered by the client's log level. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  /** Asks the user for input through the client (form or URL mode). */
+  /**
+   * Asks the user for input through the client (form or URL mode).
+   *
+   * In 2026-07-28 the request is answered with `input_required` and this call waits for the
+   * client's retry. Code before it runs once per call when the retry reaches the instance that
+   * asked (the waiting run resumes); a retry that lands elsewhere (another instance, a restart,
+   * after `modern.suspend.ttlMs`) runs the handler again from the top, with the answers it got
+   * so far. Wrap side effects that come before a question in {@link RequestContext.step}.
+   */
   elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
-  /** Asks the client's model for a completion. */
+  /** Asks the client's model for a completion. In 2026-07-28, an input round: see {@link RequestContext.elicit}. */
   sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
-  /** The client's roots. */
+  /** The client's roots. In 2026-07-28, an input round: see {@link RequestContext.elicit}. */
   roots(options?: InputOptions): Promise<Root[]>;
+  /**
+   * Runs `fn` once per call and returns its result; `name` identifies the step within the call
+   * (the same name again returns the recorded result). The result is recorded as JSON in the
+   * call's sealed `requestState`, so a handler replayed on another instance gets it back instead
+   * of running `fn` again: wrap in it what must not happen twice before an
+   * `elicit`/`sample`/`roots` (charging a card). The result must be JSON data (you get a JSON copy
+   * of it, as a replay would; 64 KiB for all steps of a call); a step that throws is not recorded.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
   /** Any notification tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
   /**
@@ -121,6 +139,8 @@ export class ServerContext extends RequestFacts implements RequestContext {
   get era(): 'handshake' {
     return 'handshake';
   }
+
+  private steps: StepLog | undefined = undefined;
 
   /** Set only in the context of a handler running as a task (an extension's subclass). */
   get taskId(): string | undefined {
@@ -182,6 +202,11 @@ export class ServerContext extends RequestFacts implements RequestContext {
     if (!this.clientCapabilities.roots) throw new LocalError('capability', 'Cannot list roots: the client did not declare the "roots" capability');
     const result = await this.ask('roots/list', undefined, options);
     return (result.roots as Root[] | undefined) ?? [];
+  }
+
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    // Nothing replays in this era; the same log keeps the rules (and values) of 2026-07-28.
+    return (this.steps ??= new StepLog()).run(name, fn);
   }
 
   /** @internal What a 2025-11-25 task's context is built from: this tools/call. */
