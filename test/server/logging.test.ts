@@ -12,7 +12,7 @@ test('logging: ctx.log sends notifications/message before the response', async (
     await ctx.log('debug', 'details');
     return 'done';
   });
-  const { client, initialize, wire, close } = await createTestPair(server);
+  const { client, initialize, wire, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(initialize.serverCapabilities.logging, {});
   const got: unknown[] = [];
   client.on('notifications/message', (p) => got.push(p));
@@ -32,8 +32,8 @@ test('logging: server.log broadcasts to every session; setLoggingLevel filters p
     for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical'] as const) await ctx.log(level, level);
     return 'ok';
   });
-  const quiet = await createTestPair(server);
-  const loud = await createTestPair(server);
+  const quiet = await createTestPair(server, { era: 'handshake' });
+  const loud = await createTestPair(server, { era: 'handshake' });
   const quietGot: string[] = [];
   const loudGot: string[] = [];
   quiet.client.on('notifications/message', (p) => quietGot.push(`${p.level}:${String(p.data)}`));
