@@ -238,7 +238,11 @@ test('client: elicitation in a mode the client did not declare is -32602 and the
   );
   assert.equal(calls, 1);
 
-  const urlOnly = await createTestPair(server, { era: 'handshake', capabilities: { elicitation: { url: {} } }, elicitation: () => (calls++, { action: 'cancel' }) });
+  const urlOnly = await createTestPair(server, {
+    era: 'handshake',
+    capabilities: { elicitation: { url: {} } },
+    elicitation: () => (calls++, { action: 'cancel' }),
+  });
   await rejectsWithCode(urlOnly.session.request('elicitation/create', { message: 'm', requestedSchema: { type: 'object', properties: {} } }), -32602);
   assert.deepEqual(await urlOnly.session.request('elicitation/create', { mode: 'url', message: 'm', url: 'https://x.example', elicitationId: '2' }), {
     action: 'cancel',
@@ -251,7 +255,8 @@ test('client: elicitation in a mode the client did not declare is -32602 and the
 test('client: a sampling handler error becomes a JSON-RPC error for the server', async () => {
   const server = new McpServer({ name: 's', version: '1', onerror: () => {} });
   server.tool('ask', async (_a, ctx) => (await ctx.sample({ messages: [], maxTokens: 5 })).model);
-  const { client, close } = await createTestPair(server, { era: 'handshake',
+  const { client, close } = await createTestPair(server, {
+    era: 'handshake',
     sampling: () => {
       throw new Error('user rejected');
     },
