@@ -75,8 +75,6 @@ export class ModernEra {
   readonly rounds: MrtrRounds;
   private readonly listens = new Set<Listen>();
 
-  /** Where a round's warnings go: one function per server, not one per request. */
-  private readonly warn = (m: string): void => this.server.onerror(new Error(m));
   /** The `_meta` of a result that has none of its own; copied per result, never shared. */
   private readonly baseMeta: JsonObject;
   /** Cache hints by method: the options are fixed once the server is built. */
@@ -90,7 +88,11 @@ export class ModernEra {
     this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs, clock: o.clock });
     this.rounds = new MrtrRounds(
       this.sealer,
-      { dispatch: (method, params, ctx) => server.dispatch(method, params, ctx), decorate: (method, r) => this.decorate(method, r), warn: this.warn },
+      {
+        dispatch: (method, params, ctx) => server.dispatch(method, params, ctx),
+        decorate: (method, r) => this.decorate(method, r),
+        onerror: (e) => server.onerror(e),
+      },
       o.suspend,
     );
     this.baseMeta = { [META.serverInfo]: server.info };

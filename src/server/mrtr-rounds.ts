@@ -25,7 +25,7 @@ export interface RoundsHost {
   dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
   /** A result as the client gets it (resultType, serverInfo, cache hints). */
   decorate(method: string, result: JsonObject): JsonObject;
-  warn(message: string): void;
+  onerror(error: Error): void;
 }
 
 interface Parked {
@@ -118,7 +118,11 @@ export class MrtrRounds implements RunHost {
   }
 
   warn(message: string): void {
-    this.era.warn(message);
+    this.era.onerror(new Error(message));
+  }
+
+  report(error: unknown): void {
+    this.era.onerror(error instanceof Error ? error : new Error(String(error)));
   }
 
   park(id: string, run: InputRun): boolean {

@@ -1,6 +1,6 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { InboundRequest } from '../engine/inbound.js';
+import { responseTo, type InboundRequest } from '../engine/inbound.js';
 import { missingCapability, type ModernEnvelope } from '../protocol/modern.js';
 import type { ClientCapabilities, InputRequest, InputRequests } from '../protocol/types.js';
 import { answerProblem, INPUT_KEY_PREFIX, InputRequiredSignal, snapshotDigest, type RequestStateSealer, type RoundState } from './mrtr.js';
@@ -39,6 +39,8 @@ export interface RunHost {
   /** Forgets the run kept under `id` (taken by its retry, finished or given up). */
   unpark(id: string): void;
   warn(message: string): void;
+  /** A problem with no request left to report it on. */
+  report(error: unknown): void;
   /** A round's answer as the client gets it. */
   outcome(method: string, result: JsonObject | Promise<JsonObject>): JsonObject | Promise<JsonObject>;
 }
@@ -62,6 +64,14 @@ interface Question {
 }
 
 const ignore = (): void => {};
+
+/** Which request the run answers now. */
+const FIRST = 0; // the one that started it: the handler's own promise answers it, unless it waits for input
+const RETRY = 1; // a retry that resumed it
+const NONE = 2; // none: it waits for a retry, or it is over
+
+/** What the handler's promise settles with once its request was answered another way (the engine sends nothing). */
+const ANSWERED: JsonObject = {};
 
 /**
  * After the microtasks of this turn: questions asked together (`Promise.all`, or a few awaits
@@ -87,16 +97,14 @@ export class InputRun {
   private counts: Record<string, number> | undefined = undefined;
   private questions: Map<string, Question> | undefined = undefined;
   private steps: StepLog | undefined = undefined;
-  /** Settle the request the run answers now (undefined when none waits on it). */
-  private resolveRound: ((r: JsonObject | Promise<JsonObject>) => void) | undefined = undefined;
-  private rejectRound: ((err: unknown) => void) | undefined = undefined;
+  private stage = FIRST;
+  /** Settles the retry the run answers (stage RETRY). */
+  private retry: { resolve(r: JsonObject | Promise<JsonObject>): void; reject(err: unknown): void } | undefined = undefined;
   private flushing = false;
   /** The handler returned or threw. */
   private done = false;
   /** Given up: expired, crowded out, cancelled, or the server closed. */
   private dropped = false;
-  /** Answered with `input_required`, waiting for the retry. */
-  private between = false;
   /** The id it is parked under while it waits. */
   private parkedAs: string | undefined = undefined;
 
@@ -121,7 +129,7 @@ export class InputRun {
 
   /** True while no request waits on the run: progress, logs and notifications go nowhere. */
   get quiet(): boolean {
-    return this.between || this.dropped;
+    return this.dropped || (this.stage === NONE && !this.done);
   }
 
   /** The call's steps (`ctx.step`), with what the sealed state recorded. */
@@ -163,16 +171,16 @@ export class InputRun {
     return this.method === method && this.digest === digest && this.principal === principal;
   }
 
-  /** Waits for an asynchronous handler: its outcome, or `input_required` once it waits for input. */
+  /**
+   * Waits for an asynchronous handler. Its promise answers the request unless the handler waits
+   * for input first: then the request is answered with `input_required` meanwhile, and what the
+   * handler ends with answers the retry that resumed it.
+   */
   race(result: PromiseLike<JsonObject>): Promise<JsonObject> {
-    return new Promise<JsonObject>((resolve, reject) => {
-      this.resolveRound = resolve;
-      this.rejectRound = reject;
-      result.then(
-        (r) => this.settled(true, r),
-        (err: unknown) => this.settled(false, err),
-      );
-    });
+    return Promise.resolve(result).then(
+      (r) => this.settled(true, r),
+      (err: unknown) => this.settled(false, err),
+    );
   }
 
   /**
@@ -193,13 +201,12 @@ export class InputRun {
     // Taken: another retry of this round no longer finds it, and replays.
     if (this.parkedAs !== undefined) this.host.unpark(this.parkedAs);
     this.parkedAs = undefined;
-    this.between = false;
     this.inbound = inbound;
     this.offered = offered;
     this.ctx!.resume(inbound, envelope);
     return new Promise<JsonObject>((resolve, reject) => {
-      this.resolveRound = resolve;
-      this.rejectRound = reject;
+      this.stage = RETRY;
+      this.retry = { resolve, reject };
       const signal = inbound.signal;
       if (signal.aborted) return this.drop('The request was cancelled');
       // Its answer would go nowhere: the run is given up, and the client's next retry replays.
@@ -241,7 +248,7 @@ export class InputRun {
 
   /**
    * Gives the run up: `ctx.signal` fires, open questions reject (so `finally` blocks run), and
-   * whoever waits on it gets `error`. Nothing it does afterwards reaches anyone.
+   * a retry waiting on it gets `error`. Nothing it does afterwards reaches anyone.
    */
   drop(reason: string, error: unknown = new LocalError('aborted', reason)): void {
     if (this.dropped) return;
@@ -249,31 +256,34 @@ export class InputRun {
     if (this.parkedAs !== undefined) this.host.unpark(this.parkedAs);
     this.parkedAs = undefined;
     this.ctx?.abandon(reason);
-    const reject = this.rejectRound;
-    this.endRound();
-    reject?.(error);
+    const retry = this.stage === RETRY ? this.retry : undefined;
+    this.stage = NONE;
+    this.retry = undefined;
+    retry?.reject(error);
     const questions = this.questions;
     this.questions = undefined;
     if (questions !== undefined) for (const q of questions.values()) q.reject(new LocalError('aborted', reason));
   }
 
-  private settled(ok: boolean, value: unknown): void {
+  /** The handler settled: what its promise answers (the first request's outcome, or nothing). */
+  private settled(ok: boolean, value: unknown): JsonObject | Promise<JsonObject> {
+    const stage = this.stage;
+    this.stage = NONE;
     this.done = true;
     // Parked and finished anyway (it stopped waiting): its retry replays.
     if (this.parkedAs !== undefined) this.host.unpark(this.parkedAs);
     this.parkedAs = undefined;
-    const resolve = this.resolveRound;
-    const reject = this.rejectRound;
-    if (resolve === undefined || reject === undefined) return;
-    this.endRound();
-    let out: JsonObject | Promise<JsonObject>;
-    try {
-      out = ok ? this.finish(value as JsonObject) : this.fail(value);
-    } catch (err) {
-      reject(err);
-      return;
+    if (stage === FIRST) return this.host.outcome(this.method, ok ? this.finish(value as JsonObject) : this.fail(value));
+    const retry = this.retry;
+    this.retry = undefined;
+    if (retry !== undefined) {
+      try {
+        retry.resolve(this.host.outcome(this.method, ok ? this.finish(value as JsonObject) : this.fail(value)));
+      } catch (err) {
+        retry.reject(err);
+      }
     }
-    resolve(this.host.outcome(this.method, out));
+    return ANSWERED;
   }
 
   private soon(): void {
@@ -285,20 +295,37 @@ export class InputRun {
   /** The turn the questions were asked in is over: answers the request with them. */
   private flush(): void {
     this.flushing = false;
-    const resolve = this.resolveRound;
-    if (resolve === undefined || this.done || this.dropped) return;
-    if (this.invalid !== undefined)
-      return this.drop(`An answer did not fit its question: ${this.invalid}`, new McpError(ErrorCode.InvalidParams, this.invalid));
+    if (this.done || this.dropped || this.stage === NONE) return;
+    if (this.invalid !== undefined) {
+      this.answer(Promise.reject(new McpError(ErrorCode.InvalidParams, this.invalid)));
+      return this.drop(`An answer did not fit its question: ${this.invalid}`);
+    }
     if (this.questions === undefined || this.questions.size === 0) return;
     if (this.inbound.cancelled) return this.drop('The request was cancelled');
-    this.endRound();
-    this.between = true;
-    resolve(this.host.outcome(this.method, this.seal(true)));
+    this.answer(Promise.resolve(this.host.outcome(this.method, this.seal(true))));
   }
 
-  private endRound(): void {
-    this.resolveRound = undefined;
-    this.rejectRound = undefined;
+  /** Answers the request the run answers now with `out`, while the handler goes on waiting. */
+  private answer(out: Promise<JsonObject>): void {
+    const stage = this.stage;
+    this.stage = NONE;
+    if (stage === RETRY) {
+      const retry = this.retry!;
+      this.retry = undefined;
+      retry.resolve(out);
+      return;
+    }
+    // The first request: its answer is the handler's promise, which waits. Answered here instead;
+    // the engine sends nothing when that promise settles.
+    const inbound = this.inbound;
+    inbound.preempt();
+    out
+      .then(
+        (r) => responseTo(inbound, true, r, undefined),
+        (err: unknown) => responseTo(inbound, false, err, (e) => this.host.report(e)),
+      )
+      .then((response) => inbound.peer.respond(response))
+      .catch((e: unknown) => this.host.report(e));
   }
 
   /** `input_required` with the open questions, and a state naming this run when it is `kept` here. */
