@@ -74,10 +74,10 @@ const NONE = 2; // none: it waits for a retry, or it is over
 const ANSWERED: JsonObject = {};
 
 /**
- * After the microtasks of this turn: questions asked together (`Promise.all`, or a few awaits
- * apart) go out in one round.
+ * After the microtasks of this turn (a timer, not setImmediate: the server runs outside Node):
+ * questions asked together (`Promise.all`, or a few awaits apart) go out in one round.
  */
-const nextTurn: (fn: () => void) => void = typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+const nextTurn = (fn: () => void): void => void setTimeout(fn, 0);
 
 /**
  * One handler run of a tools/call, resources/read or prompts/get in the 2026-07-28 era, and its
