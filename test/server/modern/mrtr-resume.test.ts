@@ -397,8 +397,17 @@ test('a step still running when the round goes out is recorded in its state', as
   }
   const wa = await Wire.connect(a);
   const wb = await Wire.connect(b);
-  const round = wa.modern('tools/call', { name: 'parallel', arguments: {} }, ELICIT);
+  const round = wa.modern('tools/call', { name: 'parallel', arguments: {} }, ELICIT, 'p1');
   await flush();
+  // The run armed its round's timer when it asked, before this one: the round is due, and waits
+  // for the step.
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  assert.equal(charged, 1);
+  assert.equal(
+    wa.frames.some((f) => f.id === 'p1'),
+    false,
+    'no answer while the step runs',
+  );
   gate.resolve('receipt-1');
   const r1 = (await round).result!;
   assert.equal(r1.resultType, 'input_required');
