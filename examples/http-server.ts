@@ -10,7 +10,8 @@ const server = new McpServer({ name: 'example-http', version: '1.0.0' });
 server.tool('greet', { description: 'Greets someone by name', input: { name: z.string() } }, ({ name }) => `Hello, ${name}!`);
 
 server.tool('confirm_delete', { description: 'Deletes a file after asking the user', input: { path: z.string() } }, async ({ path }, ctx) => {
-  // Replay-safe: ask first, act after (in the 2026-07-28 era this handler may run twice).
+  // Ask first, act after: in 2026-07-28 a retry that lands on another instance runs the handler
+  // again from the top (wrap a side effect that must come first in ctx.step).
   const answer = await ctx.elicit({
     message: `Delete ${path}?`,
     requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', default: false } } },

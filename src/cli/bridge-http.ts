@@ -68,7 +68,10 @@ export async function createProxyServer(command: string, args: string[], env: Re
     if (!a) throw new McpError(ErrorCode.InternalError, `Bridge: the server sent ${what} while no HTTP request was in progress to route it to`);
     return a;
   };
-  /** Asks the caller; a 2026-07-28 caller answers in a later round, so the child call is abandoned. */
+  /**
+   * Asks the caller. A 2026-07-28 caller answers in its retry, which resumes this very run: the
+   * child's call waits meanwhile, and is abandoned only when an answer is refused.
+   */
   const relay = async <T>(what: string, ask: (ctx: RequestContext) => Promise<T>): Promise<T> => {
     const a = current(what);
     try {

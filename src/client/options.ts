@@ -24,7 +24,7 @@ export interface ClientOptions extends Implementation {
    *   servers known to be handshake-era: it saves the probe's round trip (and, on stdio, the
    *   `probeTimeoutMs` wait for servers that never answer unknown requests).
    *
-   * Test kits: `createTestPair` (mcpkit/testing) pins `'handshake'` unless told otherwise.
+   * Test kits: `createTestPair` (mcpkit/testing) defaults to `'auto'` too.
    */
   era?: EraOption;
   /**

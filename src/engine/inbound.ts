@@ -24,6 +24,7 @@ export class InboundRequest {
   private controller: AbortController | undefined;
   private lastProgress = -Infinity;
   private done = false;
+  /** No reply is sent for it: the client cancelled it (its signal fired), or it was answered early (`preempt`). */
   cancelled = false;
 
   constructor(peer: RequestSink, request: JsonRpcRequest, info?: FrameInfo) {
@@ -60,6 +61,25 @@ export class InboundRequest {
 
   finish(): void {
     this.done = true;
+  }
+
+  /**
+   * The request is answered another way, through `peer.respond`, before its handler settles (a
+   * 2026-07-28 handler waiting for input): as for a cancelled request, the engine sends nothing
+   * when the handler settles, but the signal does not fire.
+   */
+  preempt(): void {
+    this.done = true;
+    this.cancelled = true;
+  }
+
+  /**
+   * Aborts the signal without touching the request, answered or not: for work it started that
+   * outlives its answer (a 2026-07-28 handler waiting for input) and is now given up.
+   */
+  abandon(reason: string): void {
+    const c = (this.controller ??= new AbortController());
+    if (!c.signal.aborted) c.abort(new LocalError('aborted', reason));
   }
 
   /**

@@ -19,6 +19,7 @@ import type { InferSchemaOutput } from '../schema/standard.js';
 import type { AuthInfo } from '../engine/transport.js';
 import { checkAnswer, formRequest, type ElicitAnswer, type ElicitSchema, type ElicitSchemaParams } from './elicit.js';
 import { RequestFacts } from './request-facts.js';
+import { StepLog } from './steps.js';
 
 /**
  * One client connection of the handshake era, as handlers and extensions see it (`ServerSession`
@@ -88,15 +89,33 @@ export interface RequestContext {
   /**
    * Asks the user to fill in a form whose `requestedSchema` is a Standard Schema (a
    * `z.object(...)`) or a shape of them: sent as its JSON Schema, and an accepted answer is
-   * validated by it (an invalid one rejects with -32602) and typed as its output.
+   * validated by it (an invalid one rejects with -32602) and typed as its output. The
+   * once-per-call rule of the overload below applies.
    */
   elicit<S extends ElicitSchema>(params: ElicitSchemaParams<S>, options?: InputOptions): Promise<ElicitAnswer<InferSchemaOutput<S>>>;
-  /** Asks the user for input through the client (form mode with a JSON Schema, or URL mode). */
+  /**
+   * Asks the user for input through the client (form mode with a JSON Schema, or URL mode).
+   *
+   * In 2026-07-28 the request is answered with `input_required` and this call waits for the
+   * client's retry. Code before it runs once per call when the retry reaches the instance that
+   * asked (the waiting run resumes); a retry that lands elsewhere (another instance, a restart,
+   * after `modern.suspend.ttlMs`) runs the handler again from the top, with the answers it got
+   * so far. Wrap side effects that come before a question in {@link RequestContext.step}.
+   */
   elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
-  /** Asks the client's model for a completion. */
+  /** Asks the client's model for a completion. In 2026-07-28, an input round: see {@link RequestContext.elicit}. */
   sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
-  /** The client's roots. */
+  /** The client's roots. In 2026-07-28, an input round: see {@link RequestContext.elicit}. */
   roots(options?: InputOptions): Promise<Root[]>;
+  /**
+   * Runs `fn` once per call and returns its result; `name` identifies the step within the call
+   * (the same name again returns the recorded result). The result is recorded as JSON in the
+   * call's sealed `requestState`, so a handler replayed on another instance gets it back instead
+   * of running `fn` again: wrap in it what must not happen twice before an
+   * `elicit`/`sample`/`roots` (charging a card). The result must be JSON data (you get a JSON copy
+   * of it, as a replay would; 64 KiB for all steps of a call); a step that throws is not recorded.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
   /** Any notification tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
   /**
@@ -128,6 +147,8 @@ export class ServerContext extends RequestFacts implements RequestContext {
   get era(): 'handshake' {
     return 'handshake';
   }
+
+  private steps: StepLog | undefined = undefined;
 
   /** Set only in the context of a handler running as a task (an extension's subclass). */
   get taskId(): string | undefined {
@@ -199,6 +220,11 @@ export class ServerContext extends RequestFacts implements RequestContext {
   private reachable(action: string): void {
     const why = this.inbound.info?.cannotAsk;
     if (why !== undefined) throw new LocalError('capability', `Cannot ${action}: ${why}`);
+  }
+
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    // Nothing replays in this era; the same log keeps the rules (and values) of 2026-07-28.
+    return (this.steps ??= new StepLog()).run(name, fn);
   }
 
   /** @internal What a 2025-11-25 task's context is built from: this tools/call. */

@@ -9,7 +9,8 @@ import { MODERN_VERSIONS } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';
 import type { ListenRequest } from './extension.js';
 import { ModernContext } from './modern-context.js';
-import { openRound, RequestStateSealer, type InputCollector } from './mrtr.js';
+import { RequestStateSealer } from './mrtr.js';
+import { MrtrRounds, type SuspendOptions } from './mrtr-rounds.js';
 
 /** What the 2026-07-28 era needs of its server (the Server is one; an interface keeps the two apart). */
 export interface ModernHost {
@@ -35,6 +36,13 @@ export interface ModernOptions {
   stateSecret?: string | Uint8Array;
   /** How long an `input_required` round stays answerable. Default 10 minutes. */
   stateTtlMs?: number;
+  /**
+   * A handler waiting for input is kept on the instance that asked, and its retry resumes it
+   * there (code before `ctx.elicit` runs once); a retry that lands elsewhere replays it. Bounds:
+   * `max` runs at once (default 1000, the oldest given up first) for `ttlMs` each (default
+   * `stateTtlMs`). `false` keeps none: every retry replays the handler from the top.
+   */
+  suspend?: SuspendOptions | false;
   /** Where `requestState` expiry reads the time (default the system clock; tests pass a ManualClock). */
   clock?: Clock;
   /** Cache hints for cacheable results: a default, and per method (e.g. 'tools/list'). */
@@ -64,10 +72,10 @@ const LIST_FLAGS: Record<string, keyof SubscriptionFilter> = {
 export class ModernEra {
   readonly versions: readonly string[];
   readonly sealer: RequestStateSealer;
+  /** Multi round-trip requests, and the handler runs waiting for their retries. */
+  readonly rounds: MrtrRounds;
   private readonly listens = new Set<Listen>();
 
-  /** Where a round's warnings go: one function per server, not one per request. */
-  private readonly warn = (m: string): void => this.server.warn(m);
   /** The `_meta` of a result that has none of its own; copied per result, never shared. */
   private readonly baseMeta: JsonObject;
   /** Cache hints by method: the options are fixed once the server is built. */
@@ -79,6 +87,16 @@ export class ModernEra {
   ) {
     this.versions = o.versions ?? MODERN_VERSIONS;
     this.sealer = new RequestStateSealer({ secret: o.stateSecret, ttlMs: o.stateTtlMs, clock: o.clock });
+    this.rounds = new MrtrRounds(
+      this.sealer,
+      {
+        dispatch: (method, params, ctx) => server.dispatch(method, params, ctx),
+        decorate: (method, r) => this.decorate(method, r),
+        onerror: (e) => server.onerror(e),
+        warn: (m) => server.warn(m),
+      },
+      o.suspend,
+    );
     this.baseMeta = { [META.serverInfo]: server.info };
   }
 
@@ -100,38 +118,7 @@ export class ModernEra {
       const result = this.server.dispatch(method, params, new ModernContext(inbound, env, undefined, logging));
       return isThenable(result) ? Promise.resolve(result).then((r) => this.decorate(method, r)) : this.decorate(method, result);
     }
-    const opened = openRound(this.sealer, method, params, inbound.info?.authInfo?.principal);
-    if (opened instanceof Promise) return opened.then((round) => this.runRound(round, method, params, inbound, env, logging));
-    return this.runRound(opened, method, params, inbound, env, logging);
-  }
-
-  /** A tools/call, resources/read or prompts/get; asynchronous only where it waits or seals. */
-  private runRound(
-    round: InputCollector,
-    method: string,
-    params: JsonObject | undefined,
-    inbound: InboundRequest,
-    env: ModernEnvelope,
-    logging: boolean,
-  ): Promise<JsonObject> | JsonObject {
-    let result: Promise<JsonObject> | JsonObject;
-    try {
-      result = this.server.dispatch(method, params, new ModernContext(inbound, env, round, logging));
-    } catch (err) {
-      return this.outcome(method, round.fail(err, this.warn));
-    }
-    if (isThenable(result)) {
-      return Promise.resolve(result).then(
-        (r) => this.outcome(method, round.finish(r, this.warn)),
-        (err: unknown) => this.outcome(method, round.fail(err, this.warn)),
-      );
-    }
-    return this.outcome(method, round.finish(result, this.warn));
-  }
-
-  /** A round's result, decorated; an input_required one is sealed first (asynchronously). */
-  private outcome(method: string, result: JsonObject | Promise<JsonObject>): JsonObject | Promise<JsonObject> {
-    return isThenable(result) ? result.then((r) => this.decorate(method, r)) : this.decorate(method, result);
+    return this.rounds.serve(method, params, inbound, env, logging);
   }
 
   /**

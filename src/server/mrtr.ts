@@ -1,13 +1,13 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import { base64ToBytes, base64ToText, bytesToBase64url, textToBase64url, utf8Bytes } from '../protocol/encoding.js';
 import { systemClock, type Clock } from '../engine/clock.js';
-import type { InputRequest, InputRequests } from '../protocol/types.js';
+import type { InputRequest } from '../protocol/types.js';
+import type { StepRecords } from './steps.js';
 
 /**
- * Thrown (as a rejected promise) by `ctx.elicit/sample/roots` in the stateless era when the
- * answer is not in hand yet. The dispatcher turns it into an `input_required` result; handlers
- * must let it propagate.
+ * Rejects `ctx.elicit/sample/roots` in the stateless era when the handler run cannot go on: an
+ * answer the client sent does not fit the question asked under its key. The round answers
+ * -32602 whatever the handler does next; handlers must let it propagate.
  */
 export class InputRequiredSignal extends Error {
   constructor() {
@@ -17,7 +17,7 @@ export class InputRequiredSignal extends Error {
 }
 
 /** What a sealed `requestState` carries between rounds. */
-interface RoundState {
+export interface RoundState {
   v: 1;
   /** method */
   m: string;
@@ -31,6 +31,13 @@ interface RoundState {
   a: Record<string, unknown>;
   /** keys asked for in the last round (informational: an answer is matched when its key is asked again) */
   q: string[];
+  /**
+   * the handler run waiting for this round's answers on the instance that sealed it; absent
+   * when none waits (a retry then replays the handler)
+   */
+  i?: string;
+  /** what the call's `ctx.step`s recorded so far (see StepLog) */
+  s?: StepRecords;
 }
 
 /**
@@ -121,7 +128,7 @@ function canonicalMembers(o: Record<string, unknown>): string {
  * Digests are always taken of the canonical form of this text's parse, so params handed over
  * in memory (which may hold undefined) digest the same as the JSON a wire would carry.
  */
-function snapshotOf(params: JsonObject | undefined): string {
+export function snapshotOf(params: JsonObject | undefined): string {
   const kept: Record<string, unknown> = {};
   if (params !== undefined) {
     for (const k in params) if (k !== '_meta' && k !== 'inputResponses' && k !== 'requestState') kept[k] = params[k];
@@ -138,7 +145,7 @@ export function paramsDigest(params: JsonObject | undefined): Promise<string> {
   return snapshotDigest(snapshotOf(params));
 }
 
-function snapshotDigest(snapshot: string): Promise<string> {
+export function snapshotDigest(snapshot: string): Promise<string> {
   return digestOf(canonicalMembers(JSON.parse(snapshot) as Record<string, unknown>));
 }
 
@@ -155,7 +162,7 @@ const ANSWER_KIND: Record<InputRequest['method'], string> = {
   'roots/list': 'ListRootsResult',
 };
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
@@ -183,173 +190,4 @@ function validAnswer(method: InputRequest['method'], v: unknown): boolean {
     default:
       return false;
   }
-}
-
-/**
- * One handler run's view of MRTR: answers known so far, and what else it asked for. Keys are
- * `elicit-1`, `sample-1`, `roots-1`… in call order (or the handler's own `key`), so a
- * replay-safe handler asks the same questions under the same keys on every round. Also what
- * sealing this round's state needs. Its tables are made on first use: most runs ask nothing.
- */
-export class InputCollector {
-  /** Questions asked that no answer covers, by key; undefined while there are none. */
-  requests: InputRequests | undefined;
-  /** Set when an answer the client sent does not fit the question asked under its key. */
-  invalid: string | undefined;
-  private counts: Record<string, number> | undefined;
-
-  /**
-   * @param answers answers of earlier rounds, from the sealed state (already checked; they win)
-   * @param offered this request's `inputResponses`: client input, checked when a key is asked
-   * @param snapshot the request's params as JSON text (without the round keys), taken before
-   *   the handler ran (it may change its arguments in place); put in canonical form and hashed
-   *   only if a state is sealed, which most runs never do
-   */
-  constructor(
-    private answers: Record<string, unknown> | undefined,
-    private readonly offered: Record<string, unknown> | undefined,
-    private readonly sealer: RequestStateSealer,
-    private readonly method: string,
-    private readonly principal: string | null,
-    private readonly snapshot: string,
-    private digest: string | undefined,
-  ) {}
-
-  need(method: InputRequest['method'], params: unknown, named?: string): Promise<unknown> {
-    const short = INPUT_KEY_PREFIX[method];
-    const counts = (this.counts ??= {});
-    const n = (counts[short] = (counts[short] ?? 0) + 1);
-    const key = named ?? `${short}-${n}`;
-    const answers = this.answers;
-    if (answers !== undefined && Object.hasOwn(answers, key)) return Promise.resolve(answers[key]);
-    const offered = this.offered;
-    if (offered !== undefined && Object.hasOwn(offered, key)) {
-      const answer = offered[key];
-      // Answers are client input: a handler must never get a number where its ctx.elicit
-      // promised an ElicitResult (and so complete with garbage). The run ends; the round
-      // answers -32602 whatever the handler does with this rejection.
-      const problem = answerProblem(method, key, answer);
-      if (problem !== undefined) {
-        this.invalid ??= problem;
-        return Promise.reject(new InputRequiredSignal());
-      }
-      (this.answers ??= {})[key] = answer;
-      return Promise.resolve(answer);
-    }
-    (this.requests ??= {})[key] = (params === undefined ? { method } : { method, params }) as InputRequest;
-    return Promise.reject(new InputRequiredSignal());
-  }
-
-  get pending(): boolean {
-    return this.requests !== undefined;
-  }
-
-  /**
-   * The round's outcome once the handler returned: its result, or `input_required` with a
-   * fresh sealed state when it still needs input. Throws -32602 for an invalid answer. Only
-   * the `input_required` outcome is a promise (sealing is Web Crypto, which is asynchronous).
-   */
-  finish(result: JsonObject | undefined, warn: (message: string) => void): JsonObject | Promise<JsonObject> {
-    if (this.invalid !== undefined) throw new McpError(ErrorCode.InvalidParams, this.invalid);
-    const requests = this.requests;
-    if (requests === undefined) return result!;
-    if (result !== undefined)
-      warn(`A ${this.method} handler caught the input-required signal of ctx.elicit/sample/roots and returned anyway; let that error propagate`);
-    return this.sealRound(requests);
-  }
-
-  private async sealRound(requests: InputRequests): Promise<JsonObject> {
-    const expires = this.sealer.clock.now() + this.sealer.ttlMs;
-    const state: RoundState = {
-      v: 1,
-      m: this.method,
-      d: (this.digest ??= await snapshotDigest(this.snapshot)),
-      p: this.principal,
-      e: expires,
-      a: this.answers ?? {},
-      q: Object.keys(requests),
-    };
-    return { resultType: 'input_required', inputRequests: requests, requestState: await this.sealer.seal(state) } as JsonObject;
-  }
-
-  /** The round's outcome once the handler threw: rethrows what is not about input. */
-  fail(err: unknown, warn: (message: string) => void): JsonObject | Promise<JsonObject> {
-    // A missing capability is final: answering the other questions cannot fix it (-32021 tells
-    // the client what to declare), so it wins over pending input.
-    if (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability) throw err;
-    if (!(err instanceof InputRequiredSignal) && this.requests === undefined && this.invalid === undefined) throw err;
-    return this.finish(undefined, warn);
-  }
-}
-
-/**
- * Opens one round of a multi round-trip request: opens and checks the state, and collects what
- * the handler asks with the sealed answers plus the ones the client sent (each checked against
- * the question asked under its key). Run the handler with it, then `finish` or `fail`.
- * Synchronous for a request without `requestState` (the common case); a promise when there is
- * one to open, since checking it is Web Crypto.
- */
-export function openRound(
-  sealer: RequestStateSealer,
-  method: string,
-  params: JsonObject | undefined,
-  principal: string | undefined,
-): InputCollector | Promise<InputCollector> {
-  const token = params?.requestState;
-  if (token !== undefined) return openSealedRound(sealer, token, method, params, principal);
-  return collectorFor(sealer, method, params, principal, undefined, undefined);
-}
-
-async function openSealedRound(
-  sealer: RequestStateSealer,
-  token: unknown,
-  method: string,
-  params: JsonObject | undefined,
-  principal: string | undefined,
-): Promise<InputCollector> {
-  // The digest is taken before the state is opened: both are awaited, and the params must be
-  // read as they were when the request arrived.
-  const digesting = paramsDigest(params);
-  const s = await sealer.open(token);
-  const digest = await digesting;
-  if (!s || s.m !== method || s.d !== digest || s.p !== (principal ?? null)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState was altered or belongs to another request');
-  }
-  if (s.e < sealer.clock.now()) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: requestState has expired; send the request again without it');
-  return collectorFor(sealer, method, params, principal, { ...s.a }, digest);
-}
-
-function collectorFor(
-  sealer: RequestStateSealer,
-  method: string,
-  params: JsonObject | undefined,
-  principal: string | undefined,
-  answers: Record<string, unknown> | undefined,
-  digest: string | undefined,
-): InputCollector {
-  // An answer counts when the handler asks under its key and no earlier round answered that key
-  // (sealed answers cannot be replaced); other keys are ignored, as the spec requires. Answers
-  // sent without a requestState count too (the ephemeral flow): the client is the source of
-  // every answer anyway, and the handler sees each one only after its shape was checked.
-  const given = params?.inputResponses;
-  return new InputCollector(answers, isObject(given) ? given : undefined, sealer, method, principal ?? null, snapshotOf(params), digest);
-}
-
-/** One whole round: `openRound`, the handler, then its outcome. */
-export async function runRound(
-  sealer: RequestStateSealer,
-  method: string,
-  params: JsonObject | undefined,
-  principal: string | undefined,
-  run: (collector: InputCollector) => Promise<JsonObject>,
-  warn: (message: string) => void,
-): Promise<JsonObject> {
-  const collector = await openRound(sealer, method, params, principal);
-  let result: JsonObject;
-  try {
-    result = await run(collector);
-  } catch (err) {
-    return collector.fail(err, warn);
-  }
-  return collector.finish(result, warn);
 }

@@ -10,8 +10,9 @@ import type { AuthInfo } from '../engine/transport.js';
  */
 export abstract class RequestFacts {
   constructor(
-    protected readonly inbound: InboundRequest,
-    protected readonly envelope: RequestEnvelope,
+    /** Not readonly: a 2026-07-28 run resumed by a retry answers that retry from then on. */
+    protected inbound: InboundRequest,
+    protected envelope: RequestEnvelope,
   ) {}
 
   get requestId(): RequestId {

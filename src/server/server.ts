@@ -286,6 +286,8 @@ export class Server {
   async close(): Promise<void> {
     // Extensions stop first (running tasks), so their final state still reaches listen streams.
     for (const h of this.hooks.values()) await h.close?.();
+    // Handlers waiting for a retry that can no longer come: their signals fire.
+    this.modern?.rounds.close();
     // Listen streams end with a final result, which must leave before the transports close.
     await this.modern?.endAll();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));

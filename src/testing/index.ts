@@ -63,22 +63,23 @@ export interface TestPairOptions extends Partial<ClientOptions> {
   /** Facts the server sees on every frame (e.g. an authenticated principal). */
   frameInfo?: FrameInfo;
   /**
-   * The client's era. Unlike `McpClient` (whose default is `'auto'`), the kit defaults to
-   * `'handshake'`: tests written with it assert exact wire sequences, and a probe or a silent
-   * switch to the stateless era (where `ctx.elicit` becomes an `input_required` result and
-   * there is no session log level) would change what they see whenever the server under test
-   * gains or loses 2026-07-28 support. Pass `'modern'` to test the stateless era, or `'auto'`
-   * to test what a default client negotiates.
+   * The client's era; default `'auto'`, as `McpClient` and `connect()`: against an mcpkit
+   * server that is 2026-07-28, where `ctx.elicit` becomes an `input_required` round and the
+   * retry resumes or replays the handler, so tests see what users' clients will do. Pass
+   * `'handshake'` to test the 2025 era (real server-to-client requests, sessions,
+   * `logging/setLevel`), or exact handshake wire sequences; test both when a handler asks for
+   * input.
    */
   era?: NonNullable<ClientOptions['era']>;
 }
 
 /**
  * A client connected to `server` in-process, with a wire recorder, in one line. The client
- * speaks the handshake era unless `options.era` says otherwise (see {@link TestPairOptions.era}).
+ * negotiates the era as `connect()` would (2026-07-28 against an mcpkit server) unless
+ * `options.era` says otherwise (see {@link TestPairOptions.era}).
  */
 export async function createTestPair(server: McpServer | Server, options: TestPairOptions = {}): Promise<TestPair> {
-  const { frameInfo, era = 'handshake', ...clientOptions } = options;
+  const { frameInfo, era = 'auto', ...clientOptions } = options;
   const low = lowLevelServer(server);
   const [clientSide, serverSide] = createLinkedPair({ serverInfo: frameInfo });
   const session = await low.connect(serverSide);

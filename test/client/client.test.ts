@@ -19,7 +19,7 @@ function fullServer(): McpServer {
 }
 
 test('client: handshake outcome is exposed', async () => {
-  const { client, initialize, wire, close } = await createTestPair(fullServer(), { name: 'c', version: '1.2.3' });
+  const { client, initialize, wire, close } = await createTestPair(fullServer(), { era: 'handshake', name: 'c', version: '1.2.3' });
   assert.equal(client.connected, true);
   assert.equal(client.protocolVersion, '2025-11-25');
   assert.deepEqual(client.serverInfo, { name: 'full', version: '2.0.0', title: 'Full server' });
@@ -37,7 +37,7 @@ test('client: handshake outcome is exposed', async () => {
 });
 
 test('client: every typed call sends the right method and params', async () => {
-  const { client, wire, close } = await createTestPair(fullServer());
+  const { client, wire, close } = await createTestPair(fullServer(), { era: 'handshake' });
   wire.clear();
   assert.deepEqual(await client.ping(), {});
   assert.equal((await client.listTools()).tools[0].name, 'echo');
@@ -87,7 +87,7 @@ test('client: every typed call sends the right method and params', async () => {
 
 test('client: strict capability checks refuse locally without sending anything', async () => {
   const server = new McpServer({ name: 'bare', version: '1' });
-  const { client, wire, initialize, close } = await createTestPair(server);
+  const { client, wire, initialize, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(initialize.serverCapabilities, { logging: {} });
   wire.clear();
   const calls: Array<Promise<unknown>> = [
@@ -127,7 +127,7 @@ test('client: resources/subscribe needs resources.subscribe; 2024-11-05 completi
   const low = new Server({ name: 'low', version: '1', capabilities: { resources: {} } });
   low.setRequestHandler('resources/list', () => ({ resources: [] }));
   low.setRequestHandler('completion/complete', () => ({ completion: { values: ['x'] } }));
-  const { client, wire, close } = await createTestPair(low);
+  const { client, wire, close } = await createTestPair(low, { era: 'handshake' });
   assert.deepEqual(await client.listResources(), { resources: [] });
   wire.clear();
   await rejectsLocally(client.subscribeResource('file:///a'), 'capability');
@@ -135,7 +135,7 @@ test('client: resources/subscribe needs resources.subscribe; 2024-11-05 completi
   assert.equal(wire.entries.length, 0);
   await close();
 
-  const old = await createTestPair(low, { protocolVersion: '2024-11-05' });
+  const old = await createTestPair(low, { era: 'handshake', protocolVersion: '2024-11-05' });
   assert.equal(old.client.protocolVersion, '2024-11-05');
   const r = await old.client.complete({ ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: '' } });
   assert.deepEqual(r.completion.values, ['x']);
@@ -150,7 +150,7 @@ test('client: paginate yields items across pages; listAll* collects them', async
     server.resourceTemplate(`t${i}`, `file:///t${i}/{x}`, {}, () => '');
     server.prompt(`p${i}`, () => '');
   }
-  const { client, wire, close } = await createTestPair(server);
+  const { client, wire, close } = await createTestPair(server, { era: 'handshake' });
   wire.clear();
   const names: string[] = [];
   for await (const tool of client.paginate('tools/list')) names.push(tool.name);
@@ -178,7 +178,7 @@ test('client: paginate yields items across pages; listAll* collects them', async
 test('client: on() listeners, unsubscribe, and a throwing listener goes to onerror', async () => {
   const server = new McpServer({ name: 'n', version: '1' });
   const errors: Error[] = [];
-  const { client, close } = await createTestPair(server, { onerror: (e) => errors.push(e) });
+  const { client, close } = await createTestPair(server, { era: 'handshake', onerror: (e) => errors.push(e) });
   const a: unknown[] = [];
   const b: unknown[] = [];
   const offA = client.on('notifications/message', (p) => a.push(p.data));
@@ -201,7 +201,7 @@ test('client: on() listeners, unsubscribe, and a throwing listener goes to onerr
 
 test('client: unknown server requests get -32601; so do undeclared roots/sampling', async () => {
   const server = new McpServer({ name: 's', version: '1' });
-  const { session, wire, close } = await createTestPair(server);
+  const { session, wire, close } = await createTestPair(server, { era: 'handshake' });
   await rejectsWithCode(session.request('bogus/method'), -32601, /bogus\/method/);
   await rejectsWithCode(session.request('roots/list'), -32601);
   await rejectsWithCode(session.request('sampling/createMessage', { messages: [], maxTokens: 1 }), -32601);
@@ -218,7 +218,7 @@ test('client: unknown server requests get -32601; so do undeclared roots/samplin
 test('client: elicitation in a mode the client did not declare is -32602 and the handler is not called', async () => {
   const server = new McpServer({ name: 's', version: '1' });
   let calls = 0;
-  const formOnly = await createTestPair(server, { elicitation: () => (calls++, { action: 'accept' }) });
+  const formOnly = await createTestPair(server, { era: 'handshake', elicitation: () => (calls++, { action: 'accept' }) });
   assert.deepEqual(formOnly.client.capabilities.elicitation, { form: {} });
   await rejectsWithCode(formOnly.session.request('elicitation/create', { mode: 'url', message: 'm', url: 'https://x.example', elicitationId: '1' }), -32602);
   await rejectsWithCode(formOnly.session.request('elicitation/create', { mode: 'telepathy', message: 'm' }), -32602);
@@ -238,7 +238,11 @@ test('client: elicitation in a mode the client did not declare is -32602 and the
   );
   assert.equal(calls, 1);
 
-  const urlOnly = await createTestPair(server, { capabilities: { elicitation: { url: {} } }, elicitation: () => (calls++, { action: 'cancel' }) });
+  const urlOnly = await createTestPair(server, {
+    era: 'handshake',
+    capabilities: { elicitation: { url: {} } },
+    elicitation: () => (calls++, { action: 'cancel' }),
+  });
   await rejectsWithCode(urlOnly.session.request('elicitation/create', { message: 'm', requestedSchema: { type: 'object', properties: {} } }), -32602);
   assert.deepEqual(await urlOnly.session.request('elicitation/create', { mode: 'url', message: 'm', url: 'https://x.example', elicitationId: '2' }), {
     action: 'cancel',
@@ -252,6 +256,7 @@ test('client: a sampling handler error becomes a JSON-RPC error for the server',
   const server = new McpServer({ name: 's', version: '1', onerror: () => {} });
   server.tool('ask', async (_a, ctx) => (await ctx.sample({ messages: [], maxTokens: 5 })).model);
   const { client, close } = await createTestPair(server, {
+    era: 'handshake',
     sampling: () => {
       throw new Error('user rejected');
     },

@@ -13,7 +13,7 @@ test('WireRecorder: records exact messages, in order, with directions', async ()
     await ctx.log('info', 'asking');
     return String((await ctx.roots()).length);
   });
-  const { client, wire, close } = await createTestPair(server, { roots: [{ uri: 'file:///w' }] });
+  const { client, wire, close } = await createTestPair(server, { era: 'handshake', roots: [{ uri: 'file:///w' }] });
   wire.clear();
   assert.deepEqual(wire.entries, []);
   await client.callTool('roots', { a: 1 });
@@ -54,7 +54,7 @@ test('WireRecorder: entries are copies, unaffected by later mutation', async () 
 test('createTestPair: works with a low-level Server, passes frameInfo, close ends the session', async () => {
   const low = new Server({ name: 'low', version: '1', capabilities: { tools: {} } });
   low.setRequestHandler('tools/list', (_p, ctx) => ({ tools: [], _meta: { who: ctx.authInfo?.principal ?? null } }));
-  const { client, session, close } = await createTestPair(low, { frameInfo: { authInfo: { principal: 'bob' } }, name: 'custom' });
+  const { client, session, close } = await createTestPair(low, { era: 'handshake', frameInfo: { authInfo: { principal: 'bob' } }, name: 'custom' });
   assert.equal(session.clientInfo?.name, 'custom');
   assert.equal(low.sessions.has(session), true);
   assert.deepEqual((await client.listTools())._meta, { who: 'bob' });
@@ -70,6 +70,7 @@ test('createTestPair: extra client middleware runs after the recorder', async ()
   const server = new McpServer({ name: 'kit', version: '1' });
   const seen: string[] = [];
   const { client, wire, close } = await createTestPair(server, {
+    era: 'handshake',
     middleware: [{ outgoing: (m, next) => (seen.push('method' in m ? m.method : 'response'), next(m)) }],
   });
   await client.ping();
@@ -93,7 +94,7 @@ test('McpServer.close() ends every connected session; clients see the close', as
   assert.equal(one.client.connected, false);
 });
 
-test('createTestPair: the handshake era unless era says otherwise; modern and auto speak 2026-07-28', async () => {
+test('createTestPair: the era connect() would pick (2026-07-28 against mcpkit) unless era says otherwise', async () => {
   const server = new McpServer({ name: 'kit', version: '1' });
   server.tool('ask', async (_a, ctx) => {
     const r = await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
@@ -101,7 +102,7 @@ test('createTestPair: the handshake era unless era says otherwise; modern and au
   });
   const elicitation = () => ({ action: 'accept' as const, content: { ok: true } });
 
-  const pinned = await createTestPair(server, { elicitation });
+  const pinned = await createTestPair(server, { era: 'handshake', elicitation });
   assert.equal(pinned.client.era, 'handshake');
   assert.equal(pinned.initialize.era, 'handshake');
   assert.equal(pinned.initialize.protocolVersion, '2025-11-25');
@@ -111,9 +112,9 @@ test('createTestPair: the handshake era unless era says otherwise; modern and au
   assert.deepEqual(pinned.wire.methods(), ['→ tools/call', '← elicitation/create', '→ response 0', '← response 1']);
   await pinned.close();
 
-  for (const era of ['modern', 'auto'] as const) {
+  for (const era of ['modern', 'auto', undefined] as const) {
     const pair = await createTestPair(server, { era, elicitation });
-    assert.equal(pair.client.era, 'modern', era);
+    assert.equal(pair.client.era, 'modern', String(era));
     assert.equal(pair.initialize.protocolVersion, '2026-07-28');
     assert.deepEqual(pair.initialize.supportedVersions, ['2026-07-28']);
     assert.deepEqual(pair.wire.methods(), ['→ server/discover', '← response 0'], `${era}: one discover, no initialize`);

@@ -101,12 +101,12 @@ test('ctx.elicit: URL mode only when the client declared elicitationUrl', async 
     if (p.mode === 'url') urls.push(p.url);
     return { action: 'accept' as const };
   };
-  const withUrl = await createTestPair(server, { elicitation: handler, elicitationUrl: true });
+  const withUrl = await createTestPair(server, { era: 'handshake', elicitation: handler, elicitationUrl: true });
   const r = await withUrl.client.callTool('connect');
   assert.equal(textOf(r), 'accept');
   assert.deepEqual(urls, ['https://example.com/auth']);
 
-  const formOnly = await createTestPair(server, { elicitation: handler });
+  const formOnly = await createTestPair(server, { era: 'handshake', elicitation: handler });
   formOnly.wire.clear();
   const denied = await formOnly.client.callTool('connect');
   assert.equal(denied.isError, true);
@@ -132,7 +132,7 @@ test('ctx.sample: round trip with the client sampling handler; tools only with s
     requests.push(params);
     return { role: 'assistant' as const, content: { type: 'text' as const, text: 'short' }, model: 'm1', stopReason: 'endTurn' };
   };
-  const plain = await createTestPair(server, { sampling });
+  const plain = await createTestPair(server, { era: 'handshake', sampling });
   assert.deepEqual(plain.initialize && plain.client.capabilities.sampling, {});
   assert.equal(textOf(await plain.client.callTool('summarize')), 'm1: short');
   assert.equal((requests[0] as { maxTokens: number }).maxTokens, 50);
@@ -141,7 +141,7 @@ test('ctx.sample: round trip with the client sampling handler; tools only with s
   assert.match(textOf(noTools), /sampling\.tools/);
   assert.equal(requests.length, 1);
 
-  const withTools = await createTestPair(server, { sampling, capabilities: { sampling: { tools: {} } } });
+  const withTools = await createTestPair(server, { era: 'handshake', sampling, capabilities: { sampling: { tools: {} } } });
   assert.equal(textOf(await withTools.client.callTool('summarize', { withTools: true })), 'm1: short');
   assert.equal(requests.length, 2);
   assert.deepEqual((requests[1] as { tools: unknown[] }).tools, [{ name: 'lookup', inputSchema: { type: 'object' } }]);
@@ -157,6 +157,7 @@ test('ctx.roots with the client roots; setRoots notifies the server', async () =
     changes.push(session.clientInfo?.name ?? '?');
   });
   const { client, wire, close } = await createTestPair(server, {
+    era: 'handshake',
     name: 'rooted',
     roots: [{ uri: 'file:///home/ann/project', name: 'project' }],
   });
@@ -176,7 +177,7 @@ test('ctx helpers: a client without the capability gives the tool a clear error'
   server.tool('elicit', async (_a, ctx) => (await ctx.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } })).action);
   server.tool('sample', async (_a, ctx) => (await ctx.sample({ messages: [], maxTokens: 1 })).model);
   server.tool('roots', async (_a, ctx) => String((await ctx.roots()).length));
-  const { client, wire, close } = await createTestPair(server);
+  const { client, wire, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(client.capabilities, {});
   wire.clear();
   for (const [name, cap] of [
@@ -215,6 +216,7 @@ test('ctx.meta, clientInfo, protocolVersion, clientCapabilities and authInfo', a
     return 'ok';
   });
   const { client, close } = await createTestPair(server, {
+    era: 'handshake',
     name: 'agent',
     version: '9.9.9',
     title: 'The Agent',

@@ -21,8 +21,9 @@ async function setup(): Promise<{ server: McpServer; a: TestPair; b: TestPair }>
   server.tool('t0', () => 't0');
   server.resource('r0', 'file:///r0', () => 'r0');
   server.prompt('p0', () => 'p0');
-  const a = await createTestPair(server);
-  const b = await createTestPair(server);
+  // Sessions receive list changes (a 2026-07-28 client would listen instead).
+  const a = await createTestPair(server, { era: 'handshake' });
+  const b = await createTestPair(server, { era: 'handshake' });
   await flush();
   return { server, a, b };
 }

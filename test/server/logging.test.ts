@@ -12,7 +12,7 @@ test('logging: ctx.log sends notifications/message before the response; debug on
     await ctx.log('debug', 'details');
     return 'done';
   });
-  const { client, initialize, session, wire, close } = await createTestPair(server);
+  const { client, initialize, session, wire, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(initialize.serverCapabilities.logging, {});
   const got: unknown[] = [];
   client.on('notifications/message', (p) => got.push(p));
@@ -41,8 +41,8 @@ test('logging: server.log broadcasts to every session; setLoggingLevel filters p
     for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical'] as const) await ctx.log(level, level);
     return 'ok';
   });
-  const quiet = await createTestPair(server);
-  const loud = await createTestPair(server);
+  const quiet = await createTestPair(server, { era: 'handshake' });
+  const loud = await createTestPair(server, { era: 'handshake' });
   const quietGot: string[] = [];
   const loudGot: string[] = [];
   quiet.client.on('notifications/message', (p) => quietGot.push(`${p.level}:${String(p.data)}`));

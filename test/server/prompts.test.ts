@@ -49,7 +49,7 @@ test('prompts/get: validated args reach the handler, defaults applied', async ()
     seen = args;
     return `write about ${args.topic} in a ${args.tone} tone`;
   });
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   const r = await client.getPrompt('p', { topic: 'cats' });
   assert.deepEqual(seen, { topic: 'cats', tone: 'neutral' });
   assert.deepEqual(r, { messages: [{ role: 'user', content: { type: 'text', text: 'write about cats in a neutral tone' } }] });
@@ -83,7 +83,7 @@ test('prompts/get: string, message array and full results; description is carrie
     description: 'custom',
     messages: [{ role: 'user', content: { type: 'text', text: 'full' } }],
   }));
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(await client.getPrompt('str'), {
     description: 'a string prompt',
     messages: [{ role: 'user', content: { type: 'text', text: 'just text' } }],
@@ -128,7 +128,7 @@ test('completions: prompt argument values, with context.arguments passed through
     },
     ({ from, to }) => `${from}->${to}`,
   );
-  const { client, initialize, close } = await createTestPair(server);
+  const { client, initialize, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(initialize.serverCapabilities.completions, {});
   const r = await client.complete({
     ref: { type: 'ref/prompt', name: 'translate' },

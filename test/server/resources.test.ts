@@ -12,7 +12,7 @@ test('resources: static text resource, with and without a mimeType', async () =>
   server.resource('readme', 'file:///readme.md', { mimeType: 'text/markdown', description: 'The readme' }, () => '# Hi');
   server.resource('plain', 'file:///plain', () => 'no mime');
   server.resource('explicit', 'file:///explicit', () => ({ text: '{}', mimeType: 'application/json' }));
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(await client.readResource('file:///readme.md'), {
     contents: [{ uri: 'file:///readme.md', text: '# Hi', mimeType: 'text/markdown' }],
   });
@@ -62,7 +62,7 @@ test('resources: templates match URIs and hand the variables to the handler', as
     return `doc ${String(vars.name)}`;
   });
   server.resourceTemplate('user-repo', 'repo://{owner}/{repo}/issues', {}, (_uri, vars) => `${String(vars.owner)}:${String(vars.repo)}`);
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   const r = await client.readResource('file:///docs/intro');
   assert.deepEqual(r.contents, [{ uri: 'file:///docs/intro', text: 'doc intro', mimeType: 'text/plain' }]);
   assert.deepEqual(calls, [{ uri: 'file:///docs/intro', vars: { name: 'intro' } }]);
@@ -142,7 +142,7 @@ test('resources/templates/list shows templates without list/complete callbacks',
 test('resources: unknown URI is -32002 with data.uri in the handshake era', async () => {
   const server = newServer();
   server.resource('a', 'file:///a', () => 'a');
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   const err = await rejectsWithCode(client.readResource('file:///missing'), -32002, /file:\/\/\/missing/);
   assert.deepEqual(err.data, { uri: 'file:///missing' });
   await rejectsWithCode(client.request('resources/read', {} as never), -32602);
@@ -167,8 +167,8 @@ test('resources: subscribe/unsubscribe deliver updates only to subscribed sessio
   const server = newServer();
   server.resource('a', 'file:///a', () => 'a');
   server.resource('b', 'file:///b', () => 'b');
-  const one = await createTestPair(server);
-  const two = await createTestPair(server);
+  const one = await createTestPair(server, { era: 'handshake' });
+  const two = await createTestPair(server, { era: 'handshake' });
   assert.equal(one.initialize.serverCapabilities.resources?.subscribe, true);
   const got1: unknown[] = [];
   const got2: unknown[] = [];

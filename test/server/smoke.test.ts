@@ -9,7 +9,7 @@ test('smoke: tool, resource, prompt over the in-memory pair', async () => {
   server.tool('add', { input: { a: z.number(), b: z.number() } }, ({ a, b }) => String(a + b));
   server.resource('cfg', 'file:///cfg.json', () => '{"x":1}');
   server.prompt('p', { args: { topic: z.string() } }, ({ topic }) => `about ${topic}`);
-  const { client, wire, initialize, close } = await createTestPair(server);
+  const { client, wire, initialize, close } = await createTestPair(server, { era: 'handshake' });
   assert.equal(initialize.protocolVersion, '2025-11-25');
   assert.equal(initialize.instructions, 'hi');
   const r = await client.callTool('add', { a: 2, b: 3 });

@@ -210,7 +210,7 @@ test('tools: output that does not match the output schema is an isError result',
     content: [{ type: 'text', text: '5 things' }],
     structuredContent: { count: 5 },
   }));
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   for (const name of ['bad', 'bad-full', 'missing-structured', 'nothing', 'text-only', 'blocks-only']) {
     const r = await client.callTool(name);
     assert.equal(r.isError, true, name);
@@ -232,7 +232,7 @@ test('tools: a handler that throws gives isError with its message, not a JSON-RP
     await Promise.resolve();
     throw new TypeError('bad thing');
   });
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   const r = await client.callTool('boom');
   assert.deepEqual(r, { content: [{ type: 'text', text: 'disk is full' }], isError: true });
   const r2 = await client.callTool('async-boom');
@@ -265,7 +265,7 @@ test('tools: every return shape is normalised into a CallToolResult', async () =
   server.tool('obj', () => ({ a: 1, nested: { b: [1, 2] } }));
   server.tool('arr', () => [1, 2, 3]);
   server.tool('empty', () => []);
-  const { client, close } = await createTestPair(server);
+  const { client, close } = await createTestPair(server, { era: 'handshake' });
   assert.deepEqual(await client.callTool('str'), { content: [{ type: 'text', text: 'plain' }] });
   assert.deepEqual(await client.callTool('blocks'), { content: [{ type: 'text', text: 'a' }, image] });
   assert.deepEqual(await client.callTool('full'), { content: [{ type: 'text', text: 'f' }], isError: true, _meta: { k: 1 } });

@@ -353,17 +353,37 @@ test('capabilities are read per request: the retry must declare them again', asy
   assertError(f, 'nocap', -32021);
 });
 
-test('a handler that swallows the signal still yields input_required, with a warning', async () => {
+test('a handler that catches around ctx.elicit gets its answer: the call waits, nothing is thrown to swallow', async () => {
   const sink = errorSink();
   const w = await Wire.connect(server({ onerror: sink.onerror }));
   const r = await w.result('tools/call', { name: 'swallow', arguments: {} }, ELICIT);
   assert.equal(r.resultType, 'input_required');
   assert.deepEqual(Object.keys(r.inputRequests), ['elicit-1']);
-  assert.equal(sink.errors.length, 1);
-  assert.match(sink.errors[0].message, /caught the input-required signal/);
   const done = await w.result(
     'tools/call',
     { name: 'swallow', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('x') }, requestState: r.requestState },
+    ELICIT,
+  );
+  assert.deepEqual(done.content, [{ type: 'text', text: 'returned anyway' }]);
+  assert.deepEqual(sink.errors, []);
+});
+
+test('a handler that returns while a question is open still yields input_required, with a warning', async () => {
+  const sink = errorSink();
+  const s = server({ onerror: sink.onerror });
+  s.tool('forget', async (_a, ctx) => {
+    void ctx.elicit(NAME_FORM);
+    return 'returned anyway';
+  });
+  const w = await Wire.connect(s);
+  const r = await w.result('tools/call', { name: 'forget', arguments: {} }, ELICIT);
+  assert.equal(r.resultType, 'input_required');
+  assert.deepEqual(Object.keys(r.inputRequests), ['elicit-1']);
+  assert.equal(sink.errors.length, 1);
+  assert.match(sink.errors[0].message, /returned while its ctx\.elicit\/sample\/roots still waited/);
+  const done = await w.result(
+    'tools/call',
+    { name: 'forget', arguments: {}, inputResponses: { 'elicit-1': ACCEPT('x') }, requestState: r.requestState },
     ELICIT,
   );
   assert.deepEqual(done.content, [{ type: 'text', text: 'returned anyway' }]);
