@@ -301,7 +301,9 @@ describe('the packed tarball, installed in a fresh project', () => {
 
   test('README: the testing kit records the wire', async () => {
     const out = assertRan(await run(process.execPath, ['testing.js'], project.dir), 'the testing quick start');
-    for (const method of ['→ initialize', '→ notifications/initialized', '→ tools/call']) assert.ok(out.includes(`'${method}'`), `${method} in ${out}`);
+    // createTestPair picks the era connect() would: 2026-07-28 against an mcpkit server, as the README says.
+    for (const method of ['→ server/discover', '→ tools/call']) assert.ok(out.includes(`'${method}'`), `${method} in ${out}`);
+    assert.ok(!out.includes('initialize'), `no handshake in ${out}`);
   });
 
   test('the mcpkit command from the package calls the quick-start server', async () => {
