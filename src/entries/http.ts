@@ -38,3 +38,4 @@ export { SseClientTransport, type SseClientTransportOptions } from '../transport
 export { HttpStatusError, SessionExpiredError, type HeadersOption } from '../transports/http/client/http-common.js';
 export { OAuthFlowError } from '../client/auth/errors.js';
 export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
+export type { ServerCardHostOptions } from '../hosting/http/server-card.js';

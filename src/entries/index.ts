@@ -336,3 +336,13 @@ export type {
   SubscriptionsAcknowledgedParams,
   EmptyNotificationParams,
 } from '../protocol/params.js';
+export {
+  buildServerCard,
+  type ServerCard,
+  type ServerCardOptions,
+  type CardRemote,
+  type CardHeader,
+  type CardInput,
+  type CardRepository,
+} from '../server/card.js';
+export type { ServerCardHostOptions } from '../hosting/http/server-card.js';

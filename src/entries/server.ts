@@ -227,3 +227,12 @@ export type {
   UpdateTaskParams,
   TaskNotificationParams,
 } from '../protocol/tasks.js';
+export {
+  buildServerCard,
+  type ServerCard,
+  type ServerCardOptions,
+  type CardRemote,
+  type CardHeader,
+  type CardInput,
+  type CardRepository,
+} from '../server/card.js';

@@ -3,11 +3,18 @@ import { lowLevelServer, type Server } from '../../server/server.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { LegacySseHandler, type LegacySseOptions, type Screen } from './legacy-sse.js';
 import { sendError } from './responses.js';
+import { ServerCardHost, type ServerCardHostOptions } from './server-card.js';
 import { StreamableHttpHandler, type StreamableHttpOptions } from './streamable.js';
 
 export interface HttpServerOptions extends StreamableHttpOptions {
   /** Also serve the deprecated HTTP+SSE transport (`/sse` + `/messages`). Default true. */
   legacySse?: boolean | LegacySseOptions;
+  /**
+   * Serve the Server Card at `<endpoint>/server-card` and `/.well-known/mcp/server-card.json`
+   * (docs/discovery.md). `true` takes everything from the server definition, which then needs a
+   * reverse-DNS name and a description. Default off.
+   */
+  serverCard?: boolean | ServerCardHostOptions;
 }
 
 /** Routes one HTTP request to Streamable HTTP or legacy HTTP+SSE, on the same port. */
@@ -17,9 +24,13 @@ export class McpHttpHandler {
   private closed = false;
   /** Per-request OAuth scopes of HTTP+SSE POSTs (only with `oauth.scopesFor`). */
   private readonly screen: Screen | undefined;
+  readonly card: ServerCardHost | undefined;
 
   constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
     const low = lowLevelServer(server);
+    const card = options.serverCard ?? false;
+    const cardOptions = card === true ? {} : card || undefined;
+    if (cardOptions) ServerCardHost.check(low, cardOptions);
     this.streamable = new StreamableHttpHandler(low, options);
     const legacy = options.legacySse ?? true;
     if (legacy)
@@ -27,6 +38,7 @@ export class McpHttpHandler {
     const oauth = this.streamable.oauth;
     if (oauth?.perMessage) this.screen = (body, authInfo, req, res) => oauth.checkMessages(Array.isArray(body) ? body : [body], authInfo, req, res);
     if (this.legacy) oauth?.addLegacy(this.legacy.ssePath, this.legacy.messagesPath);
+    if (cardOptions) this.card = new ServerCardHost(low, this.streamable.endpoint, this.legacy?.ssePath, cardOptions);
   }
 
   async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
@@ -41,6 +53,8 @@ export class McpHttpHandler {
     }
     const oauth = this.streamable.oauth;
     if (oauth?.isMetadataPath(req.path)) return oauth.serveMetadata(req, res);
+    // Public by design (no credentials, any origin): read before connecting.
+    if (this.card?.matches(req.path)) return this.card.handle(req, res);
     sendError(res, 404, `Not Found: no MCP endpoint at ${req.path}`);
   }
 
