@@ -69,9 +69,9 @@ function isLowLevel(v: unknown): boolean {
 export const lowLevel = (s: McpServer | Server): Server => lowLevelServer(s);
 
 /** Imports MODULE and returns the server it exports (default export, or named `server`). */
-export async function loadServerModule(module: string, cwd = process.cwd()): Promise<McpServer | Server> {
+export async function loadServerModule(module: string, cwd = process.cwd(), command = 'serve'): Promise<McpServer | Server> {
   const file = resolve(cwd, module);
-  if (!existsSync(file)) throw new UsageError(`serve: no such file: ${module}`);
+  if (!existsSync(file)) throw new UsageError(`${command}: no such file: ${module}`);
   if (/\.[mc]?ts$/.test(file)) await enableTypeScript(file);
   let loaded: Record<string, unknown>;
   try {

@@ -2,6 +2,7 @@
 // the process, so it can run in-process (tests, embedding). main.ts is the shim for the binary.
 import { CommandError, ShownError, UsageError, version } from './args.js';
 import { bridgeCommand } from './commands/bridge.js';
+import { cardCommand } from './commands/card.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
 import { completeCommand } from './commands/complete.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -33,6 +34,11 @@ Talk to a server (TARGET: a URL, a quoted command line, or a server name from a 
 Bridge:
   mcpkit bridge --stdio-to-http URL    a stdio server that forwards to a remote HTTP server
   mcpkit bridge --http -- COMMAND      a stdio server exposed over HTTP
+
+Publish:
+  mcpkit card MODULE [--url URL]       the Server Card of a server module (docs/discovery.md)
+  mcpkit card MODULE --server-json --name io.github.you/name --package NPM-NAME
+                                       a server.json for the MCP Registry
 
 Add a server to a host (absolute paths; merges into the host's config, with a backup):
   mcpkit install claude|cursor|vscode|claude-code TARGET   TARGET: a module, a command line or a URL
@@ -74,6 +80,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (cmd === 'serve') return serveCommand(rest, io);
   if (cmd === 'bridge') return bridgeCommand(rest, io);
   if (cmd === 'install') return installCommand(rest, io);
+  if (cmd === 'card') return cardCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];
   if (client) return runClientCommand(client, rest, io);
   throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);
