@@ -8,7 +8,7 @@ import { serve } from '../../src/hosting/node.js';
 import { server as notes } from '../fixtures/cli/card-server.js';
 import { serverCardErrors, serverJsonErrors } from '../fixtures/schemas/validate.js';
 import { tempDir } from '../support/index.js';
-import { mcpkit, ROOT } from './helpers.js';
+import { mcpkit, ROOT, startListening } from './helpers.js';
 
 const MODULE = 'test/fixtures/cli/card-server.ts';
 const URL_ = 'https://notes.example.com/mcp';
@@ -111,4 +111,28 @@ test('usage mistakes: exit 2 with one line', async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--server-json/);
   assert.match((await mcpkit(['--help'])).stdout, /mcpkit card MODULE/);
+});
+
+test('mcpkit serve MODULE --server-card serves the card mcpkit card prints for that URL', async () => {
+  const s = await startListening(['serve', MODULE, '--port', '0', '--server-card']);
+  try {
+    assert.match(s.stdout(), /Server Card {6}http:\/\/127\.0\.0\.1:\d+\/mcp\/server-card/);
+    const r = await fetch(`${s.url}/server-card`);
+    assert.equal(r.headers.get('content-type'), 'application/mcp-server-card+json');
+    const served = (await r.json()) as { remotes: unknown[] };
+    const printed = JSON.parse((await mcpkit(['card', MODULE, '--url', s.url])).stdout) as { remotes: unknown[] };
+    // The CLI's card names the Streamable HTTP endpoint only; the served one adds HTTP+SSE.
+    assert.deepEqual({ ...served, remotes: served.remotes.slice(0, 1) }, printed);
+  } finally {
+    await s.stop();
+  }
+  const plain = await mcpkit(['serve', 'test/fixtures/cli/module-server.ts', '--port', '0', '--server-card']);
+  assert.equal(plain.code, 2);
+  assert.match(
+    plain.stderr,
+    /^mcpkit: serve --server-card: the server's name "cli-module" is not reverse-DNS; .*\(set it on the server; mcpkit card shows the card\)\n$/,
+  );
+  const stdio = await mcpkit(['serve', MODULE, '--stdio', '--server-card']);
+  assert.equal(stdio.code, 2);
+  assert.match(stdio.stderr, /--server-card is for HTTP/);
 });

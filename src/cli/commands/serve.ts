@@ -46,6 +46,9 @@ conformance fixture server. Over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /
 Options:
   --stdio                  serve over stdin/stdout instead of HTTP (messages: stdout; logs: stderr)
   --watch                  restart when MODULE's directory changes
+  --server-card            serve its Server Card at /mcp/server-card and
+                           /.well-known/mcp/server-card.json (needs a reverse-DNS name and a
+                           description; see mcpkit card)
   --trace                  print every message on stderr (over HTTP also each request: method,
                            path, status, MCP headers)
   --trace-file FILE        append the same to FILE as JSON lines
@@ -70,7 +73,7 @@ export function httpOptions(values: Values): ServeOptions {
 }
 
 /** Where it listens and how to connect: the lines `serve` and `bridge --http` print. */
-export function listeningText(name: string, boundUrl: string, values: Values, status: StatusLine, demo: boolean, cli: string): string {
+export function listeningText(name: string, boundUrl: string, values: Values, status: StatusLine, demo: boolean, cli: string, card = false): string {
   const s = status.style;
   // Bound to every interface (0.0.0.0, ::): clients on this machine come in through loopback.
   const url = reachableUrl(boundUrl);
@@ -90,6 +93,7 @@ export function listeningText(name: string, boundUrl: string, values: Values, st
     `${s.green('●')} ${s.bold(name)} listening on ${s.cyan(url)}${url === boundUrl ? '' : s.dim(` (bound to ${boundUrl.replace(/^https?:\/\/|\/mcp$/g, '')})`)}`,
     `  Streamable HTTP  ${url}  ${s.dim(`(${mode})`)}`,
     `  HTTP+SSE         ${base}/sse  ${s.dim('(deprecated transport, for old clients)')}`,
+    ...(card ? [`  Server Card      ${url}/server-card  ${s.dim('(also /.well-known/mcp/server-card.json)')}`] : []),
     '',
     s.dim('Connect a client (mcpServers config):'),
     configSnippet(name, entry),
@@ -112,6 +116,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     ...HTTP_OPTIONS,
     stdio: { type: 'boolean' },
     watch: { type: 'boolean' },
+    'server-card': { type: 'boolean' },
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -123,6 +128,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`serve: one MODULE at most (got ${positionals.join(' ')})`);
   const module = positionals[0];
   const stdio = flag(values, 'stdio');
+  if (stdio && flag(values, 'server-card'))
+    throw new UsageError('serve: --server-card is for HTTP (the card names HTTP endpoints); drop --stdio, or print it with mcpkit card');
   const options = stdio ? undefined : httpOptions(values);
   if (flag(values, 'watch')) {
     if (!module || module === 'conformance') throw new UsageError('serve --watch: needs a MODULE to watch');
@@ -158,9 +165,19 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (options && !isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate) {
     status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use the server.`));
   }
-  const running = await serve(server, options);
+  const card = flag(values, 'server-card');
+  if (card && options) options.serverCard = true;
+  let running: Awaited<ReturnType<typeof serve>>;
+  try {
+    running = await serve(server, options);
+  } catch (err) {
+    // A card the server's definition cannot make: what to change, in one line.
+    if (card && err instanceof TypeError && err.message.startsWith('server card: '))
+      throw new UsageError(`serve --server-card: ${err.message.slice('server card: '.length)} (set it on the server; mcpkit card shows the card)`);
+    throw err;
+  }
   tracer?.httpServer(running.httpServer);
-  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env)));
+  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env), card));
   // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
   return new Promise<number>((resolveCode) => {
     let stopping = false;

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve, toNodeHandler, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
+import { toFetchHandler } from '../../../src/hosting/fetch.js';
 import { apiKeyGuard } from '../../../src/hosting/http/security.js';
 import { serverCardErrors } from '../../fixtures/schemas/validate.js';
 import { meta, V } from '../../server/modern/helpers.js';
@@ -186,4 +187,23 @@ test('a card that could never be valid is refused when the handler is built, wit
   const long = new McpServer({ name: 'com.example/weather', version: '1.0.0', description: 'x'.repeat(101) });
   assert.throws(() => toNodeHandler(long, { serverCard: true }), /101 characters; a card allows 100/);
   assert.throws(() => toNodeHandler(cardServer(), { serverCard: { url: 'mcp.example.com' } }), /serverCard\.url must be an http\(s\) URL/);
+});
+
+test('the fetch adapter (Workers, Deno, Bun) serves the same card, its remotes on the origin the Request names', async () => {
+  const handle = toFetchHandler(cardServer(), { serverCard: true, legacySse: false });
+  try {
+    const r = await handle(new Request('https://edge.example/mcp/server-card'));
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), CARD_TYPE);
+    const card = (await r.json()) as { remotes: Array<{ url: string }> };
+    assert.deepEqual(serverCardErrors(card), []);
+    assert.deepEqual(
+      card.remotes.map((x) => x.url),
+      ['https://edge.example/mcp'],
+    );
+    const again = await handle(new Request('https://edge.example/.well-known/mcp/server-card.json', { headers: { 'if-none-match': r.headers.get('etag')! } }));
+    assert.equal(again.status, 304);
+  } finally {
+    await handle.close();
+  }
 });
