@@ -1,0 +1,266 @@
+// The runtime matrix: the fetch handler (toFetchHandler, mcpkit/http) served by Node, Bun, Deno
+// and workerd, each driven from this Node by the same checks (test/runtimes/checks.mjs).
+//
+//   npm run build && npm run test:runtimes [-- node bun deno workerd]
+//
+// Prints one line per runtime ("bun 1.4.5: 11/11 passed", "deno: skipped (...)") and exits 1 if
+// any check failed. The runtimes are not dev dependencies (their packages are per platform, and
+// one that does not install breaks `npm ci` elsewhere): the registry's build for this platform is
+// packed with npm into .cache/runtimes on first use, checked against the registry's
+// dist.integrity, and unpacked. BUN_BIN, DENO_BIN and WORKERD_BIN name a binary to use instead.
+// DEBUG=1 shows each failure's stack and what the host printed.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CACHE = join(root, '.cache/runtimes');
+const HOSTS = join(root, 'test/runtimes/hosts');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const exe = process.platform === 'win32' ? '.exe' : '';
+const platform = `${process.platform}-${process.arch}`;
+const glibc = process.platform === 'linux' && Boolean(process.report?.getReport().header.glibcVersionRuntime);
+
+/**
+ * Pinned so a run is reproducible; the package names are the platform packages the `bun`, `deno`
+ * and `workerd` npm packages list as optional dependencies.
+ */
+const RUNTIMES = {
+  bun: {
+    version: '1.4.5',
+    env: 'BUN_BIN',
+    packages: {
+      'linux-x64': glibc ? '@oven/bun-linux-x64' : '@oven/bun-linux-x64-musl',
+      'linux-arm64': glibc ? '@oven/bun-linux-aarch64' : '@oven/bun-linux-aarch64-musl',
+      'darwin-x64': '@oven/bun-darwin-x64',
+      'darwin-arm64': '@oven/bun-darwin-aarch64',
+      'win32-x64': '@oven/bun-windows-x64',
+      'win32-arm64': '@oven/bun-windows-aarch64',
+    },
+    binary: `bin/bun${exe}`,
+  },
+  deno: {
+    version: '2.9.6',
+    env: 'DENO_BIN',
+    packages: {
+      'linux-x64': glibc ? '@deno/linux-x64-glibc' : undefined,
+      'linux-arm64': glibc ? '@deno/linux-arm64-glibc' : undefined,
+      'darwin-x64': '@deno/darwin-x64',
+      'darwin-arm64': '@deno/darwin-arm64',
+      'win32-x64': '@deno/win32-x64',
+      'win32-arm64': '@deno/win32-arm64',
+    },
+    binary: `deno${exe}`,
+  },
+  workerd: {
+    version: '1.20261117.1',
+    env: 'WORKERD_BIN',
+    packages: {
+      'linux-x64': glibc ? '@cloudflare/workerd-linux-64' : undefined,
+      'linux-arm64': glibc ? '@cloudflare/workerd-linux-arm64' : undefined,
+      'darwin-x64': '@cloudflare/workerd-darwin-64',
+      'darwin-arm64': '@cloudflare/workerd-darwin-arm64',
+      'win32-x64': '@cloudflare/workerd-windows-64',
+    },
+    binary: `bin/workerd${exe}`,
+  },
+};
+
+class Skip extends Error {}
+
+function npmJson(args) {
+  const r = spawnSync(npm, [...args, '--json'], { cwd: CACHE, encoding: 'utf8', shell: process.platform === 'win32' });
+  if (r.status !== 0) throw new Error(`npm ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').pop()}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The runtime's binary: $<NAME>_BIN, the cached one, or the registry's, fetched now. */
+function binaryOf(name) {
+  const rt = RUNTIMES[name];
+  if (process.env[rt.env]) return process.env[rt.env];
+  const pkg = rt.packages[platform];
+  if (!pkg) throw new Skip(`no build for ${platform}${process.platform === 'linux' && !glibc ? ' (musl)' : ''}; set ${rt.env}`);
+  const dir = join(CACHE, `${pkg.replace('/', '+')}@${rt.version}`);
+  const bin = join(dir, rt.binary);
+  if (existsSync(bin)) return bin;
+  mkdirSync(CACHE, { recursive: true });
+  console.log(`fetching ${pkg}@${rt.version} into .cache/runtimes`);
+  const dist = npmJson(['view', `${pkg}@${rt.version}`, 'dist']);
+  const staging = mkdtempSync(join(CACHE, 'staging-'));
+  try {
+    const [packed] = npmJson(['pack', `${pkg}@${rt.version}`, '--pack-destination', staging]);
+    const tgz = join(staging, packed.filename);
+    const [algorithm, expected] = dist.integrity.split(/-(.*)/s);
+    const actual = createHash(algorithm).update(readFileSync(tgz)).digest('base64');
+    if (actual !== expected) throw new Error(`${pkg}@${rt.version}: the tarball's ${algorithm} does not match the registry's dist.integrity`);
+    const out = join(staging, 'out');
+    mkdirSync(out);
+    const tar = spawnSync('tar', ['-xzf', tgz, '-C', out], { encoding: 'utf8' });
+    if (tar.status !== 0) throw new Error(`unpacking ${packed.filename} failed: ${tar.stderr.trim()}`);
+    chmodSync(join(out, 'package', rt.binary), 0o755);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(join(out, 'package'), dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return bin;
+}
+
+function versionOf(bin) {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${bin} --version failed: ${(r.stderr || r.error?.message || '').trim()}`);
+  return r.stdout
+    .trim()
+    .split(/\s+/)
+    .find((w) => /^v?\d/.test(w));
+}
+
+/** Bundles the worker (esbuild, browser platform: a Node built-in would fail the build) and writes its config. */
+async function workerdConfig() {
+  const { build } = await import('esbuild');
+  const dir = join(CACHE, 'workerd-app');
+  mkdirSync(dir, { recursive: true });
+  await build({
+    entryPoints: [join(HOSTS, 'worker.mjs')],
+    outfile: join(dir, 'worker.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    logLevel: 'error',
+  });
+  const config = join(dir, 'config.capnp');
+  writeFileSync(
+    config,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .mcp)],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const mcp :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
+  compatibilityDate = "2025-09-01",
+);
+`,
+  );
+  return config;
+}
+
+/** Starts a host; resolves with the child and its base URL once it listens. */
+function startHost(name, bin, argv) {
+  return new Promise((done, fail) => {
+    const control = name === 'workerd';
+    const child = spawn(bin, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe', ...(control ? ['pipe'] : [])] });
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${name} did not start listening within 60 s:\n${output}`));
+    }, 60_000);
+    const seen = (base) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      done({ child, base, output: () => output });
+    };
+    child.stdout.on('data', (c) => {
+      output += c;
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m && !control) seen(m[1]);
+    });
+    child.stderr.on('data', (c) => {
+      output += c;
+    });
+    if (control) {
+      // workerd reports the port it bound on the control descriptor, one JSON object a line.
+      let buffered = '';
+      child.stdio[3].on('data', (c) => {
+        buffered += c;
+        const m = /"port":\s*(\d+)/.exec(buffered);
+        if (m) seen(`http://127.0.0.1:${m[1]}`);
+      });
+    }
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${name} exited (${code}) before listening:\n${output}`));
+    });
+  });
+}
+
+function stopHost(child) {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function hostOf(name) {
+  if (name === 'node') return { label: `node ${process.versions.node}`, bin: process.execPath, argv: [join(HOSTS, 'node.mjs')] };
+  const bin = binaryOf(name);
+  const label = `${name} ${versionOf(bin)}`;
+  if (name === 'bun') return { label, bin, argv: ['run', join(HOSTS, 'bun.mjs')] };
+  if (name === 'deno') return { label, bin, argv: ['run', '--no-lock', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', join(HOSTS, 'deno.mjs')] };
+  return { label, bin, argv: ['serve', await workerdConfig(), '--socket-addr', 'http=127.0.0.1:0', '--control-fd', '3'] };
+}
+
+if (!existsSync(join(root, 'dist/entries/http.js'))) {
+  console.error('test:runtimes serves dist/: run `npm run build` first');
+  process.exit(1);
+}
+const { runChecks } = await import(pathToFileURL(join(root, 'test/runtimes/checks.mjs')).href);
+const asked = process.argv.slice(2);
+const names = asked.length ? asked : ['node', 'bun', 'deno', 'workerd'];
+for (const n of names) {
+  if (n !== 'node' && !RUNTIMES[n]) {
+    console.error(`unknown runtime ${n}: one of node, ${Object.keys(RUNTIMES).join(', ')}`);
+    process.exit(1);
+  }
+}
+const verbose = process.env.DEBUG === '1';
+let failures = 0;
+for (const name of names) {
+  const started = performance.now();
+  let host;
+  try {
+    host = await hostOf(name);
+  } catch (e) {
+    if (e instanceof Skip) {
+      console.log(`${name}: skipped (${e.message})`);
+      continue;
+    }
+    failures++;
+    console.log(`${name}: failed to set up: ${e.message}`);
+    continue;
+  }
+  let running;
+  try {
+    running = await startHost(name, host.bin, host.argv);
+    const { passed, failed, skipped, total } = await runChecks(running.base, { sessions: name !== 'workerd' });
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    // A check can pass while the host logs a crash elsewhere (a stream closed from the wrong context).
+    const crashes = running.output().match(/uncaught|unhandled/gi)?.length ?? 0;
+    const notes = [
+      skipped ? `${skipped} skipped: sessions need a Durable Object (docs/runtimes.md)` : '',
+      crashes ? `the host logged ${crashes} uncaught error(s)` : '',
+    ].filter(Boolean);
+    console.log(`${host.label}: ${passed}/${total} passed${notes.length ? `, ${notes.join(', ')}` : ''} (${secs} s)`);
+    for (const f of failed) console.log(`  ✗ ${f.name}: ${verbose ? f.error.stack : String(f.error.message).split('\n')[0]}`);
+    if (failed.length || crashes) failures++;
+    if (verbose && running.output().trim()) console.log(running.output().replace(/^/gm, `  ${name}| `));
+  } catch (e) {
+    failures++;
+    console.log(`${host.label}: failed: ${e.message.split('\n').slice(0, 6).join('\n  ')}`);
+  } finally {
+    if (running) await stopHost(running.child);
+  }
+}
+process.exit(failures ? 1 : 0);
