@@ -15,6 +15,15 @@ function buildServer(options) {
     for (let i = 1; i <= steps; i++) await ctx.progress(i, steps, `step ${i}`);
     return `did ${steps}`;
   });
+  // A plain JSON Schema is validated by ajv, which compiles validators to code at run time.
+  server.tool(
+    'sum',
+    {
+      description: 'Adds',
+      input: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    },
+    ({ a, b }) => String(a + b),
+  );
   server.tool('ask', { description: 'Asks for a name' }, async (_args, ctx) => {
     const answer = await ctx.elicit({
       message: 'Your name?',

@@ -78,7 +78,7 @@ export const CHECKS = {
   'handshake: tools/list': async (base, path) => {
     await withClient(`${base}${path}`, { era: 'handshake' }, async (client) => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['ask', 'echo', 'progress']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['ask', 'echo', 'progress', 'sum']);
       assert.equal(tools.find((t) => t.name === 'echo').inputSchema.properties.text.type, 'string');
     });
   },
@@ -158,6 +158,14 @@ export const CHECKS = {
       await assert.rejects(client.callTool('nope', {}), (e) => e instanceof McpError && e.code === -32602);
     });
   },
+  '2026-07-28: a plain JSON Schema input (ajv)': async (base) => {
+    await withClient(`${base}/mcp`, { era: 'modern' }, async (client) => {
+      assert.equal(text(await client.callTool('sum', { a: 2, b: 3 })), '5');
+      const bad = await client.callTool('sum', { a: 'two', b: 3 });
+      assert.equal(bad.isError, true);
+      assert.match(text(bad), /a/);
+    });
+  },
   'wire: bad JSON is 400 with -32700': async (base) => {
     for (const path of ['/mcp', '/stateless']) {
       const r = await post(`${base}${path}`, '{"jsonrpc":', { 'mcp-protocol-version': MODERN });
@@ -208,11 +216,11 @@ export const SESSION_CHECKS = new Set([
 
 /**
  * Runs every check (without sessions: all but SESSION_CHECKS, the handshake era on /stateless);
- * resolves to { passed, failed: [{ name, error }], skipped, total }.
+ * resolves to { passed, passedNames, failed: [{ name, error }], skipped, total }.
  */
 export async function runChecks(base, { sessions = true, timeoutMs = 30_000 } = {}) {
   const failed = [];
-  let passed = 0;
+  const passedNames = [];
   let skipped = 0;
   for (const [name, check] of Object.entries(CHECKS)) {
     if (!sessions && SESSION_CHECKS.has(name)) {
@@ -221,12 +229,12 @@ export async function runChecks(base, { sessions = true, timeoutMs = 30_000 } = 
     }
     try {
       await withTimeout(check(base, sessions ? '/mcp' : '/stateless'), timeoutMs, name);
-      passed++;
+      passedNames.push(name);
     } catch (error) {
       failed.push({ name, error });
     }
   }
-  return { passed, failed, skipped, total: Object.keys(CHECKS).length - skipped };
+  return { passed: passedNames.length, passedNames, failed, skipped, total: Object.keys(CHECKS).length - skipped };
 }
 
 /** A ceiling so that a runtime that hangs fails its check instead of the whole run; not a measurement. */
