@@ -3,7 +3,7 @@
 //
 //   npm run build && npm run test:runtimes [-- node bun deno workerd]
 //
-// Prints one line per runtime ("bun 1.4.5: 11/11 passed", "deno: skipped (...)") and exits 1 if
+// Prints one line per runtime ("bun 1.4.5: 13/13 passed", "deno: skipped (...)") and exits 1 if
 // any check failed. The runtimes are not dev dependencies (their packages are per platform, and
 // one that does not install breaks `npm ci` elsewhere): the registry's build for this platform is
 // packed with npm into .cache/runtimes on first use, checked against the registry's
@@ -152,6 +152,9 @@ const config :Workerd.Config = (
 const mcp :Workerd.Worker = (
   modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
   compatibilityDate = "2025-09-01",
+  durableObjectNamespaces = [(className = "McpSessions", uniqueKey = "mcpkit-runtime-matrix")],
+  durableObjectStorage = (inMemory = void),
+  bindings = [(name = "SESSIONS", durableObjectNamespace = "McpSessions")],
 );
 `,
   );
@@ -254,7 +257,7 @@ for (const name of names) {
   let running;
   try {
     running = await startHost(name, host.bin, host.argv);
-    const { passed, failed, skipped, total, passedNames } = await runChecks(running.base, { sessions: name !== 'workerd' });
+    const { passed, failed, total, passedNames } = await runChecks(running.base);
     const secs = ((performance.now() - started) / 1000).toFixed(1);
     const known = KNOWN_FAILURES[name] ?? {};
     const unexpected = failed.filter((f) => !(f.name in known));
@@ -263,7 +266,6 @@ for (const name of names) {
     const crashes = running.output().match(/uncaught|unhandled/gi)?.length ?? 0;
     const notes = [
       failed.length > unexpected.length ? `${failed.length - unexpected.length} known failure(s)` : '',
-      skipped ? `${skipped} skipped: sessions need a Durable Object (docs/runtimes.md)` : '',
       crashes ? `the host logged ${crashes} uncaught error(s)` : '',
     ].filter(Boolean);
     console.log(`${host.label}: ${passed}/${total} passed${notes.length ? `, ${notes.join(', ')}` : ''} (${secs} s)`);

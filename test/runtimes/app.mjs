@@ -15,15 +15,21 @@ function buildServer(options) {
     for (let i = 1; i <= steps; i++) await ctx.progress(i, steps, `step ${i}`);
     return `did ${steps}`;
   });
-  // A plain JSON Schema is validated by ajv, which compiles validators to code at run time.
-  server.tool(
-    'sum',
-    {
-      description: 'Adds',
-      input: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-    },
-    ({ a, b }) => String(a + b),
-  );
+  // A plain JSON Schema is validated by ajv, which compiles validators to code at run time: where
+  // the runtime forbids that (workerd), registration throws once ajv is loaded (before, the call
+  // fails). The rest of the server stays up either way, so the other checks still measure.
+  try {
+    server.tool(
+      'sum',
+      {
+        description: 'Adds',
+        input: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      },
+      ({ a, b }) => String(a + b),
+    );
+  } catch (e) {
+    console.warn(`the sum tool is not registered: ${e.message}`);
+  }
   server.tool('ask', { description: 'Asks for a name' }, async (_args, ctx) => {
     const answer = await ctx.elicit({
       message: 'Your name?',

@@ -58,11 +58,7 @@ async function callWithProgress(client) {
   assert.deepEqual(seen, [1, 2, 3]);
 }
 
-/**
- * name → check(base, path): base is `http://host:port` of the runtime's server, path the endpoint
- * for handshake-era checks that need no session (/mcp, or /stateless where sessions are not
- * supported). The names in SESSION_CHECKS need sessions.
- */
+/** name → check(base), where base is `http://host:port` of the runtime's server. */
 export const CHECKS = {
   'handshake: initialize opens a session': async (base) => {
     const { fetch: f, methods, sessions } = recordingFetch();
@@ -75,15 +71,15 @@ export const CHECKS = {
     assert.deepEqual(methods.slice(0, 3), ['initialize', 'notifications/initialized', 'ping']);
     assert.equal(sessions.size, 1, 'one session id, on every answer');
   },
-  'handshake: tools/list': async (base, path) => {
-    await withClient(`${base}${path}`, { era: 'handshake' }, async (client) => {
+  'handshake: tools/list': async (base) => {
+    await withClient(`${base}/mcp`, { era: 'handshake' }, async (client) => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ['ask', 'echo', 'progress', 'sum']);
       assert.equal(tools.find((t) => t.name === 'echo').inputSchema.properties.text.type, 'string');
     });
   },
-  'handshake: tools/call streams progress': async (base, path) => {
-    await withClient(`${base}${path}`, { era: 'handshake' }, callWithProgress);
+  'handshake: tools/call streams progress': async (base) => {
+    await withClient(`${base}/mcp`, { era: 'handshake' }, callWithProgress);
   },
   'handshake: elicitation over the session': async (base) => {
     const asked = [];
@@ -208,33 +204,19 @@ function parseSse(body) {
   return data.map((d) => JSON.parse(d)).findLast((m) => 'id' in m && ('result' in m || 'error' in m));
 }
 
-export const SESSION_CHECKS = new Set([
-  'handshake: initialize opens a session',
-  'handshake: elicitation over the session',
-  'handshake: DELETE ends the session, then 404',
-]);
-
-/**
- * Runs every check (without sessions: all but SESSION_CHECKS, the handshake era on /stateless);
- * resolves to { passed, passedNames, failed: [{ name, error }], skipped, total }.
- */
-export async function runChecks(base, { sessions = true, timeoutMs = 30_000 } = {}) {
+/** Runs every check; resolves to { passed, passedNames, failed: [{ name, error }], total }. */
+export async function runChecks(base, { timeoutMs = 30_000 } = {}) {
   const failed = [];
   const passedNames = [];
-  let skipped = 0;
   for (const [name, check] of Object.entries(CHECKS)) {
-    if (!sessions && SESSION_CHECKS.has(name)) {
-      skipped++;
-      continue;
-    }
     try {
-      await withTimeout(check(base, sessions ? '/mcp' : '/stateless'), timeoutMs, name);
+      await withTimeout(check(base), timeoutMs, name);
       passedNames.push(name);
     } catch (error) {
       failed.push({ name, error });
     }
   }
-  return { passed: passedNames.length, passedNames, failed, skipped, total: Object.keys(CHECKS).length - skipped };
+  return { passed: passedNames.length, passedNames, failed, total: Object.keys(CHECKS).length };
 }
 
 /** A ceiling so that a runtime that hangs fails its check instead of the whole run; not a measurement. */
