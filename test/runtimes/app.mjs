@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { toFetchHandler } from '../../dist/entries/http.js';
 import { McpServer } from '../../dist/entries/server.js';
 
-function buildServer(options) {
+export function buildServer(options) {
   const server = new McpServer({ name: 'runtime-matrix', version: '1.0.0', ...options });
   server.tool('echo', { description: 'Echoes', input: { text: z.string() } }, ({ text }) => text);
   server.tool('progress', { description: 'Counts, reporting progress', input: { steps: z.number().int().min(1).max(10) } }, async ({ steps }, ctx) => {

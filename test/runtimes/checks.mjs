@@ -58,6 +58,16 @@ async function callWithProgress(client) {
   assert.deepEqual(seen, [1, 2, 3]);
 }
 
+/** The `sum` tool, whose input is a plain JSON Schema: validated by ajv. */
+async function sumCheck(url, era) {
+  await withClient(url, { era }, async (client) => {
+    assert.equal(text(await client.callTool('sum', { a: 2, b: 3 })), '5');
+    const bad = await client.callTool('sum', { a: 'two', b: 3 });
+    assert.equal(bad.isError, true);
+    assert.match(text(bad), /a/);
+  });
+}
+
 /** name → check(base), where base is `http://host:port` of the runtime's server. */
 export const CHECKS = {
   'handshake: initialize opens a session': async (base) => {
@@ -74,7 +84,8 @@ export const CHECKS = {
   'handshake: tools/list': async (base) => {
     await withClient(`${base}/mcp`, { era: 'handshake' }, async (client) => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['ask', 'echo', 'progress', 'sum']);
+      const names = tools.map((t) => t.name);
+      for (const name of ['ask', 'echo', 'progress']) assert.ok(names.includes(name), `${name} is listed`);
       assert.equal(tools.find((t) => t.name === 'echo').inputSchema.properties.text.type, 'string');
     });
   },
@@ -154,14 +165,8 @@ export const CHECKS = {
       await assert.rejects(client.callTool('nope', {}), (e) => e instanceof McpError && e.code === -32602);
     });
   },
-  '2026-07-28: a plain JSON Schema input (ajv)': async (base) => {
-    await withClient(`${base}/mcp`, { era: 'modern' }, async (client) => {
-      assert.equal(text(await client.callTool('sum', { a: 2, b: 3 })), '5');
-      const bad = await client.callTool('sum', { a: 'two', b: 3 });
-      assert.equal(bad.isError, true);
-      assert.match(text(bad), /a/);
-    });
-  },
+  'handshake: a plain JSON Schema input (ajv)': (base) => sumCheck(`${base}/mcp`, 'handshake'),
+  '2026-07-28: a plain JSON Schema input (ajv)': (base) => sumCheck(`${base}/mcp`, 'modern'),
   'wire: bad JSON is 400 with -32700': async (base) => {
     for (const path of ['/mcp', '/stateless']) {
       const r = await post(`${base}${path}`, '{"jsonrpc":', { 'mcp-protocol-version': MODERN });

@@ -3,8 +3,10 @@
 //
 // Handshake-era sessions live in memory, and a Worker's requests may each land on another
 // isolate: so every request that may belong to a session goes to one Durable Object, the one
-// place that is the same for all of them. 2026-07-28 requests are stateless and stay in the Worker.
-import { createApp } from '../app.mjs';
+// place that is the same for all of them. 2026-07-28 requests are stateless and stay in the
+// Worker, served by handlers built at the module's top level, as Workers usually are.
+import { toFetchHandler } from '../../../dist/entries/http.js';
+import { buildServer, createApp } from '../app.mjs';
 
 // A 2026-07-28 handler run kept waiting for input cannot be resumed by its retry here: workerd
 // cancels a continuation that crosses from one request's context into another's (the retry then
@@ -18,11 +20,16 @@ export class McpSessions {
   }
 }
 
-const stateless = createApp(OPTIONS);
+const modern = toFetchHandler(buildServer(OPTIONS), { stateful: false });
+const stateless = toFetchHandler(buildServer(OPTIONS), { stateful: false, endpoint: '/stateless' });
+
 export default {
   fetch(request, env) {
-    const modern = request.headers.get('mcp-protocol-version') === '2026-07-28';
-    if (!modern && new URL(request.url).pathname === '/mcp') return env.SESSIONS.get(env.SESSIONS.idFromName('sessions')).fetch(request);
-    return stateless(request, { remoteAddress: request.headers.get('cf-connecting-ip') ?? undefined });
+    const path = new URL(request.url).pathname;
+    if (path === '/stateless') return stateless(request);
+    if (path === '/mcp' && request.headers.get('mcp-protocol-version') !== '2026-07-28') {
+      return env.SESSIONS.get(env.SESSIONS.idFromName('sessions')).fetch(request);
+    }
+    return modern(request);
   },
 };
