@@ -18,7 +18,10 @@
 // Each pass is checked against its baseline (the harness's baseline mode): the run fails on any
 // unexpected failure and on any stale baseline entry.
 //
-//   npm run conformance [-- [--server-only | --client-only] [--current-only | --next-only]]
+//   npm run conformance [-- [--server-only | --client-only] [--current-only | --next-only] [--runtime=bun|deno]]
+//
+// --runtime serves the server passes from toFetchHandler on Bun's or Deno's own server
+// (test/runtimes/hosts/conformance.ts) instead of mcpkit/node on Node; the same baselines apply.
 //
 // The CLI needs Node >= 22: $CONFORMANCE_NODE, this node when it is new enough, or the npm
 // registry's build fetched once into .cache/node22 (see node22()). mcpkit itself (server and client)
@@ -105,6 +108,8 @@ const runServer = !args.has('--client-only');
 const runClient = !args.has('--server-only');
 const runCurrent = !args.has('--next-only');
 const runNext = !args.has('--current-only');
+const runtime = [...args].find((a) => a.startsWith('--runtime='))?.slice('--runtime='.length);
+if (runtime !== undefined && runtime !== 'bun' && runtime !== 'deno') throw new Error(`--runtime: bun or deno, not ${runtime}`);
 
 /**
  * A Node >= 22 for the conformance CLI, called by path (never shadowing `node`): CONFORMANCE_NODE,
@@ -153,10 +158,21 @@ function run(cmd, argv, logFile) {
   });
 }
 
+/** The command serving conformance/server.ts: on this Node, or in `runtime` through the fetch handler. */
+async function serverCommand() {
+  if (!runtime) return [process.execPath, ['--import', 'tsx', 'conformance/server.ts', '--port', '0']];
+  const { binaryOf } = await import('./runtime-bins.mjs');
+  const host = 'test/runtimes/hosts/conformance.ts';
+  if (runtime === 'bun') return [binaryOf('bun'), ['run', host]];
+  // Deno maps no `.js` import to its `.ts` source without the sloppy-imports flag.
+  return [binaryOf('deno'), ['run', '--no-lock', '--unstable-sloppy-imports', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', host]];
+}
+
 /** Starts conformance/server.ts on a free port; resolves once it prints its URL. */
-function startServer(logFile) {
+async function startServer(logFile) {
+  const [cmd, argv] = await serverCommand();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/server.ts', '--port', '0'], {
+    const child = spawn(cmd, argv, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -336,7 +352,8 @@ async function main() {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   const used = [runCurrent && `${current.version} (current)`, runNext && `${next.version} (next)`].filter(Boolean).join(' and ');
-  console.log(`MCP conformance suite ${used} (CLI on ${node}), mcpkit on node ${process.version}`);
+  const host = runtime ? `${runtime} (toFetchHandler) for the server, node ${process.version} for the client` : `node ${process.version}`;
+  console.log(`MCP conformance suite ${used} (CLI on ${node}), mcpkit on ${host}`);
   const passes = [];
 
   if (runServer) {

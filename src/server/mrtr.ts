@@ -46,19 +46,22 @@ export interface RoundState {
  * `requestState` pay for it; a request that asks for no input never reaches this class.
  */
 export class RequestStateSealer {
-  private readonly secret: Uint8Array<ArrayBuffer>;
+  private secret: Uint8Array<ArrayBuffer> | undefined;
   private key: Promise<CryptoKey> | undefined;
   readonly ttlMs: number;
   /** Where expiry reads the time. */
   readonly clock: Clock;
 
-  /** A random per-process key by default: set `secret` when several instances serve one client. */
+  /**
+   * A random per-process key by default, drawn at first use (Workers refuse random values at a
+   * module's top level, where a server is often built): set `secret` when several instances
+   * serve one client.
+   */
   constructor(options: { secret?: string | Uint8Array; ttlMs?: number; clock?: Clock } = {}) {
     const { secret } = options;
-    this.secret =
-      secret === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(32)) : typeof secret === 'string' ? utf8Bytes(secret) : new Uint8Array(secret);
+    this.secret = secret === undefined ? undefined : typeof secret === 'string' ? utf8Bytes(secret) : new Uint8Array(secret);
     // An empty HMAC key would let anyone forge requestState.
-    if (this.secret.length === 0) throw new TypeError('modern.stateSecret must not be empty');
+    if (this.secret?.length === 0) throw new TypeError('modern.stateSecret must not be empty');
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
     this.clock = options.clock ?? systemClock;
   }
@@ -87,6 +90,7 @@ export class RequestStateSealer {
   }
 
   private hmacKey(): Promise<CryptoKey> {
+    this.secret ??= globalThis.crypto.getRandomValues(new Uint8Array(32));
     return (this.key ??= globalThis.crypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
   }
 }

@@ -57,12 +57,16 @@ function asError(e: unknown): Error {
  */
 export class SessionTable {
   readonly sessions = new Map<string, LiveSession>();
+  private ownTag: string | undefined;
   /**
    * Random per handler, part of every stream id: two instances (or two handlers sharing one event
    * store in a process) serving one session number their streams independently, and must not
-   * write into, resume from or drop each other's event logs.
+   * write into, resume from or drop each other's event logs. Drawn at first use: Workers refuse
+   * random values at a module's top level, where a handler is often built.
    */
-  readonly tag = bytesToBase64url(globalThis.crypto.getRandomValues(new Uint8Array(6)));
+  get tag(): string {
+    return (this.ownTag ??= bytesToBase64url(globalThis.crypto.getRandomValues(new Uint8Array(6))));
+  }
   private readonly store: SessionStore | undefined;
   private readonly eventStore: EventStore | undefined;
   private readonly idleMs: number;

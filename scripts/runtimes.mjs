@@ -1,0 +1,186 @@
+// The runtime matrix: the fetch handler (toFetchHandler, mcpkit/http) served by Node, Bun, Deno
+// and workerd, each driven from this Node by the same checks (test/runtimes/checks.mjs).
+//
+//   npm run build && npm run test:runtimes [-- node bun deno workerd]
+//
+// Prints one line per runtime ("bun 1.4.5: 13/13 passed", "deno: skipped (...)") and exits 1 if
+// any check failed. Each runtime's binary comes from the npm registry on first use, or from
+// BUN_BIN, DENO_BIN, WORKERD_BIN (scripts/runtime-bins.mjs).
+// DEBUG=1 shows each failure's stack and what the host printed.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { binaryOf, CACHE, RUNTIMES, Skip, versionOf } from './runtime-bins.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const HOSTS = join(root, 'test/runtimes/hosts');
+
+/**
+ * Checks known to fail on a runtime, with the reason: reported, not counted as a failure, and a
+ * stale entry (the check passes now) fails the run so this list stays true.
+ */
+const KNOWN_FAILURES = {
+  workerd: {
+    // The Durable Object builds its server inside a request; the Worker's, at the top level, works.
+    'handshake: a plain JSON Schema input (ajv)': 'ajv compiles validators with new Function, which workerd refuses inside a request',
+  },
+};
+
+/** Bundles the worker (esbuild, browser platform: a Node built-in would fail the build) and writes its config. */
+async function workerdConfig() {
+  const { build } = await import('esbuild');
+  const dir = join(CACHE, 'workerd-app');
+  mkdirSync(dir, { recursive: true });
+  await build({
+    entryPoints: [join(HOSTS, 'worker.mjs')],
+    outfile: join(dir, 'worker.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    logLevel: 'error',
+  });
+  const config = join(dir, 'config.capnp');
+  writeFileSync(
+    config,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .mcp)],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const mcp :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
+  compatibilityDate = "2025-09-01",
+  durableObjectNamespaces = [(className = "McpSessions", uniqueKey = "mcpkit-runtime-matrix")],
+  durableObjectStorage = (inMemory = void),
+  bindings = [(name = "SESSIONS", durableObjectNamespace = "McpSessions")],
+);
+`,
+  );
+  return config;
+}
+
+/** Starts a host; resolves with the child and its base URL once it listens. */
+function startHost(name, bin, argv) {
+  return new Promise((done, fail) => {
+    const control = name === 'workerd';
+    const child = spawn(bin, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe', ...(control ? ['pipe'] : [])] });
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${name} did not start listening within 60 s:\n${output}`));
+    }, 60_000);
+    const seen = (base) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      done({ child, base, output: () => output });
+    };
+    child.stdout.on('data', (c) => {
+      output += c;
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m && !control) seen(m[1]);
+    });
+    child.stderr.on('data', (c) => {
+      output += c;
+    });
+    if (control) {
+      // workerd reports the port it bound on the control descriptor, one JSON object a line.
+      let buffered = '';
+      child.stdio[3].on('data', (c) => {
+        buffered += c;
+        const m = /"port":\s*(\d+)/.exec(buffered);
+        if (m) seen(`http://127.0.0.1:${m[1]}`);
+      });
+    }
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${name} exited (${code}) before listening:\n${output}`));
+    });
+  });
+}
+
+function stopHost(child) {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function hostOf(name) {
+  if (name === 'node') return { label: `node ${process.versions.node}`, bin: process.execPath, argv: [join(HOSTS, 'node.mjs')] };
+  const bin = binaryOf(name);
+  const label = `${name} ${versionOf(bin)}`;
+  if (name === 'bun') return { label, bin, argv: ['run', join(HOSTS, 'bun.mjs')] };
+  if (name === 'deno') return { label, bin, argv: ['run', '--no-lock', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', join(HOSTS, 'deno.mjs')] };
+  return { label, bin, argv: ['serve', await workerdConfig(), '--socket-addr', 'http=127.0.0.1:0', '--control-fd', '3'] };
+}
+
+if (!existsSync(join(root, 'dist/entries/http.js'))) {
+  console.error('test:runtimes serves dist/: run `npm run build` first');
+  process.exit(1);
+}
+const { runChecks } = await import(pathToFileURL(join(root, 'test/runtimes/checks.mjs')).href);
+const asked = process.argv.slice(2);
+const names = asked.length ? asked : ['node', 'bun', 'deno', 'workerd'];
+for (const n of names) {
+  if (n !== 'node' && !RUNTIMES[n]) {
+    console.error(`unknown runtime ${n}: one of node, ${Object.keys(RUNTIMES).join(', ')}`);
+    process.exit(1);
+  }
+}
+const verbose = process.env.DEBUG === '1';
+let failures = 0;
+for (const name of names) {
+  const started = performance.now();
+  let host;
+  try {
+    host = await hostOf(name);
+  } catch (e) {
+    if (e instanceof Skip) {
+      console.log(`${name}: skipped (${e.message})`);
+      continue;
+    }
+    failures++;
+    console.log(`${name}: failed to set up: ${e.message}`);
+    continue;
+  }
+  let running;
+  try {
+    running = await startHost(name, host.bin, host.argv);
+    const { passed, failed, total, passedNames } = await runChecks(running.base);
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    const known = KNOWN_FAILURES[name] ?? {};
+    const unexpected = failed.filter((f) => !(f.name in known));
+    const stale = passedNames.filter((n) => n in known);
+    // A check can pass while the host logs a crash elsewhere (a stream closed from the wrong context).
+    const crashes = running.output().match(/uncaught|unhandled/gi)?.length ?? 0;
+    const notes = [
+      failed.length > unexpected.length ? `${failed.length - unexpected.length} known failure(s)` : '',
+      crashes ? `the host logged ${crashes} uncaught error(s)` : '',
+    ].filter(Boolean);
+    console.log(`${host.label}: ${passed}/${total} passed${notes.length ? `, ${notes.join(', ')}` : ''} (${secs} s)`);
+    for (const f of failed) {
+      const why = f.name in known ? `known: ${known[f.name]}` : verbose ? f.error.stack : String(f.error.message).split('\n')[0];
+      console.log(`  ${f.name in known ? '-' : '✗'} ${f.name}: ${why}`);
+    }
+    for (const n of stale) console.log(`  ✗ ${n}: passes now; remove it from KNOWN_FAILURES in scripts/runtimes.mjs`);
+    if (unexpected.length || stale.length || crashes) failures++;
+    if (verbose && running.output().trim()) console.log(running.output().replace(/^/gm, `  ${name}| `));
+  } catch (e) {
+    failures++;
+    console.log(`${host.label}: failed: ${e.message.split('\n').slice(0, 6).join('\n  ')}`);
+  } finally {
+    if (running) await stopHost(running.child);
+  }
+}
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,61 @@
+// The server every runtime hosts in `npm run test:runtimes`: built from mcpkit's built entries
+// (dist/, what the package ships), served by toFetchHandler and nothing else, so each host is a
+// few lines of its runtime's own server API. Plain JavaScript so that Bun, Deno, workerd (through
+// esbuild) and Node load the same file unchanged.
+//   /mcp        stateful: handshake-era sessions, and the stateless 2026-07-28 era
+//   /stateless  stateful: false, the handshake era without sessions
+import { z } from 'zod';
+import { toFetchHandler } from '../../dist/entries/http.js';
+import { McpServer } from '../../dist/entries/server.js';
+
+export function buildServer(options) {
+  const server = new McpServer({ name: 'runtime-matrix', version: '1.0.0', ...options });
+  server.tool('echo', { description: 'Echoes', input: { text: z.string() } }, ({ text }) => text);
+  server.tool('progress', { description: 'Counts, reporting progress', input: { steps: z.number().int().min(1).max(10) } }, async ({ steps }, ctx) => {
+    for (let i = 1; i <= steps; i++) await ctx.progress(i, steps, `step ${i}`);
+    return `did ${steps}`;
+  });
+  // A plain JSON Schema is validated by ajv, which compiles validators to code at run time: where
+  // the runtime forbids that (workerd), registration throws once ajv is loaded (before, the call
+  // fails). The rest of the server stays up either way, so the other checks still measure.
+  try {
+    server.tool(
+      'sum',
+      {
+        description: 'Adds',
+        input: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      },
+      ({ a, b }) => String(a + b),
+    );
+  } catch (e) {
+    console.warn(`the sum tool is not registered: ${e.message}`);
+  }
+  server.tool('ask', { description: 'Asks for a name' }, async (_args, ctx) => {
+    const answer = await ctx.elicit({
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return answer.action === 'accept' ? `hello ${answer.content.name}` : `no name (${answer.action})`;
+  });
+  return server;
+}
+
+/**
+ * The fetch handler for both endpoints; `serverOptions` go to both McpServers. Built on first call rather than at import: workerd
+ * refuses timers at a module's top level, and the stateful handler starts its session sweep.
+ */
+export function createApp(serverOptions = {}) {
+  let handlers;
+  const app = (request, info) => {
+    handlers ??= {
+      mcp: toFetchHandler(buildServer(serverOptions)),
+      stateless: toFetchHandler(buildServer(serverOptions), { stateful: false, endpoint: '/stateless' }),
+    };
+    const path = new URL(request.url).pathname;
+    return (path === '/stateless' ? handlers.stateless : handlers.mcp)(request, info);
+  };
+  app.close = async () => {
+    if (handlers) await Promise.all([handlers.mcp.close(), handlers.stateless.close()]);
+  };
+  return app;
+}
