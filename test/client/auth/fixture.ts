@@ -49,6 +49,17 @@ export interface RsOptions {
    * DPoP-Nonce, after every accepted request).
    */
   dpop?: boolean | { nonce: 'static' | 'rotate' };
+  /**
+   * A 2026-07-28-only server: `initialize` (never behind auth, as in the conformance mock) gets
+   * 400 + -32022 naming 2026-07-28 as the one supported version.
+   */
+  modernOnly?: boolean;
+  /**
+   * An authorization server migration in the middle of a connection (the conformance scenario
+   * auth/authorization-server-migration): the first request with a valid token is served, and
+   * from then on the PRM names this AS and only its tokens are taken.
+   */
+  migrateTo?: MockAs;
 }
 
 export interface RsRequest {
@@ -162,6 +173,15 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
         // not JSON: the MCP handler answers it
       }
     }
+    if (options.modernOnly && rec.rpc === 'initialize') {
+      finish(400);
+      const error = {
+        code: -32022,
+        message: 'Unsupported protocol version',
+        data: { supported: ['2026-07-28'], requested: rec.protocolVersionHeader ?? null },
+      };
+      return json(res, 400, { jsonrpc: '2.0', id: null, error });
+    }
     const auth = req.headers.authorization;
     const scheme = auth?.slice(0, auth.indexOf(' ')).toLowerCase();
     const token = scheme === 'bearer' || scheme === 'dpop' ? auth!.slice(auth!.indexOf(' ') + 1) : undefined;
@@ -216,6 +236,10 @@ export async function startRs(as: MockAs | undefined, options: RsOptions = {}): 
           { 'www-authenticate': `${challengeScheme} error="insufficient_scope", scope="${missing}", resource_metadata="${prmUrl()}"` },
         );
       }
+    }
+    if (info && options.migrateTo && as !== options.migrateTo) {
+      as = options.migrateTo;
+      servers = [as.issuer];
     }
     // Hand the body over already read (NodeExchange takes req.body when the stream is consumed).
     if (req.method === 'POST') (req as IncomingMessage & { body?: unknown }).body = raw;
