@@ -176,7 +176,8 @@ class Parser {
       return [unquote(fold(text.slice(0, end)), () => this.error(i, 'a bad escape')), i + used];
     }
     const folded = fold(parts.map(stripComment).join('\n'));
-    if (/^\s*:|\s#/.test(folded)) throw this.error(i, 'a value this parser cannot read');
+    // YAML itself refuses "a: b: c" (a mapping inside a plain scalar): so does this.
+    if (/:(\s|$)/.test(folded)) throw this.error(i, 'a ": " inside a plain value (quote the value)');
     return [resolvePlain(folded), j];
   }
 
