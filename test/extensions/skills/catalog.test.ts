@@ -77,12 +77,16 @@ test('listResources: false keeps skill files out of resources/list (they stay re
 });
 
 test('bad definitions fail where they are written, naming the skill and the problem', () => {
-  const bad = (def: SkillDefinition, text: RegExp) => assert.throws(() => new McpServer({ name: 's', version: '1', extensions: [skills({ skills: [def] })] }), text);
+  const bad = (def: SkillDefinition, text: RegExp) =>
+    assert.throws(() => new McpServer({ name: 's', version: '1', extensions: [skills({ skills: [def] })] }), text);
   bad({ files: {} }, /Skill \(skill\): it has no SKILL\.md/);
   bad({ path: 'x', files: { 'SKILL.md': '# no frontmatter' } }, /Skill x: SKILL\.md does not begin with YAML frontmatter/);
   bad({ path: 'x', files: { 'SKILL.md': '---\nname: Bad_Name\ndescription: d\n---\n' } }, /frontmatter "name" must be 1-64 lowercase/);
   bad({ path: 'x', files: { 'SKILL.md': '---\nname: x\n---\n' } }, /Skill x: frontmatter "description" is required/);
-  bad({ path: 'acme/other', files: { 'SKILL.md': '---\nname: x\ndescription: d\n---\n' } }, /Skill acme\/other: the last path segment must be the frontmatter name "x"/);
+  bad(
+    { path: 'acme/other', files: { 'SKILL.md': '---\nname: x\ndescription: d\n---\n' } },
+    /Skill acme\/other: the last path segment must be the frontmatter name "x"/,
+  );
   bad({ path: 'x', files: { 'SKILL.md': '---\nname: x\ndescription: d\n---\n', '../up.md': '' } }, /a bad file path "\.\.\/up\.md"/);
   bad({ path: 'x', files: { 'SKILL.md': '---\nname: x\ndescription: &a d\n---\n' } }, /SKILL\.md frontmatter: line 2: "&"/);
 });
@@ -110,7 +114,9 @@ test('a custom frontmatter parser: its object is the entry, verbatim', async (t)
   const server = new McpServer({
     name: 's',
     version: '1',
-    extensions: [skills({ skills: [skill('custom')], parseFrontmatter: (y) => ({ ...Object.fromEntries(y.split('\n').map((l) => l.split(': '))), extra: 1 }) })],
+    extensions: [
+      skills({ skills: [skill('custom')], parseFrontmatter: (y) => ({ ...Object.fromEntries(y.split('\n').map((l) => l.split(': '))), extra: 1 }) }),
+    ],
   });
   const { client } = await createTestPair(server, { era: 'handshake' });
   t.after(() => client.close());

@@ -51,7 +51,9 @@ test('scalars: plain, quoted, core-schema numbers, booleans and nulls', () => {
 });
 
 test('block scalars: literal and folded, with each chomping indicator', () => {
-  const doc = ['lit: |', '  a', '    b', '  c', 'strip: |-', '  x', '', 'keep: |+', '  y', '', '', 'fold: >', '  one', '  two', '', '  three', 'end: 1'].join('\n');
+  const doc = ['lit: |', '  a', '    b', '  c', 'strip: |-', '  x', '', 'keep: |+', '  y', '', '', 'fold: >', '  one', '  two', '', '  three', 'end: 1'].join(
+    '\n',
+  );
   assert.deepEqual(parseYamlMapping(doc), { lit: 'a\n  b\nc\n', strip: 'x', keep: 'y\n\n\n', fold: 'one two\nthree\n', end: 1 });
 });
 
@@ -81,7 +83,11 @@ test('collections: nested mappings, block and flow sequences, sequences of mappi
 });
 
 test('what it does not read is refused with the line, never guessed', () => {
-  const refuse = (doc: string, text: RegExp) => assert.throws(() => parseYamlMapping(doc), (e: unknown) => e instanceof YamlSubsetError && text.test(e.message));
+  const refuse = (doc: string, text: RegExp) =>
+    assert.throws(
+      () => parseYamlMapping(doc),
+      (e: unknown) => e instanceof YamlSubsetError && text.test(e.message),
+    );
   refuse('a: &anchor 1', /line 1: "&" \(anchors/);
   refuse('a: 1\nb: *anchor', /line 2: "\*"/);
   refuse('a: !!str 1', /"!"/);
