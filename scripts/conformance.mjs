@@ -11,8 +11,8 @@
 //     4. the server suite `--suite all --spec-version 2026-07-28` (the carried-forward scenarios
 //        too, on the 2026-07-28 wire);
 //     5. the 2026-07-28 client scenarios, auth included, one by one, against conformance/client.ts;
-//     6. the auth extension scenarios (client credentials, enterprise-managed authorization,
-//        DPoP, workload identity), one by one.
+//     6. the extension scenarios (auth: client credentials, enterprise-managed authorization,
+//        DPoP, workload identity; skills: sep-2640-client-*), one by one.
 //     Baseline: conformance/expected-failures.next.yml.
 // One conformance/server.ts process serves every server pass (both eras on the same /mcp).
 // Each pass is checked against its baseline (the harness's baseline mode): the run fails on any
@@ -97,6 +97,13 @@ const NEXT_CLIENT_AUTH_EXTENSIONS = [
   'auth/dpop',
   'auth/dpop-nonce',
   'auth/wif-jwt-bearer',
+];
+/** The next suite's skills client scenarios (an extension: no --spec-version either). */
+const NEXT_CLIENT_SKILLS = [
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
 ];
 const CLIENT_COMMAND = 'npm run --silent conformance:client --';
 
@@ -418,9 +425,9 @@ async function main() {
         await clientPass({
           cli: next,
           node,
-          title: `client ${next.version} auth extensions`,
+          title: `client ${next.version} extensions (auth, skills)`,
           baseline: NEXT.baseline,
-          scenarios: NEXT_CLIENT_AUTH_EXTENSIONS,
+          scenarios: [...NEXT_CLIENT_AUTH_EXTENSIONS, ...NEXT_CLIENT_SKILLS],
           out: join(OUT, 'client-next-ext'),
           log: join(OUT, 'client-next-ext.log'),
         }),
