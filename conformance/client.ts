@@ -9,13 +9,17 @@
 // the 2026-07-28 ones (§4): `request-metadata`, `sep-2322-client-request-state`,
 // `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers`,
 // `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`; and every `auth/*` scenario
-// (§b.2) through OAuthClientAuth. Each does what an
+// (§b.2) through OAuthClientAuth, and the skills ones (`sep-2640-client-*`) through the skill
+// helpers (listSkills, readSkillFile). Each does what an
 // application would (list, call, answer input requests) through McpClient's public API; the
 // headers, envelope, retries and tool filtering the harness checks are the library's own doing.
 // Exit code 0 means the client did its part; the harness judges the rest from what it saw.
 import {
   connectHttp,
   idJagAssertion,
+  listSkills,
+  readSkillFile,
+  SkillVerificationError,
   type McpClient,
   type AuthorizationRequest,
   type ClientOptions,
@@ -301,6 +305,31 @@ async function authScenario(url: string, name: string): Promise<void> {
 /** The 2026-07-28 scenarios pin nothing: connectHttp negotiates the era and the version. */
 const modernOptions: Partial<ClientOptions> = { ...baseOptions, era: 'auto' };
 
+/**
+ * A host with skills (SEP-2640): list them (reading no file), then, as if the model loaded the
+ * first one, read its SKILL.md and then a supporting file it names. Every read is verified; a
+ * file that fails verification is not used and the skill goes no further (not an error of the
+ * host's: exit 0).
+ */
+async function skillsScenario(url: string, load: boolean): Promise<void> {
+  const { client } = await connectHttp(url, modernOptions);
+  await withClient(client, async () => {
+    const skills = await listSkills(client);
+    log(`skills: ${skills.map((s) => s.uri).join(', ')}`);
+    const skill = skills[0];
+    if (!load || !skill || skill.resources === 'dynamic') return;
+    try {
+      await readSkillFile(client, skill);
+      const next = skill.resources.find((r) => r.uri !== skill.uri);
+      if (next) await readSkillFile(client, skill, next.uri);
+      log(`loaded ${skill.uri}`);
+    } catch (e) {
+      if (!(e instanceof SkillVerificationError)) throw e;
+      log(`refused ${skill.uri}: ${e.message}`);
+    }
+  });
+}
+
 /** MCP_CONFORMANCE_CONTEXT, when the scenario gives one. */
 function contextOf<T>(): T {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;
@@ -325,7 +354,11 @@ async function main(): Promise<number> {
     log('MCP_CONFORMANCE_SCENARIO is not set');
     return 2;
   }
-  const scenario = name.startsWith('auth/') ? (u: string) => authScenario(u, name) : scenarios[name];
+  const scenario = name.startsWith('auth/')
+    ? (u: string) => authScenario(u, name)
+    : name.startsWith('sep-2640-client-')
+      ? (u: string) => skillsScenario(u, name !== 'sep-2640-client-no-prefetch')
+      : scenarios[name];
   if (!scenario) {
     log(`Unknown scenario: ${name} (handled: ${Object.keys(scenarios).join(', ')})`);
     return 1;

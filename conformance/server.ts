@@ -6,10 +6,10 @@
 // Inventory and expectations: /work/shared/conformance.md, Part 1 §a.2/§a.3 (handshake era) and
 // Part 2 §3 (the 2026-07-28 era, served on the same /mcp: §3.12 lists the extra tools). Prints
 // `mcpkit conformance server listening on <url>` once it accepts connections.
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { McpServer, tasks, type ContentBlock, type RequestContext } from '../src/entries/server.js';
-import { serve } from '../src/entries/node.js';
+import { McpServer, skills, tasks, type ContentBlock, type RequestContext } from '../src/entries/server.js';
+import { serve, skillDirectory } from '../src/entries/node.js';
 import { NAME_FORM, registerTaskTools } from './server-tasks.js';
 
 // A 1×1 red PNG and a 44-byte WAV header (zero samples).
@@ -19,7 +19,14 @@ const WAV_EMPTY = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA='
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createConformanceServer(): McpServer {
-  const server = new McpServer({ name: 'mcpkit-conformance-server', version: '0.1.0', extensions: [tasks()] });
+  // The sep-2640-skills-* scenarios read the skills in conformance/skills/ (the first one listed,
+  // acme/billing/refunds, has a subdirectory for the directory-read checks).
+  const skillsDir = fileURLToPath(new URL('./skills', import.meta.url));
+  const server = new McpServer({
+    name: 'mcpkit-conformance-server',
+    version: '0.1.0',
+    extensions: [tasks(), skills({ skills: skillDirectory(skillsDir) })],
+  });
 
   // ------------------------------------------------------------------ tools: content types
 

@@ -9,6 +9,7 @@ import { inspectCommand } from './commands/inspect.js';
 import { installCommand } from './commands/install.js';
 import { listCommand } from './commands/list.js';
 import { serveCommand } from './commands/serve.js';
+import { skillCommand, skillsCommand } from './commands/skills.js';
 import type { CliIo } from './io.js';
 import { runClientCommand, type ClientCommand } from './run-client.js';
 
@@ -19,6 +20,7 @@ Serve:
   mcpkit serve MODULE                  the server MODULE (.js/.ts) exports; --watch reloads it
   mcpkit serve --stdio [MODULE]        the same over stdin/stdout
   mcpkit serve conformance             the conformance fixture server
+  mcpkit serve --skills DIR            the skills in DIR (folders with a SKILL.md)
 
 Talk to a server (TARGET: a URL, a quoted command line, or a server name from a config):
   mcpkit tools TARGET                  list tools (also: resources, templates, prompts)
@@ -26,6 +28,7 @@ Talk to a server (TARGET: a URL, a quoted command line, or a server name from a 
   mcpkit read TARGET URI               read a resource
   mcpkit prompt TARGET NAME [ARGS]     get a prompt
   mcpkit complete TARGET REF ARG [V]   completions: REF is prompt:NAME or resource:URI_TEMPLATE
+  mcpkit skills TARGET                 list skills; mcpkit skill TARGET URI prints one, verified
   mcpkit inspect TARGET                era, protocol version, server info, capabilities, counts, latency
   ... --json                           machine-readable output
   ... --trace                          show the wire exchange on stderr (--trace-file F: JSON lines)
@@ -65,6 +68,8 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   prompt: promptCommand,
   complete: completeCommand,
   inspect: inspectCommand,
+  skills: skillsCommand,
+  skill: skillCommand,
 };
 
 async function dispatch(argv: string[], io: CliIo): Promise<number> {

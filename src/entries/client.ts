@@ -16,6 +16,17 @@ export type { HandshakeOutcome } from '../client/handshake.js';
 export type { ConnectOutcome } from '../client/modern.js';
 export type { Era, EraOption } from '../client/era.js';
 export type { Subscription, ListenNotification, ListenOptions, RelistenOptions } from '../client/listen.js';
+export {
+  listSkills,
+  getSkill,
+  readSkillFile,
+  SkillVerificationError,
+  SKILLS_EXTENSION_ID,
+  type SkillInfo,
+  type SkillsClient,
+  type SkillFileContent,
+  type ReadSkillFileOptions,
+} from '../client/skills.js';
 export { TaskCancelledError, type TaskOptions } from '../client/tasks.js';
 export {
   TASKS_EXTENSION,

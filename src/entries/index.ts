@@ -153,6 +153,14 @@ export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from '..
 export type { Registered } from '../server/registry.js';
 export { tasks, modernTasks, coreTasks, type TaskServerOptions, type ToolTaskOptions } from '../extensions/tasks/extension.js';
 export type { LegacyTask } from '../extensions/tasks/legacy.js';
+export {
+  skills,
+  SKILLS_EXTENSION,
+  type SkillsOptions,
+  type SkillDefinition,
+  type SkillEntry,
+  type FrontmatterParser,
+} from '../extensions/skills/extension.js';
 export type {
   ServerExtension,
   ExtensionApi,
@@ -161,6 +169,7 @@ export type {
   ToolHook,
   ContextBinding,
   ListenRequest,
+  ExtensionResources,
 } from '../server/extension.js';
 export type { Session } from '../server/context.js';
 export {
@@ -188,6 +197,17 @@ export type { HandshakeOutcome } from '../client/handshake.js';
 export type { ConnectOutcome } from '../client/modern.js';
 export type { Era, EraOption } from '../client/era.js';
 export type { Subscription, ListenNotification, ListenOptions, RelistenOptions } from '../client/listen.js';
+export {
+  listSkills,
+  getSkill,
+  readSkillFile,
+  SkillVerificationError,
+  SKILLS_EXTENSION_ID,
+  type SkillInfo,
+  type SkillsClient,
+  type SkillFileContent,
+  type ReadSkillFileOptions,
+} from '../client/skills.js';
 export { TaskCancelledError, type TaskOptions } from '../client/tasks.js';
 export { connectHttp, type ConnectHttpResult, type ConnectHttpTransportOptions } from '../client/connect-http.js';
 export {
@@ -246,6 +266,7 @@ export {
   type NodeRequestListener,
 } from '../hosting/node.js';
 export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
+export { skillDirectory } from '../hosting/skills-dir.js';
 export { serveStdio, type ServeStdioOptions } from '../hosting/stdio.js';
 export { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';

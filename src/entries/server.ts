@@ -28,6 +28,14 @@ export type { PromptConfig, PromptHandler, PromptReturn, PromptUpdate } from '..
 export type { Registered } from '../server/registry.js';
 export { tasks, modernTasks, coreTasks, type TaskServerOptions, type ToolTaskOptions } from '../extensions/tasks/extension.js';
 export type { LegacyTask } from '../extensions/tasks/legacy.js';
+export {
+  skills,
+  SKILLS_EXTENSION,
+  type SkillsOptions,
+  type SkillDefinition,
+  type SkillEntry,
+  type FrontmatterParser,
+} from '../extensions/skills/extension.js';
 export type {
   ServerExtension,
   ExtensionApi,
@@ -36,6 +44,7 @@ export type {
   ToolHook,
   ContextBinding,
   ListenRequest,
+  ExtensionResources,
 } from '../server/extension.js';
 export type { Session } from '../server/context.js';
 export {

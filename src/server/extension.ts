@@ -1,5 +1,14 @@
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { ClientCapabilities, Implementation, ServerCapabilities, SubscriptionFilter, Tool } from '../protocol/types.js';
+import type {
+  CacheScope,
+  ClientCapabilities,
+  Implementation,
+  ReadResourceResult,
+  Resource,
+  ServerCapabilities,
+  SubscriptionFilter,
+  Tool,
+} from '../protocol/types.js';
 import type { Era } from '../protocol/era.js';
 import type { RequestContext } from './context.js';
 
@@ -36,12 +45,32 @@ export interface ExtensionApi {
   relay(data: JsonObject): void;
   /** Delivers a notification to the 2026-07-28 listen streams whose filter `match`es (tagged with their id). */
   publish(method: string, params: JsonObject, match: (filter: SubscriptionFilter) => boolean): void;
+  /**
+   * The cache hint the server is configured with for `method` (2026-07-28 `ttlMs` / `cacheScope`),
+   * for an extension's own cacheable results.
+   */
+  cacheHint(method: string): { ttlMs: number; scope: CacheScope };
+}
+
+/**
+ * Resources an extension serves beside the registered ones (skill files). An `McpServer` with an
+ * extension that has them declares `resources` and answers `resources/list` and `resources/read`
+ * with them after its own.
+ */
+export interface ExtensionResources {
+  /** Resources shown in `resources/list`, after the registered ones. */
+  list?(ctx: RequestContext): Resource[] | Promise<Resource[]>;
+  /** The contents of `uri`, or undefined when it is not this extension's. */
+  read(uri: string, ctx: RequestContext): ReadResourceResult | undefined | Promise<ReadResourceResult | undefined>;
 }
 
 export interface ExtensionHooks {
   /** Settings under `capabilities.extensions[name]` in `server/discover`; undefined: not advertised. */
   discover?(): JsonObject | undefined;
-  /** Capabilities added to a handshake-era `initialize` result at `protocolVersion`. */
+  /**
+   * Capabilities added to a handshake-era `initialize` result at `protocolVersion`
+   * (`extensions` entries are merged with other extensions').
+   */
   initialize?(protocolVersion: string): ServerCapabilities | undefined;
   /**
    * Acknowledges this extension's part of a `subscriptions/listen` filter (what it can deliver
@@ -52,6 +81,8 @@ export interface ExtensionHooks {
   readonly toolOptions?: readonly string[];
   /** Called for every tool registered (and re-registered on update); undefined: no part in it. */
   tool?(name: string, config: Readonly<Record<string, unknown>>): ToolHook | undefined;
+  /** Resources this extension serves through `resources/list` and `resources/read`. */
+  readonly resources?: ExtensionResources;
   /** What this extension on another instance `relay`ed. */
   relayed?(data: JsonObject): void;
   /** Server shutdown: runs before listen streams end and transports close. */

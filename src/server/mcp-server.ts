@@ -6,7 +6,7 @@ import type { LoggingLevel, PromptArgument } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/compile.js';
 import type { Transport } from '../engine/transport.js';
 import type { RequestContext } from './context.js';
-import { flattenExtensions, type ServerExtension } from './extension.js';
+import { flattenExtensions, type ExtensionResources, type ServerExtension } from './extension.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type PromptUpdate } from './prompts.js';
 import type { Registered } from './registry.js';
 import {
@@ -64,8 +64,22 @@ export class McpServer {
       size,
       () => this.server.extensionHooks(),
     );
-    this.resources = new ResourceRegistry(() => this.listChanged('resources'), size);
+    this.resources = new ResourceRegistry(
+      () => this.listChanged('resources'),
+      size,
+      () => this.extensionResources,
+    );
     this.prompts = new PromptRegistry(() => this.listChanged('prompts'), size);
+    this.adoptExtensionResources();
+  }
+
+  /** Extensions' resources (skill files), served after the registered ones. */
+  private extensionResources: ExtensionResources[] = [];
+
+  private adoptExtensionResources(): void {
+    this.extensionResources = [];
+    for (const h of this.server.extensionHooks()) if (h.resources) this.extensionResources.push(h.resources);
+    if (this.extensionResources.length > 0) this.enableResources();
   }
 
   /**
@@ -75,6 +89,7 @@ export class McpServer {
   install(extension: ServerExtension | readonly ServerExtension[]): this {
     if (this.tools.registry.size > 0) throw new TypeError('Install extensions before registering tools (or pass them as McpServer options: extensions)');
     for (const e of flattenExtensions([extension])) this.server.install(e);
+    this.adoptExtensionResources();
     return this;
   }
 

@@ -4,6 +4,7 @@ import type { Annotations, Icon, ReadResourceResult, Resource, ResourceContents,
 import { bytesToBase64 } from '../protocol/encoding.js';
 import { features } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';
+import type { ExtensionResources } from './extension.js';
 import { ownCompleter, paginate, Registry, type Registered } from './registry.js';
 import { UriTemplate, type UriVariables } from './uri-template.js';
 
@@ -73,6 +74,8 @@ export class ResourceRegistry {
   constructor(
     onChange: () => void,
     private readonly pageSize: () => number,
+    /** Extensions' resources, consulted after the registered ones. */
+    private readonly extensions: () => readonly ExtensionResources[] = () => [],
   ) {
     // Updates rebuild the advertised object from the merged config (a shallow merge would
     // leave tools/list-style wire objects stale).
@@ -96,9 +99,11 @@ export class ResourceRegistry {
   async list(params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> {
     let items: Resource[] = this.statics.list().map((s) => s.wire);
     const listers = this.templates.list().filter((t) => t.config.list);
-    if (listers.length > 0) {
+    const more = this.extensions();
+    if (listers.length > 0 || more.length > 0) {
       items = [...items];
       for (const t of listers) items.push(...(await t.config.list!(ctx)));
+      for (const e of more) if (e.list) items.push(...(await e.list(ctx)));
     }
     const { page, nextCursor } = paginate(items, params?.cursor, this.pageSize());
     return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
@@ -121,6 +126,10 @@ export class ResourceRegistry {
     for (const t of this.templates.list()) {
       const vars = t.template.match(uri);
       if (vars) return normalize(await t.handler(uri, vars, ctx), uri, t.wire.mimeType) as unknown as JsonObject;
+    }
+    for (const e of this.extensions()) {
+      const r = await e.read(uri, ctx);
+      if (r !== undefined) return r as unknown as JsonObject;
     }
     throw resourceNotFound(uri, ctx.protocolVersion);
   }

@@ -133,6 +133,7 @@ export class Server {
       onerror: (e) => this.onerror(e),
       relay: (data) => this.bus?.send({ k: 'ext', x: name, d: data }),
       publish: (method, params, match) => this.modern?.publishWhere(method, params, match),
+      cacheHint: (method) => this.modern?.cacheHint(method) ?? { ttlMs: 0, scope: 'private' },
     };
     const hooks = extension.setup(api) ?? {};
     this.hooks.set(name, hooks);
@@ -149,7 +150,8 @@ export class Server {
     let caps = base;
     for (const h of this.hooks.values()) {
       const more = h.initialize?.(protocolVersion);
-      if (more !== undefined) caps = { ...caps, ...more };
+      if (more === undefined) continue;
+      caps = more.extensions && caps.extensions ? { ...caps, ...more, extensions: { ...caps.extensions, ...more.extensions } } : { ...caps, ...more };
     }
     return caps;
   }

@@ -1,7 +1,10 @@
 // mcpkit serve [MODULE|conformance]: the demo server, a module's server, or the conformance
 // server, over Streamable HTTP + HTTP+SSE on one port, or over stdio.
-import { resolve } from 'node:path';
-import type { McpServer } from '../../server/mcp-server.js';
+import { statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { McpServer } from '../../server/mcp-server.js';
+import { skills } from '../../extensions/skills/extension.js';
+import { skillDirectory } from '../../hosting/skills-dir.js';
 import type { Server } from '../../server/server.js';
 import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
 import { serve, type ServeOptions } from '../../hosting/node.js';
@@ -36,15 +39,18 @@ export const HTTP_HELP = `HTTP options:
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
 `;
 
-const USAGE = `Usage: mcpkit serve [MODULE | conformance] [options]
+const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR] [options]
 
 Serves an MCP server: with no MODULE the built-in demo server (tools, resources, templates,
 prompts, completions, logging, progress, elicitation, sampling, list changes); with MODULE the
 server a .js or .ts file exports (default export or "server"); "conformance" serves the
-conformance fixture server. Over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, one port.
+conformance fixture server; --skills DIR serves the skills in DIR (every folder with a SKILL.md;
+the io.modelcontextprotocol/skills extension). Over HTTP: Streamable HTTP at /mcp and HTTP+SSE
+at /sse, one port.
 
 Options:
   --stdio                  serve over stdin/stdout instead of HTTP (messages: stdout; logs: stderr)
+  --skills DIR             serve the skills in DIR instead of a MODULE
   --watch                  restart when MODULE's directory changes
   --server-card            serve its Server Card at /mcp/server-card and
                            /.well-known/mcp/server-card.json (needs a reverse-DNS name and a
@@ -106,8 +112,8 @@ export function listeningText(name: string, boundUrl: string, values: Values, st
 }
 
 /** The command line a host runs to start this server over stdio, from any directory. */
-function stdioEntry(module: string | undefined, watch: boolean, cwd: string): { command: string; args: string[] } {
-  const target = module === undefined ? [] : module === 'conformance' ? [module] : [resolve(cwd, module)];
+function stdioEntry(module: string | undefined, watch: boolean, cwd: string, skillsDir?: string): { command: string; args: string[] } {
+  const target = skillsDir !== undefined ? ['--skills', skillsDir] : module === undefined ? [] : module === 'conformance' ? [module] : [resolve(cwd, module)];
   return cliCommand(['serve', '--stdio', ...target, ...(watch ? ['--watch'] : [])]);
 }
 
@@ -119,6 +125,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     'server-card': { type: 'boolean' },
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
+    skills: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
@@ -140,8 +147,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       io,
     );
   }
+  const skillsArg = str(values, 'skills');
+  const skillsDir = skillsArg === undefined ? undefined : resolve(io.cwd, skillsArg);
+  if (skillsDir !== undefined && module !== undefined)
+    throw new UsageError('serve --skills: serves a folder of skills on its own (a MODULE adds skills() to its server)');
   let server: McpServer | Server;
-  if (module === undefined) server = createDemoServer();
+  if (skillsDir !== undefined) server = skillsServer(skillsDir);
+  else if (module === undefined) server = createDemoServer();
   else if (module === 'conformance') server = await loadConformanceServer();
   else server = await loadServerModule(module, io.cwd);
   const low = lowLevel(server);
@@ -153,7 +165,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (stdio) {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
     // Under --watch this is the supervised child: the host should start the supervisor.
-    const entry = stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd);
+    const entry = stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
     if (io.stderr.isTTY) {
       status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, entry)}`);
     } else {
@@ -190,4 +202,16 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       });
     });
   });
+}
+
+/** `serve --skills DIR`: a server with nothing but the skills in DIR. */
+function skillsServer(dir: string): McpServer {
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // Reported below, as for a file.
+  }
+  if (!isDir) throw new UsageError(`serve --skills: ${dir} is not a directory`);
+  return new McpServer({ name: basename(dir) || 'skills', version: '0.1.0', extensions: [skills({ skills: skillDirectory(dir) })] });
 }
