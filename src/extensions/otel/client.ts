@@ -63,8 +63,7 @@ export function otelClient(options: OtelClientOptions = {}): MessageMiddleware {
   const inject = (span: Span, params: JsonObject | undefined): JsonObject => {
     const carrier: Record<string, string> = {};
     const ctx = trace.setSpan(context.active(), span);
-    if (options.propagator) options.propagator.inject(ctx, carrier, defaultTextMapSetter);
-    else propagation.inject(ctx, carrier, defaultTextMapSetter);
+    (options.propagator ?? propagation).inject(ctx, carrier, defaultTextMapSetter);
     const meta = isObject(params?._meta) ? params._meta : undefined;
     return { ...params, _meta: { ...meta, ...carrier } };
   };

@@ -48,6 +48,10 @@ export interface OtelOptions {
 
 export const INSTRUMENTATION = 'mcpkit';
 
+interface Extractor {
+  extract<C>(context: Context, carrier: C, getter: TextMapGetter<C>): Context;
+}
+
 const headerGetter: TextMapGetter<HttpHeaders> = {
   keys: () => [],
   get: (carrier, key) => carrier.header(key.toLowerCase()),
@@ -92,8 +96,8 @@ function serverObserver(o: OtelOptions): RequestObserver {
   const sessions = new WeakSet<ObservedConnection>();
   const uriInName = o.resourceUriInSpanName === true;
 
-  const extract = (ctx: Context, carrier: unknown, getter: TextMapGetter<never>): Context =>
-    o.propagator ? o.propagator.extract(ctx, carrier, getter) : propagation.extract(ctx, carrier, getter);
+  // The global API looks the registered propagator up on each call, so an SDK started later counts.
+  const propagator: Extractor = o.propagator ?? propagation;
 
   const sessionStarted = (conn: ObservedConnection, attrs: Attributes): void => {
     if (sessions.has(conn)) return;
@@ -122,8 +126,8 @@ function serverObserver(o: OtelOptions): RequestObserver {
     // server span, if the application traces HTTP) is linked, as the conventions ask.
     const ambient = context.active();
     let parent = ambient;
-    if (meta !== undefined && typeof meta.traceparent === 'string') parent = extract(ROOT_CONTEXT, meta, metaGetter as TextMapGetter<never>);
-    else if (http !== undefined && http.header('traceparent') !== undefined) parent = extract(ROOT_CONTEXT, http, headerGetter as TextMapGetter<never>);
+    if (meta !== undefined && typeof meta.traceparent === 'string') parent = propagator.extract(ROOT_CONTEXT, meta, metaGetter);
+    else if (http !== undefined && http.header('traceparent') !== undefined) parent = propagator.extract(ROOT_CONTEXT, http, headerGetter);
     const ambientSpan = parent === ambient ? undefined : trace.getSpanContext(ambient);
     const links: Link[] | undefined = ambientSpan !== undefined && trace.isSpanContextValid(ambientSpan) ? [{ context: ambientSpan }] : undefined;
 
