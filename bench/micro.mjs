@@ -7,6 +7,9 @@
 //   node bench/micro.mjs [--quick] [--case=floor|json|sse|tools50|modern|stateful|stdio|client|client-handshake]
 //   node --cpu-prof --cpu-prof-dir=/tmp/p bench/micro.mjs --case=json   (a profile without kernel noise)
 //   (also part of the suite: npm run bench -- --only=micro)
+//   BENCH_OTEL=api|sdk node bench/micro.mjs ...   (the server with mcpkit/otel installed: over the
+//   bare @opentelemetry/api, which records nothing, or over an SDK that samples every span and
+//   drops it unexported; icount.mjs passes the environment through)
 import { z } from 'zod';
 import { McpServer } from 'mcpkit';
 import { McpHttpHandler } from 'mcpkit/http';
@@ -45,8 +48,29 @@ function responder(done) {
   };
 }
 
+const extensions = await otelExtensions(process.env.BENCH_OTEL);
+
+async function otelExtensions(mode) {
+  if (mode === undefined || mode === '') return [];
+  const { otel } = await import('mcpkit/otel');
+  if (mode === 'api') return [otel()];
+  const { BasicTracerProvider, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
+  const drop = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+  class Reader extends MetricReader {
+    async onShutdown() {}
+    async onForceFlush() {}
+  }
+  return [
+    otel({
+      tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(drop)] }),
+      meterProvider: new MeterProvider({ readers: [new Reader()] }),
+    }),
+  ];
+}
+
 function makeServer(withTools) {
-  const server = new McpServer({ name: 'bench', version: '1.0.0' });
+  const server = new McpServer({ name: 'bench', version: '1.0.0', extensions });
   server.tool('echo', { input: { message: z.string() } }, ({ message }) => message);
   if (withTools) for (const t of TOOLS) server.tool(t.name, { description: t.description, input: t.shape }, (args) => callResultText(t.name, args));
   return server;

@@ -19,7 +19,20 @@ export interface FrameInfo {
    * in words a user can act on. Whoever would send one fails at once with it.
    */
   cannotAsk?: string;
+  /**
+   * The HTTP request the frame came in (the HTTP server core): its headers, for whoever needs
+   * one the protocol does not carry (a `traceparent` for tracing).
+   */
+  http?: HttpHeaders;
 }
+
+export interface HttpHeaders {
+  /** Header value by lower-case name. */
+  header(name: string): string | undefined;
+}
+
+/** What carries the messages, for observers (tracing records it); absent: unknown. */
+export type TransportKind = 'stdio' | 'http' | 'memory';
 
 export interface AuthInfo {
   /** Stable identifier of the caller (API key id, token subject...). */
@@ -66,6 +79,7 @@ export interface SendOptions {
  * hands the result to `ondecoded` instead, so that no frame is decoded twice.
  */
 export interface Transport {
+  readonly kind?: TransportKind;
   /** Begin reading. Called once by the engine after the callbacks are set. */
   start(): Promise<void>;
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;

@@ -1,4 +1,6 @@
-import type { JsonObject } from '../jsonrpc/messages.js';
+import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
+import type { InboundRequest } from '../engine/inbound.js';
+import type { TransportKind } from '../engine/transport.js';
 import type {
   CacheScope,
   ClientCapabilities,
@@ -85,8 +87,33 @@ export interface ExtensionHooks {
   readonly resources?: ExtensionResources;
   /** What this extension on another instance `relay`ed. */
   relayed?(data: JsonObject): void;
+  /**
+   * Wraps the serving of every request, in both eras and on every transport, before the era
+   * reads it (tracing). Observers of several extensions nest in installation order.
+   */
+  observe?: RequestObserver;
   /** Server shutdown: runs before listen streams end and transports close. */
   close?(): Promise<void> | void;
+}
+
+/**
+ * Sees one request from its arrival to its answer: `next()` serves it (its result, or what it
+ * throws or rejects with, is the answer). `connection` is undefined for a 2026-07-28 request
+ * served outside any connection (an HTTP POST).
+ */
+export type RequestObserver = (
+  request: JsonRpcRequest,
+  inbound: InboundRequest,
+  connection: ObservedConnection | undefined,
+  next: () => Promise<JsonObject> | JsonObject,
+) => Promise<JsonObject> | JsonObject;
+
+/** What an observer may know of the connection a request came on. */
+export interface ObservedConnection {
+  /** The handshake's revision (undefined before `initialize` is answered). */
+  readonly protocolVersion: string | undefined;
+  readonly transportKind: TransportKind | undefined;
+  onClose(listener: (reason?: Error) => void): void;
 }
 
 /** Who opened a listen stream. */

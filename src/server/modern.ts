@@ -7,7 +7,7 @@ import type { ServerIdentity } from '../protocol/handshake.js';
 import type { CacheScope, Implementation, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
 import { MODERN_VERSIONS } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';
-import type { ListenRequest } from './extension.js';
+import type { ListenRequest, RequestObserver } from './extension.js';
 import { ModernContext } from './modern-context.js';
 import { RequestStateSealer } from './mrtr.js';
 import { MrtrRounds, type SuspendOptions } from './mrtr-rounds.js';
@@ -22,6 +22,7 @@ export interface ModernHost {
   dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
   discoverExtensions(): Record<string, JsonObject> | undefined;
   listenExtensions(want: SubscriptionFilter, request: ListenRequest): Promise<Partial<SubscriptionFilter>>;
+  readonly observer: RequestObserver | undefined;
 }
 
 export interface CacheHint {
@@ -128,8 +129,12 @@ export class ModernEra {
    */
   serve(inbound: InboundRequest): void {
     let result: Promise<JsonObject> | JsonObject;
+    const observe = this.server.observer;
     try {
-      result = this.handle(inbound.request, inbound);
+      result =
+        observe === undefined
+          ? this.handle(inbound.request, inbound)
+          : observe(inbound.request, inbound, undefined, () => this.handle(inbound.request, inbound));
     } catch (err) {
       return this.answer(inbound, false, err);
     }

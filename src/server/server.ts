@@ -10,7 +10,7 @@ import type { Transport } from '../engine/transport.js';
 import type { Era } from '../protocol/era.js';
 import { ServerBus, type MessageBus } from '../state/bus.js';
 import type { RequestContext } from './context.js';
-import { flattenExtensions, type ExtensionApi, type ExtensionHooks, type ListenRequest, type ServerExtension } from './extension.js';
+import { flattenExtensions, type ExtensionApi, type ExtensionHooks, type ListenRequest, type RequestObserver, type ServerExtension } from './extension.js';
 import { ModernEra, type ModernOptions } from './modern.js';
 import { ServerSession } from './session.js';
 
@@ -73,6 +73,8 @@ export class Server {
   readonly modern: ModernEra | undefined;
   /** Installed extensions' hooks, by extension name, in installation order. */
   private readonly hooks = new Map<string, ExtensionHooks>();
+  /** What installed extensions' `observe` hooks make of every request; undefined (the usual case) costs one check. */
+  observer: RequestObserver | undefined;
   /** This instance's end of the deployment's message bus, when there is one. */
   readonly bus: ServerBus | undefined;
   /**
@@ -137,6 +139,11 @@ export class Server {
     };
     const hooks = extension.setup(api) ?? {};
     this.hooks.set(name, hooks);
+    const observe = hooks.observe;
+    if (observe !== undefined) {
+      const outer = this.observer;
+      this.observer = outer === undefined ? observe : (req, inbound, conn, next) => outer(req, inbound, conn, () => observe(req, inbound, conn, next));
+    }
     return hooks;
   }
 

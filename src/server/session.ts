@@ -6,7 +6,7 @@ import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.
 import { requestEra } from '../protocol/era.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { features } from '../protocol/versions.js';
-import type { Transport } from '../engine/transport.js';
+import type { Transport, TransportKind } from '../engine/transport.js';
 import { ServerContext, type Session } from './context.js';
 import type { Server } from './server.js';
 
@@ -109,7 +109,16 @@ export class ServerSession implements PeerHandlers, Session {
     return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel ?? 'info');
   }
 
+  get transportKind(): TransportKind | undefined {
+    return this.peer.transport.kind;
+  }
+
   private onRequest(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
+    const observe = this.server.observer;
+    return observe === undefined ? this.serve(req, inbound) : observe(req, inbound, this, () => this.serve(req, inbound));
+  }
+
+  private serve(req: JsonRpcRequest, inbound: InboundRequest): Promise<JsonObject> | JsonObject {
     // Dual era: a 2026-07-28 request is served statelessly, whatever this connection's handshake
     // state; everything else goes through the handshake codec. The era comes with the frame when
     // the transport decided it (HTTP); otherwise it is decided here, once.

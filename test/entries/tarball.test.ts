@@ -95,10 +95,13 @@ function npmEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** A lockfile for a project depending on the tarball and zod, cut from ours (same versions, same integrity). */
-function consumerLock(tarball: string, zod: string): Lock & Record<string, unknown> {
+/**
+ * A lockfile for a project depending on the tarball, zod and @opentelemetry/api (the optional
+ * peer mcpkit/otel needs), cut from ours (same versions, same integrity).
+ */
+function consumerLock(tarball: string, extra: Record<string, string>): Lock & Record<string, unknown> {
   const packages: Lock['packages'] = {
-    '': { name: 'consumer', dependencies: { [pkg.name]: `file:${tarball}`, zod } },
+    '': { name: 'consumer', dependencies: { [pkg.name]: `file:${tarball}`, ...extra } },
     [`node_modules/${pkg.name}`]: {
       version: pkg.version,
       resolved: `file:${tarball}`,
@@ -106,7 +109,7 @@ function consumerLock(tarball: string, zod: string): Lock & Record<string, unkno
       bin: pkg.bin,
     },
   };
-  const queue = [...Object.keys(pkg.dependencies), 'zod'];
+  const queue = [...Object.keys(pkg.dependencies), ...Object.keys(extra)];
   while (queue.length > 0) {
     const name = queue.shift()!;
     const key = `node_modules/${name}`;
@@ -219,10 +222,14 @@ describe('the packed tarball, installed in a fresh project', () => {
     const dir = tempDir('tarball');
     const packed = assertRan(await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT, npmEnv()), 'npm pack');
     const tarball = (JSON.parse(packed) as Array<{ filename: string }>)[0]!.filename;
-    const zod = lock.packages['node_modules/zod']?.version;
-    assert.ok(zod, 'package-lock.json has zod');
-    writeJson(join(dir, 'package.json'), { name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: `file:${tarball}`, zod } });
-    writeJson(join(dir, 'package-lock.json'), consumerLock(tarball, zod));
+    const extra: Record<string, string> = {};
+    for (const name of ['zod', '@opentelemetry/api']) {
+      const version = lock.packages[`node_modules/${name}`]?.version;
+      assert.ok(version, `package-lock.json has ${name}`);
+      extra[name] = version;
+    }
+    writeJson(join(dir, 'package.json'), { name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: `file:${tarball}`, ...extra } });
+    writeJson(join(dir, 'package-lock.json'), consumerLock(tarball, extra));
     assertRan(
       await run(NPM, ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], dir, npmEnv()),
       'npm ci of the tarball',

@@ -28,6 +28,9 @@ export type Screen = (body: unknown, authInfo: AuthInfo | undefined, req: HttpRe
 
 /** One HTTP+SSE connection: everything the server sends goes down its single stream. */
 class SseConnectionTransport implements Transport {
+  get kind(): 'http' {
+    return 'http';
+  }
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
   onclose?: (reason?: Error) => void;
   onerror?: (error: Error) => void;

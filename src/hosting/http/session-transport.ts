@@ -17,6 +17,10 @@ const JSON_AND_NO_GET_STREAM =
  * GET stream when they belong to none.
  */
 export class HttpSessionTransport implements Transport {
+  /** On the prototype: a transport made per request pays nothing for it. */
+  get kind(): 'http' {
+    return 'http';
+  }
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
   ondecoded?: (decoded: Decoded, info?: FrameInfo) => void;
   onclose?: (reason?: Error) => void;

@@ -224,8 +224,8 @@ export class StreamableHttpHandler {
     if (!isInit && this.badVersion(req, res)) return;
     const stateful = this.o.stateful !== false;
     const info: FrameInfo = stateful
-      ? { authInfo, remoteAddress: req.remoteAddress, era: 'handshake' }
-      : { authInfo, remoteAddress: req.remoteAddress, era: 'handshake', cannotAsk: STATELESS_ASK };
+      ? { authInfo, remoteAddress: req.remoteAddress, era: 'handshake', http: req }
+      : { authInfo, remoteAddress: req.remoteAddress, era: 'handshake', cannotAsk: STATELESS_ASK, http: req };
     let live: LiveSession | undefined;
     if (!stateful) live = this.transient(isInit ? undefined : (headerVersion ?? DEFAULT_HTTP_VERSION));
     else if (!isInit) {
@@ -339,7 +339,7 @@ export class StreamableHttpHandler {
       onDisconnect: () => exchange.disconnected(),
       onDone: NOTHING,
     });
-    exchange.serve(this.server.modern!, message as JsonRpcRequest, { authInfo, remoteAddress: req.remoteAddress, era: 'modern' });
+    exchange.serve(this.server.modern!, message as JsonRpcRequest, { authInfo, remoteAddress: req.remoteAddress, era: 'modern', http: req });
   }
 
   /** GET and DELETE do not exist in the 2026-07-28 era. */

@@ -12,6 +12,9 @@ export interface MemoryTransportOptions {
  * decoding, limits and copying a real transport has; delivery is asynchronous, like a socket.
  */
 export class MemoryTransport implements Transport {
+  get kind(): 'memory' {
+    return 'memory';
+  }
   other: MemoryTransport | undefined;
   onmessage?: (frame: unknown, info?: FrameInfo) => void;
   onclose?: (reason?: Error) => void;

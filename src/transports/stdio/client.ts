@@ -39,6 +39,9 @@ const STDERR_BUFFER = 64 * 1024;
  * newline-delimited JSON-RPC over its stdin/stdout.
  */
 export class StdioClientTransport implements Transport {
+  get kind(): 'stdio' {
+    return 'stdio';
+  }
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];

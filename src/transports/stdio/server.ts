@@ -32,6 +32,9 @@ export interface StdioServerTransportOptions {
  * server is expected to exit.
  */
 export class StdioServerTransport implements Transport {
+  get kind(): 'stdio' {
+    return 'stdio';
+  }
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];

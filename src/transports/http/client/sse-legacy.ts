@@ -20,6 +20,9 @@ export interface SseClientTransportOptions {
  * stream carries the server's messages, after an `endpoint` event naming where to POST ours.
  */
 export class SseClientTransport implements Transport {
+  get kind(): 'http' {
+    return 'http';
+  }
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];

@@ -36,6 +36,9 @@ const ACCEPT_BOTH = 'application/json, text/event-stream';
  * with {@link SessionExpiredError} without reaching the network, until a new initialize.
  */
 export class StreamableHttpClientTransport implements Transport {
+  get kind(): 'http' {
+    return 'http';
+  }
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
