@@ -41,7 +41,8 @@ export interface ModernOptions {
    * A handler waiting for input is kept on the instance that asked, and its retry resumes it
    * there (code before `ctx.elicit` runs once); a retry that lands elsewhere replays it. Bounds:
    * `max` runs at once (default 1000, the oldest given up first) for `ttlMs` each (default
-   * `stateTtlMs`). `false` keeps none: every retry replays the handler from the top.
+   * `stateTtlMs`). `false` keeps none: every retry replays the handler from the top. On Cloudflare
+   * Workers the default keeps none (a run cannot be resumed from another request's context there).
    */
   suspend?: SuspendOptions | false;
   /** Where `requestState` expiry reads the time (default the system clock; tests pass a ManualClock). */

@@ -51,7 +51,9 @@ export class MrtrRounds implements RunHost {
     private readonly era: RoundsHost,
     options: SuspendOptions | false | undefined,
   ) {
-    const max = options === false ? 0 : (options?.max ?? 1000);
+    // Workers cancel a continuation that crosses from one request's context into another's, so a
+    // kept run could never be resumed there (the retry would hang): keep none unless asked to.
+    const max = options === false ? 0 : (options?.max ?? (onWorkers() ? 0 : 1000));
     if (!(Number.isInteger(max) && max >= 0)) throw new TypeError('modern.suspend.max must be an integer >= 0');
     const ttl = (options || undefined)?.ttlMs ?? sealer.ttlMs;
     if (!(Number.isInteger(ttl) && ttl > 0)) throw new TypeError('modern.suspend.ttlMs must be a positive integer (ms)');
@@ -174,4 +176,9 @@ function offeredIn(params: JsonObject | undefined): Record<string, unknown> | un
 
 function isThenable(v: unknown): v is PromiseLike<JsonObject> {
   return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/** Cloudflare Workers (workerd) names itself in navigator.userAgent. */
+function onWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
 }

@@ -8,10 +8,10 @@
 import { toFetchHandler } from '../../../dist/entries/http.js';
 import { buildServer, createApp } from '../app.mjs';
 
-// A 2026-07-28 handler run kept waiting for input cannot be resumed by its retry here: workerd
-// cancels a continuation that crosses from one request's context into another's (the retry then
-// hangs). With suspend off, every retry replays the handler from the top, as on another instance.
-const OPTIONS = { modern: { suspend: false } };
+// No options on purpose: on Workers the server keeps no handler run waiting for input by default
+// (workerd cancels a continuation that crosses into another request's context), so the MRTR check
+// here proves that default; each retry replays the handler, as on another instance.
+const OPTIONS = {};
 
 export class McpSessions {
   app = createApp(OPTIONS);
