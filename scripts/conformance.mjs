@@ -42,6 +42,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopChild } from './child.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -187,18 +188,6 @@ async function startServer(logFile) {
       clearTimeout(timer);
       fail(new Error(`conformance server exited with code ${code} before listening:\n${seen}`));
     });
-  });
-}
-
-function stopServer(child) {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      done();
-    });
-    child.kill('SIGTERM');
   });
 }
 
@@ -393,7 +382,7 @@ async function main() {
         passes.push(await pass(next, 'next', `server ${next.version} --suite all --spec-version ${MODERN}`, 'server-next-2026', modern));
       }
     } finally {
-      await stopServer(child);
+      await stopChild(child);
     }
   }
 

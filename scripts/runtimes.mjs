@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { binaryOf, CACHE, RUNTIMES, Skip, versionOf } from './runtime-bins.mjs';
+import { stopChild } from './child.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const HOSTS = join(root, 'test/runtimes/hosts');
@@ -104,18 +105,6 @@ function startHost(name, bin, argv) {
   });
 }
 
-function stopHost(child) {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 async function hostOf(name) {
   if (name === 'node') return { label: `node ${process.versions.node}`, bin: process.execPath, argv: [join(HOSTS, 'node.mjs')] };
   const bin = binaryOf(name);
@@ -180,7 +169,7 @@ for (const name of names) {
     failures++;
     console.log(`${host.label}: failed: ${e.message.split('\n').slice(0, 6).join('\n  ')}`);
   } finally {
-    if (running) await stopHost(running.child);
+    if (running) await stopChild(running.child);
   }
 }
 process.exit(failures ? 1 : 0);

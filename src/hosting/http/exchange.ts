@@ -50,3 +50,19 @@ export interface StreamWriter {
   /** Called once when the connection closes, by either side. */
   onClose(listener: () => void): void;
 }
+
+/**
+ * The origin a request was addressed to (`urlOrigin`, else the Host header), or undefined when
+ * that names no origin: a Host header smuggling a path, query or credentials is refused, since
+ * what is built from it (a resource identifier, a card's URLs) is handed to clients.
+ */
+export function requestOrigin(req: HttpRequestView): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(req.urlOrigin ?? `http://${req.header('host') ?? 'localhost'}`);
+  } catch {
+    return undefined;
+  }
+  if (u.pathname !== '/' || u.search || u.hash || u.username || u.password) return undefined;
+  return u.origin;
+}

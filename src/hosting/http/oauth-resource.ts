@@ -8,7 +8,7 @@
  */
 import type { AuthInfo } from '../../engine/transport.js';
 import { bindingError, DpopProofVerifier, type DpopProofResult, type DpopResourceOptions } from './dpop-proof.js';
-import type { HeaderMap, HttpRequestView, HttpResponder } from './exchange.js';
+import { requestOrigin, type HeaderMap, type HttpRequestView, type HttpResponder } from './exchange.js';
 import { sendError } from './responses.js';
 
 export interface OAuthResourceOptions {
@@ -240,15 +240,8 @@ export class OAuthResourceGuard {
   /** The resource identifier a request is for; undefined when its Host header makes no URL. */
   resourceFor(req: HttpRequestView, kind: Kind = this.kindOf(req.path)): string | undefined {
     if (this.fixed) return this.fixed[kind];
-    let u: URL;
-    try {
-      u = new URL(req.urlOrigin ?? `http://${req.header('host') ?? 'localhost'}`);
-    } catch {
-      return undefined;
-    }
-    // A Host header smuggling a path, query or credentials does not name an origin.
-    if (u.pathname !== '/' || u.search || u.hash || u.username || u.password) return undefined;
-    return u.origin + this.paths[kind];
+    const origin = requestOrigin(req);
+    return origin === undefined ? undefined : origin + this.paths[kind];
   }
 
   /** RFC 9728 §3.1: the well-known suffix goes between the host and the path. */

@@ -7,7 +7,7 @@
 import { bytesToBase64url, utf8Bytes } from '../../protocol/encoding.js';
 import { buildServerCard, endpointVersions, SERVER_CARD_MEDIA_TYPE, type CardRemote, type ServerCard, type ServerCardOptions } from '../../server/card.js';
 import type { Server } from '../../server/server.js';
-import type { HeaderMap, HttpRequestView, HttpResponder } from './exchange.js';
+import { requestOrigin, type HeaderMap, type HttpRequestView, type HttpResponder } from './exchange.js';
 import { accepts, sendError } from './responses.js';
 
 export interface ServerCardHostOptions extends ServerCardOptions {
@@ -103,15 +103,8 @@ export class ServerCardHost {
   }
 
   private derived(req: HttpRequestView, path: string): string | undefined {
-    let u: URL;
-    try {
-      u = new URL(req.urlOrigin ?? `http://${req.header('host') ?? 'localhost'}`);
-    } catch {
-      return undefined;
-    }
-    // A Host header smuggling a path, query or credentials names no origin.
-    if (u.pathname !== '/' || u.search || u.hash || u.username || u.password) return undefined;
-    return u.origin + path;
+    const origin = requestOrigin(req);
+    return origin === undefined ? undefined : origin + path;
   }
 
   async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
