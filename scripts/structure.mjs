@@ -22,6 +22,8 @@ export const LAYERS = [
   'extensions',
   'client',
   'hosting',
+  'host',
+  'gateway',
   'testing',
   'cli',
   'entries',

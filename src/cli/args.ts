@@ -2,6 +2,7 @@
 // command, and the options every client command accepts.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { TargetError } from '../host/errors.js';
 import { features, HANDSHAKE_VERSIONS, isHandshakeVersion } from '../protocol/versions.js';
 
 /** A mistake in how the command was called: exit code 2 and a one-line explanation. */
@@ -10,6 +11,11 @@ export class UsageError extends Error {
     super(message);
     this.name = 'UsageError';
   }
+}
+
+/** A usage mistake from this layer or a TARGET/config the host layer could not use. */
+export function isUsageError(err: unknown): err is Error {
+  return err instanceof UsageError || err instanceof TargetError;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { exitBehind } from '../client/era.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
-import { CLIENT_OPTIONS, flag, parse, UsageError, type OptionSpecs } from './args.js';
+import { CLIENT_OPTIONS, flag, isUsageError, parse, UsageError, type OptionSpecs } from './args.js';
 import { openConnection, type Connection } from './connection.js';
 import { StatusLine } from './term.js';
 import type { CliIo } from './io.js';
@@ -35,7 +35,7 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[], io: C
   try {
     conn = await openConnection(positionals[0], values, status, io);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (isUsageError(err)) throw err;
     showError(err, status, json, io, 'Could not connect');
     return 1;
   }
@@ -54,7 +54,7 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[], io: C
     return await cmd.run(conn, positionals.slice(1), values);
   } catch (err) {
     status.end(false);
-    if (err instanceof UsageError) throw err;
+    if (isUsageError(err)) throw err;
     // Ctrl-C already said what happened; the aborted call's error would only repeat it.
     if (interrupted) return 130;
     showError(err, status, json, io);

@@ -1,6 +1,6 @@
 // The `mcpkit` command as a function: run(argv, io) resolves to the exit code and never exits
 // the process, so it can run in-process (tests, embedding). main.ts is the shim for the binary.
-import { CommandError, ShownError, UsageError, version } from './args.js';
+import { CommandError, isUsageError, ShownError, UsageError, version } from './args.js';
 import { bridgeCommand } from './commands/bridge.js';
 import { cardCommand } from './commands/card.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
@@ -99,7 +99,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(argv, io);
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (isUsageError(err)) {
       io.stderr.write(`mcpkit: ${err.message}\n`);
       return 2;
     }

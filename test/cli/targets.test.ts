@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArguments, UsageError } from '../../src/cli/args.js';
-import { splitCommandLine, takeEnvAssignments } from '../../src/cli/shell-words.js';
-import { resolveTarget } from '../../src/cli/targets.js';
+import { parseArguments } from '../../src/cli/args.js';
+import { TargetError } from '../../src/host/errors.js';
+import { splitCommandLine, takeEnvAssignments } from '../../src/host/shell-words.js';
+import { resolveTarget } from '../../src/host/targets.js';
 
 test('splitCommandLine splits words as a POSIX shell does', () => {
   assert.deepEqual(splitCommandLine('npx -y  some-server --flag'), ['npx', '-y', 'some-server', '--flag']);
@@ -22,7 +23,7 @@ test('splitCommandLine refuses unterminated quotes and shell operators', () => {
   assert.throws(() => splitCommandLine(`node "server.js`), /unterminated double quote/);
   assert.throws(() => splitCommandLine(`node 'server.js`), /unterminated single quote/);
   assert.throws(() => splitCommandLine('node server.js | tee log'), /shell operator/);
-  assert.throws(() => splitCommandLine('a && b'), UsageError);
+  assert.throws(() => splitCommandLine('a && b'), TargetError);
 });
 
 test('leading NAME=value words become the environment', () => {
@@ -99,7 +100,7 @@ test('resolveTarget: another URL scheme, or an address without one, is said so (
   ]) {
     assert.throws(
       () => resolveTarget(target, o),
-      (e: unknown) => e instanceof UsageError && scheme.exec(e.message)?.[1] === name,
+      (e: unknown) => e instanceof TargetError && scheme.exec(e.message)?.[1] === name,
       target,
     );
   }
@@ -111,7 +112,7 @@ test('resolveTarget: another URL scheme, or an address without one, is said so (
   ]) {
     assert.throws(
       () => resolveTarget(target, o),
-      (e: unknown) => e instanceof UsageError && e.message === `"${target}" is neither a URL nor a command: did you mean ${meant}?`,
+      (e: unknown) => e instanceof TargetError && e.message === `"${target}" is neither a URL nor a command: did you mean ${meant}?`,
       target,
     );
   }

@@ -17,7 +17,7 @@ import {
 } from '../host-config.js';
 import type { CliIo } from '../io.js';
 import { cliCommand } from '../self.js';
-import { splitCommandLine, takeEnvAssignments } from '../shell-words.js';
+import { splitCommandLine, takeEnvAssignments } from '../../host/shell-words.js';
 import { StatusLine } from '../term.js';
 
 const USAGE = `Usage: mcpkit install HOST TARGET [options]

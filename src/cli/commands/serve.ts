@@ -13,7 +13,7 @@ import { flag, int, parse, str, strs, UsageError, type OptionSpecs } from '../ar
 import { createDemoServer } from '../demo/server.js';
 import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
 import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
-import { configSnippet } from '../targets.js';
+import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UsageError } from './args.js';
+import { TargetError } from './errors.js';
 import { splitCommandLine, takeEnvAssignments } from './shell-words.js';
 
 export type Target =
@@ -48,17 +48,17 @@ export function readConfig(file: string): Record<string, ConfigEntry> {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`--config ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new TargetError(`--config ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
   const root = data as { mcpServers?: unknown; servers?: unknown } | null;
   const servers = root?.mcpServers ?? root?.servers;
-  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new UsageError(`${file}: no "mcpServers" object`);
+  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new TargetError(`${file}: no "mcpServers" object`);
   return servers as Record<string, ConfigEntry>;
 }
 
 function stringRecord(v: unknown, what: string): Record<string, string> {
   if (v === undefined) return {};
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${what} must be an object of strings`);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TargetError(`${what} must be an object of strings`);
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) out[k] = String(x);
   return out;
@@ -69,9 +69,9 @@ function fromEntry(name: string, entry: ConfigEntry, file: string, o: TargetOpti
   if (typeof entry.url === 'string') {
     return { kind: 'http', url: entry.url, headers: { ...stringRecord(entry.headers, `${where}: "headers"`), ...o.headers }, label: `${name} (${entry.url})` };
   }
-  if (typeof entry.command !== 'string' || entry.command === '') throw new UsageError(`${where} has neither "command" nor "url"`);
+  if (typeof entry.command !== 'string' || entry.command === '') throw new TargetError(`${where} has neither "command" nor "url"`);
   const args = entry.args === undefined ? [] : entry.args;
-  if (!Array.isArray(args)) throw new UsageError(`${where}: "args" must be an array`);
+  if (!Array.isArray(args)) throw new TargetError(`${where}: "args" must be an array`);
   const cwd = typeof entry.cwd === 'string' ? entry.cwd : undefined;
   return {
     kind: 'stdio',
@@ -83,18 +83,18 @@ function fromEntry(name: string, entry: ConfigEntry, file: string, o: TargetOpti
   };
 }
 
-/** Resolves a TARGET argument. Throws a UsageError that says what was tried. */
+/** Resolves a TARGET argument. Throws a TargetError that says what was tried. */
 export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
   const text = spec.trim();
-  if (text === '') throw new UsageError('the TARGET is empty: give a URL, a command line or a server name from a config');
+  if (text === '') throw new TargetError('the TARGET is empty: give a URL, a command line or a server name from a config');
   if (/^https?:\/\//i.test(text)) {
-    if (!URL.canParse(text)) throw new UsageError(`not a valid URL: ${text}`);
+    if (!URL.canParse(text)) throw new TargetError(`not a valid URL: ${text}`);
     return { kind: 'http', url: text, headers: { ...o.headers }, label: text };
   }
   // Any other `scheme://` would be run as a command and reported as "command not found". Two
   // letters at least: `C://` is a drive.
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(text);
-  if (scheme) throw new UsageError(`unsupported URL scheme ${scheme[1].toLowerCase()}: (use http:// or https://)`);
+  if (scheme) throw new TargetError(`unsupported URL scheme ${scheme[1].toLowerCase()}: (use http:// or https://)`);
   const cwd = o.cwd ?? process.cwd();
   const isName = !/\s/.test(text);
   const address = isName ? schemelessUrl(text, cwd) : undefined;
@@ -103,7 +103,7 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
     const servers = readConfig(file);
     if (isName && Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
     if (isName && address === undefined && !looksLikeCommand(text, cwd)) {
-      throw new UsageError(`no server named "${text}" in ${file} (it has: ${Object.keys(servers).join(', ') || 'none'})`);
+      throw new TargetError(`no server named "${text}" in ${file} (it has: ${Object.keys(servers).join(', ') || 'none'})`);
     }
   } else if (isName) {
     for (const file of configLocations(cwd, o.home ?? homedir())) {
@@ -117,9 +117,9 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
       if (Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
     }
   }
-  if (address !== undefined) throw new UsageError(`"${text}" is neither a URL nor a command: did you mean ${address}?`);
+  if (address !== undefined) throw new TargetError(`"${text}" is neither a URL nor a command: did you mean ${address}?`);
   const { env, rest } = takeEnvAssignments(splitCommandLine(text));
-  if (rest.length === 0) throw new UsageError(`"${text}" names no command to run`);
+  if (rest.length === 0) throw new TargetError(`"${text}" names no command to run`);
   const [command, ...args] = rest;
   // A bare script path runs with this node (and tsx for TypeScript, when present).
   if (/\.(m?js|cjs)$/.test(command) && existsSync(resolve(cwd, command))) {

@@ -1,6 +1,6 @@
 // Splits a command line the way a POSIX shell splits words, without running a shell: quotes and
 // backslash escapes are honoured; nothing is expanded ($VAR, globs, ~) and operators are refused.
-import { UsageError } from './args.js';
+import { TargetError } from './errors.js';
 
 const OPERATORS = new Set(['|', '||', '&', '&&', ';', '<', '>', '>>', '2>', '2>&1', '|&']);
 
@@ -19,7 +19,7 @@ export function splitCommandLine(line: string): string[] {
   const end = () => {
     if (!inWord) return;
     if (!quoted && OPERATORS.has(word)) {
-      throw new UsageError(
+      throw new TargetError(
         `"${word}" in a command line is a shell operator; mcpkit starts the command directly, without a shell (quote it to pass it as an argument)`,
       );
     }
@@ -35,7 +35,7 @@ export function splitCommandLine(line: string): string[] {
       i++;
     } else if (c === "'") {
       const close = line.indexOf("'", i + 1);
-      if (close < 0) throw new UsageError(`unterminated single quote in command line: ${line}`);
+      if (close < 0) throw new TargetError(`unterminated single quote in command line: ${line}`);
       word += line.slice(i + 1, close);
       inWord = quoted = true;
       i = close + 1;
@@ -43,7 +43,7 @@ export function splitCommandLine(line: string): string[] {
       inWord = quoted = true;
       i++;
       for (;;) {
-        if (i >= line.length) throw new UsageError(`unterminated double quote in command line: ${line}`);
+        if (i >= line.length) throw new TargetError(`unterminated double quote in command line: ${line}`);
         const d = line[i];
         if (d === '"') {
           i++;
@@ -58,7 +58,7 @@ export function splitCommandLine(line: string): string[] {
         i++;
       }
     } else if (c === '\\') {
-      if (i + 1 >= line.length) throw new UsageError(`command line ends with a lone backslash: ${line}`);
+      if (i + 1 >= line.length) throw new TargetError(`command line ends with a lone backslash: ${line}`);
       // Backslash-newline is a line continuation; any other escaped character is literal.
       if (line[i + 1] !== '\n') {
         word += line[i + 1];
