@@ -147,6 +147,11 @@ export class Server {
     return hooks;
   }
 
+  /** Whether an extension of this name is installed. */
+  hasExtension(name: string): boolean {
+    return this.hooks.has(name);
+  }
+
   /** Installed extensions' hooks, in installation order. */
   extensionHooks(): IterableIterator<ExtensionHooks> {
     return this.hooks.values();

@@ -15,6 +15,8 @@ import { cliLine } from '../self.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
+import { compose, type MessageMiddleware } from '../../engine/middleware.js';
+import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability, type Observability } from '../observability.js';
 import { HTTP_HELP, HTTP_OPTIONS, httpOptions, listeningText } from './serve.js';
 
 const MODERN: SendOptions = Object.freeze({ era: 'modern' });
@@ -38,7 +40,7 @@ Options:
   -e, --env KEY=VALUE      environment variable for COMMAND (repeatable; --http)
   --trace                  print the traffic on stderr
   --trace-file FILE        append the traffic to FILE as JSON lines
-${HTTP_HELP}
+${OBSERVABILITY_HELP}${HTTP_HELP}
 ${OAUTH_HELP}`;
 
 const FALLBACK = new Set([400, 404, 405]);
@@ -56,6 +58,7 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
     ...OAUTH_OPTIONS,
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
+    ...OBSERVABILITY_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
@@ -66,6 +69,7 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
   const traceFile = str(values, 'trace-file');
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
   const url = str(values, 'stdio-to-http');
+  const observed = await startObservability(values, 'mcpkit-bridge', io);
   if (url !== undefined) {
     if (flag(values, 'http') || command.length > 0 || positionals.length > 0) throw new UsageError('bridge --stdio-to-http URL takes no command');
     if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new UsageError(`bridge --stdio-to-http: not an http(s) URL: ${url}`);
@@ -73,7 +77,7 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
     // terminal: signing in through the browser is the default here, not only with --oauth.
     const oauth = await cliOAuth(url, { ...values, oauth: !flag(values, 'no-oauth') && !flag(values, 'client-credentials') }, status, io);
     const auth = oauth ? new OAuthClientAuth(url, oauth.auth) : undefined;
-    return stdioToHttp(url, headersFrom(strs(values, 'header')), status, tracer, auth, io);
+    return stdioToHttp(url, headersFrom(strs(values, 'header')), status, tracer, auth, io, observed);
   }
   if (flag(values, 'http')) {
     const cmd = command.length > 0 ? command : positionals;
@@ -85,8 +89,10 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
       proxy.server.use(tracer.middleware('server', 'http'));
       tracer.httpServer(running.httpServer);
     }
+    await observed.instrumentServer(proxy.server);
     const name = proxy.client.serverInfo?.name ?? 'bridged';
-    io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), false, cliLine(io.env)));
+    if (observed.json) observed.log('info', 'listening', { server: name, url: running.url });
+    else io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), false, cliLine(io.env)));
     // Runs until SIGINT/SIGTERM (exit 0) or until the stdio server exits (exit 1).
     return new Promise<number>((resolveCode) => {
       let unsubscribe = () => {};
@@ -97,6 +103,7 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
         void proxy
           .answered()
           .then(() => running.close())
+          .then(() => observed.shutdown())
           .finally(() => {
             unsubscribe();
             resolveCode(1);
@@ -104,10 +111,12 @@ export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> 
       });
       unsubscribe = io.onSignal(
         () =>
-          void Promise.allSettled([running.close(), proxy.close()]).finally(() => {
-            unsubscribe();
-            resolveCode(0);
-          }),
+          void Promise.allSettled([running.close(), proxy.close()])
+            .then(() => observed.shutdown())
+            .finally(() => {
+              unsubscribe();
+              resolveCode(0);
+            }),
       );
     });
   }
@@ -143,6 +152,7 @@ async function stdioToHttp(
   tracer: Tracer | undefined,
   auth: OAuthClientAuth | undefined,
   io: CliIo,
+  observed: Observability,
 ): Promise<number> {
   const stdio = new StdioServerTransport({ stdin: io.stdin, stdout: io.stdout });
   let finish!: (code: number) => void;
@@ -150,7 +160,8 @@ async function stdioToHttp(
   const traced = tracer?.fetch();
   // One sign-in for both transports (and the re-initializations after a lost session).
   const fetchFn = auth ? auth.wrap(traced ?? ((input, init) => fetch(input, init))).fetch : traced;
-  const trace = tracer?.middleware('client', 'http');
+  // The tracer nearest the wire (it shows messages as sent), then the OpenTelemetry client spans.
+  const middleware: MessageMiddleware[] = [...(tracer ? [tracer.middleware('client', 'http')] : []), ...(await observed.clientMiddleware('http', url))];
   /** Requests from the host not yet answered. */
   const open = new Set<RequestId>();
   let upstream: Transport = new StreamableHttpClientTransport({ url, headers, fetch: fetchFn });
@@ -167,7 +178,7 @@ async function stdioToHttp(
   const down = (m: JsonRpcMessage): void => {
     if (!('method' in m) && m.id !== null && m.id !== undefined) open.delete(m.id);
     const send = (x: JsonRpcMessage) => stdio.send(x);
-    void (trace?.incoming ? trace.incoming(m, send) : send(m)).catch(() => {});
+    void (middleware.length > 0 ? compose(middleware, 'incoming', send)(m) : send(m)).catch(() => {});
   };
   const reply = (id: RequestId, code: number, message: string) => {
     if (open.has(id)) down({ jsonrpc: '2.0', id, error: { code, message } });
@@ -210,7 +221,8 @@ async function stdioToHttp(
   };
   const up = (m: JsonRpcMessage) => {
     const o = optionsFor(m);
-    return trace?.outgoing ? trace.outgoing(m, (x) => upstream.send(x, o)) : upstream.send(m, o);
+    const send = (x: JsonRpcMessage) => upstream.send(x, o);
+    return middleware.length > 0 ? compose(middleware, 'outgoing', send)(m) : send(m);
   };
 
   /**
@@ -283,10 +295,13 @@ async function stdioToHttp(
   };
   stdio.onclose = () => {
     closing = true;
-    void upstream.close().finally(() => {
-      tracer?.close();
-      finish(0);
-    });
+    void upstream
+      .close()
+      .then(() => observed.shutdown())
+      .finally(() => {
+        tracer?.close();
+        finish(0);
+      });
   };
   await stdio.start();
   if (io.stderr.isTTY) status.print(status.style.dim(`mcpkit bridge: stdio ⇄ ${url}`));

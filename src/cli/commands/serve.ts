@@ -18,6 +18,7 @@ import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
 import { superviseWatch, WATCHED_ENV } from '../watch.js';
+import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability } from '../observability.js';
 
 export const HTTP_OPTIONS: OptionSpecs = {
   port: { type: 'string', short: 'p' },
@@ -58,7 +59,7 @@ Options:
   --trace                  print every message on stderr (over HTTP also each request: method,
                            path, status, MCP headers)
   --trace-file FILE        append the same to FILE as JSON lines
-${HTTP_HELP}`;
+${OBSERVABILITY_HELP}${HTTP_HELP}`;
 
 type Values = ReturnType<typeof parse>['values'];
 
@@ -126,6 +127,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
     skills: { type: 'string' },
+    ...OBSERVABILITY_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
@@ -162,6 +164,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
   if (tracer) low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
   const name = low.info.name;
+  const observed = await startObservability(values, name, io);
+  await observed.instrumentServer(low);
   if (stdio) {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
     // Under --watch this is the supervised child: the host should start the supervisor.
@@ -172,7 +176,9 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: entry } })}`);
     }
     // Done when the client closes our stdin.
-    return new Promise<number>((r) => session.onClose(() => r(0)));
+    await new Promise<void>((r) => session.onClose(() => r()));
+    await observed.shutdown();
+    return 0;
   }
   if (options && !isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate) {
     status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use the server.`));
@@ -189,17 +195,21 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     throw err;
   }
   tracer?.httpServer(running.httpServer);
-  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env), card));
+  if (observed.json) observed.log('info', 'listening', { server: name, url: running.url });
+  else io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env), card));
   // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
   return new Promise<number>((resolveCode) => {
     let stopping = false;
     const unsubscribe = io.onSignal(() => {
       if (stopping) return resolveCode(130);
       stopping = true;
-      void running.close().finally(() => {
-        unsubscribe();
-        resolveCode(0);
-      });
+      void running
+        .close()
+        .then(() => observed.shutdown())
+        .finally(() => {
+          unsubscribe();
+          resolveCode(0);
+        });
     });
   });
 }
