@@ -1,6 +1,7 @@
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import type { TransportKind } from '../engine/transport.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
 import type {
   CacheScope,
   ClientCapabilities,
@@ -92,6 +93,12 @@ export interface ExtensionHooks {
    * reads it (tracing). Observers of several extensions nest in installation order.
    */
   observe?: RequestObserver;
+  /**
+   * Message middleware for each new handshake-era session (its own instance per connection:
+   * request ids are per connection). Sees what `observe` does not: the requests the server
+   * sends its client, notifications both ways.
+   */
+  sessionMiddleware?(): MessageMiddleware;
   /** Server shutdown: runs before listen streams end and transports close. */
   close?(): Promise<void> | void;
 }

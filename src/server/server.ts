@@ -86,6 +86,8 @@ export class Server {
   readonly identityOf: () => ServerIdentity = () => this.identity();
   /** What every session's engine is built with (the middleware list is snapshotted by each engine). */
   readonly peerOptions: PeerOptions;
+  /** Extensions' per-session message middleware factories; undefined (the usual case) costs one check per session. */
+  sessionMiddleware: (() => MessageMiddleware)[] | undefined;
 
   constructor(options: ServerOptions) {
     const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, extensions, bus, ...info } = options;
@@ -139,6 +141,7 @@ export class Server {
     };
     const hooks = extension.setup(api) ?? {};
     this.hooks.set(name, hooks);
+    if (hooks.sessionMiddleware !== undefined) (this.sessionMiddleware ??= []).push(hooks.sessionMiddleware.bind(hooks));
     const observe = hooks.observe;
     if (observe !== undefined) {
       const outer = this.observer;

@@ -28,7 +28,12 @@ export class ServerSession implements PeerHandlers, Session {
     this.server = server;
     this.era = new HandshakeServerEra(server.identityOf);
     // The session is the engine's handler itself: no handler object and closures per connection.
-    this.peer = new Peer(transport, this, server.peerOptions);
+    const own = server.sessionMiddleware;
+    this.peer = new Peer(
+      transport,
+      this,
+      own === undefined ? server.peerOptions : { ...server.peerOptions, middleware: [...server.messageMiddleware, ...own.map((make) => make())] },
+    );
   }
 
   /** Resource URIs this client subscribed to. */

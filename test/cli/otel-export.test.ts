@@ -174,7 +174,12 @@ test('--log-format takes text or json only', async () => {
 
 test('bridge --stdio-to-http and serve export one trace: the bridge CLIENT span is the parent of the SERVER span', async () => {
   const receiver = await otlpReceiver();
-  const otlp = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_METRICS_EXPORTER: 'none' };
+  const otlp = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_METRICS_EXPORTER: 'none',
+  };
   const served = await serveJson(['--port', '0', '--log-format', 'json'], cleanEnv({ ...otlp, OTEL_SERVICE_NAME: 'the-server' }));
   const env = cleanEnv({ ...otlp, OTEL_SERVICE_NAME: 'the-bridge' });
   const client = new McpClient({ name: 'host', version: '1.0.0', era: 'handshake' });

@@ -19,6 +19,8 @@ import type { HttpHeaders } from '../../engine/transport.js';
 import type { InboundRequest } from '../../engine/inbound.js';
 import { META } from '../../protocol/modern.js';
 import type { ObservedConnection, RequestObserver, ServerExtension } from '../../server/extension.js';
+import type { MessageMiddleware } from '../../engine/middleware.js';
+import { messageSpans } from './messages.js';
 import {
   ATTR,
   CANCELLED,
@@ -69,9 +71,26 @@ export function otel(options: OtelOptions = {}): ServerExtension {
   return {
     name: 'mcpkit/otel',
     setup() {
-      return { observe: serverObserver(options) };
+      return { observe: serverObserver(options), sessionMiddleware: sessionSpans(options) };
     },
   };
+}
+
+/**
+ * Per handshake-era session: CLIENT spans for the requests the server sends its client
+ * (sampling, elicitation, roots), with their context in `params._meta`, and spans for
+ * notifications both ways. The requests it serves are the observer's.
+ */
+function sessionSpans(o: OtelOptions): () => MessageMiddleware {
+  const tracer = (o.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION);
+  const meter = (o.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION);
+  const sent = meter.createHistogram(METRIC.clientOperation, {
+    unit: 's',
+    description: 'MCP request duration as observed on the sender, from sending until the answer arrives',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const uriInName = o.resourceUriInSpanName === true;
+  return () => messageSpans({ tracer, propagator: o.propagator, sent, served: undefined, common: {}, peer: {}, uriInName });
 }
 
 function serverObserver(o: OtelOptions): RequestObserver {
