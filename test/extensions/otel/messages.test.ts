@@ -26,7 +26,8 @@ test('a sampling request from a tool: server CLIENT span under the tools/call sp
   const s = new McpServer({ name: 'traced', version: '1.0.0', extensions: [otel(t.options)], onerror: () => {} });
   s.tool('ask', async (_args, ctx) => {
     const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hello?' } }], maxTokens: 10 });
-    return answer.content.type === 'text' ? answer.content.text : '';
+    const block = Array.isArray(answer.content) ? answer.content[0] : answer.content;
+    return block?.type === 'text' ? block.text : '';
   });
   const running = await serve(s, { port: 0 });
   const client = new McpClient({
