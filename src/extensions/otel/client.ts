@@ -1,7 +1,7 @@
 import { metrics, trace, type Attributes } from '@opentelemetry/api';
 import type { MessageMiddleware } from '../../engine/middleware.js';
 import type { TransportKind } from '../../engine/transport.js';
-import { INSTRUMENTATION, type OtelOptions } from './server.js';
+import { INSTRUMENTATION, offWhen, type OtelOptions } from './server.js';
 import { messageSpans } from './messages.js';
 import { ATTR, DURATION_BUCKETS, METRIC, networkAttributes } from './semconv.js';
 
@@ -53,5 +53,6 @@ export function otelClient(options: OtelClientOptions = {}): MessageMiddleware {
     common: network,
     peer: server,
     uriInName,
+    off: offWhen(meter, options.tracerProvider),
   });
 }

@@ -32,6 +32,8 @@ export interface MessageSpanOptions {
   /** The peer's address (a client's server): on the spans and samples of requests sent. */
   peer: Attributes;
   uriInName: boolean;
+  /** True while nothing would be recorded (no SDK): every message passes untouched. */
+  off: () => boolean;
 }
 
 interface Flight {
@@ -98,6 +100,7 @@ export function messageSpans(o: MessageSpanOptions): MessageMiddleware {
 
   return {
     outgoing(m, next) {
+      if (o.off()) return next(m);
       if (!('method' in m)) {
         // Our answer to a request we served: its span ends.
         const id = (m as { id?: RequestId }).id;
@@ -143,6 +146,7 @@ export function messageSpans(o: MessageSpanOptions): MessageMiddleware {
       });
     },
     incoming(m, next) {
+      if (o.off()) return next(m);
       if (!('method' in m)) {
         const id = (m as { id?: RequestId }).id;
         const f = id === undefined || id === null ? undefined : sent.get(id);

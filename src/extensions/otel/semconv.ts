@@ -1,5 +1,5 @@
-import type { Attributes, Span, TextMapGetter } from '@opentelemetry/api';
-import { SpanStatusCode } from '@opentelemetry/api';
+import type { Attributes, Meter, Span, TextMapGetter, TracerProvider } from '@opentelemetry/api';
+import { createNoopMeter, ProxyTracerProvider, SpanStatusCode } from '@opentelemetry/api';
 import { LocalError, McpError, toErrorObject } from '../../jsonrpc/errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { TransportKind } from '../../engine/transport.js';
@@ -124,4 +124,23 @@ export function isObject(v: unknown): v is JsonObject {
 
 export function seconds(startMs: number): number {
   return (performance.now() - startMs) / 1000;
+}
+
+// With the API installed and no SDK registered, every span and sample is thrown away: building
+// their attributes is all the cost, so it is skipped. Told by the classes the API uses for "none".
+const NOOP_METER = createNoopMeter().constructor;
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate().constructor;
+
+/** A meter that records nothing (no meter provider registered when it was made). */
+export function isNoopMeter(meter: Meter): boolean {
+  return meter.constructor === NOOP_METER;
+}
+
+/**
+ * Whether spans of `provider` would record nothing now: the global proxy with no SDK behind it
+ * (yet: an SDK registered later counts from then on), or the no-op provider itself.
+ */
+export function tracingOff(provider: TracerProvider): boolean {
+  const p = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+  return p.constructor === NOOP_TRACER_PROVIDER;
 }

@@ -8,6 +8,7 @@ import {
   type Attributes,
   type Context,
   type Link,
+  type Meter,
   type MeterProvider,
   type Span,
   type TextMapGetter,
@@ -26,6 +27,7 @@ import {
   CANCELLED,
   DURATION_BUCKETS,
   fail,
+  isNoopMeter,
   isObject,
   metaGetter,
   METRIC,
@@ -34,6 +36,7 @@ import {
   seconds,
   targetOf,
   thrownFailure,
+  tracingOff,
   type Failure,
 } from './semconv.js';
 
@@ -90,7 +93,14 @@ function sessionSpans(o: OtelOptions): () => MessageMiddleware {
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
   const uriInName = o.resourceUriInSpanName === true;
-  return () => messageSpans({ tracer, propagator: o.propagator, sent, served: undefined, common: {}, peer: {}, uriInName });
+  const off = offWhen(meter, o.tracerProvider);
+  return () => messageSpans({ tracer, propagator: o.propagator, sent, served: undefined, common: {}, peer: {}, uriInName, off });
+}
+
+/** When spans and samples would all be thrown away (no SDK), for the middleware to step aside. */
+export function offWhen(meter: Meter, provider: TracerProvider | undefined): () => boolean {
+  if (!isNoopMeter(meter)) return () => false;
+  return () => tracingOff(provider ?? trace.getTracerProvider());
 }
 
 function serverObserver(o: OtelOptions): RequestObserver {
@@ -129,7 +139,9 @@ function serverObserver(o: OtelOptions): RequestObserver {
     });
   };
 
+  const meterOff = isNoopMeter(meter);
   return (req, inbound, conn, next) => {
+    if (meterOff && tracingOff(o.tracerProvider ?? trace.getTracerProvider())) return next();
     const start = performance.now();
     const params = req.params;
     const { name, attrs: metricAttrs } = targetOf(req.method, params, uriInName);
