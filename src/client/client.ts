@@ -12,6 +12,7 @@ import {
   type ServerCapabilities,
   type SubscriptionFilter,
 } from '../protocol/types.js';
+import { APPS_EXTENSION, appsCapability } from '../protocol/apps.js';
 import { declaresTasks, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
 import { isHandshakeVersion } from '../protocol/versions.js';
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
@@ -119,7 +120,9 @@ export class McpClient extends ServerCalls {
    * needs only the server's capability.
    */
   private handshakeCapabilities(): ClientCapabilities {
-    return this.inputs.capabilities(this.options.capabilities, this.options.elicitationUrl);
+    const caps = this.inputs.capabilities(this.options.capabilities, this.options.elicitationUrl);
+    if (this.options.apps && caps.extensions?.[APPS_EXTENSION] === undefined) caps.extensions = { ...caps.extensions, [APPS_EXTENSION]: appsCapability() };
+    return caps;
   }
 
   /**

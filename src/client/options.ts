@@ -56,6 +56,14 @@ export interface ClientOptions extends Implementation {
    */
   tasks?: boolean | TaskOptions;
   /**
+   * Declare MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865) with `mimeTypes:
+   * ["text/html;profile=mcp-app"]`, at `initialize` and in every 2026-07-28 request: servers
+   * then list their app tools with `_meta.ui` and their `ui://` resources. Only for a host that
+   * renders them (see mcpkit/client `modelTools`, `readAppResource`). Default off. Declaring the
+   * extension yourself under `capabilities.extensions` works the same.
+   */
+  apps?: boolean;
+  /**
    * 2026-07-28: keep list and resources/read results for as long as their `ttlMs`/`cacheScope`
    * hints allow (private ones per credential). Default true; false always asks the server.
    */

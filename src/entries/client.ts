@@ -27,6 +27,30 @@ export {
   type SkillFileContent,
   type ReadSkillFileOptions,
 } from '../client/skills.js';
+export {
+  modelTools,
+  appTools,
+  appResourceUri,
+  readAppResource,
+  fingerprintAppResource,
+  AppApprovals,
+  AppResourceError,
+  type AppsClient,
+  type AppResourceContent,
+  type ApprovalStatus,
+  type ReadAppResourceOptions,
+} from '../client/apps.js';
+export {
+  APPS_EXTENSION,
+  APP_MIME_TYPE,
+  LEGACY_RESOURCE_URI_KEY,
+  toolUi,
+  type AppVisibility,
+  type AppToolUi,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceUi,
+} from '../protocol/apps.js';
 export { TaskCancelledError, type TaskOptions } from '../client/tasks.js';
 export {
   TASKS_EXTENSION,

@@ -161,6 +161,25 @@ export {
   type SkillEntry,
   type FrontmatterParser,
 } from '../extensions/skills/extension.js';
+export {
+  apps,
+  clientSupportsApps,
+  type AppsOptions,
+  type AppResource,
+  type AppHtml,
+  type AppToolOptions,
+} from '../extensions/apps/extension.js';
+export {
+  APPS_EXTENSION,
+  APP_MIME_TYPE,
+  LEGACY_RESOURCE_URI_KEY,
+  type AppVisibility,
+  type AppToolUi,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceUi,
+  toolUi,
+} from '../protocol/apps.js';
 export type {
   ServerExtension,
   ExtensionApi,
@@ -208,6 +227,19 @@ export {
   type SkillFileContent,
   type ReadSkillFileOptions,
 } from '../client/skills.js';
+export {
+  modelTools,
+  appTools,
+  appResourceUri,
+  readAppResource,
+  fingerprintAppResource,
+  AppApprovals,
+  AppResourceError,
+  type AppsClient,
+  type AppResourceContent,
+  type ApprovalStatus,
+  type ReadAppResourceOptions,
+} from '../client/apps.js';
 export { TaskCancelledError, type TaskOptions } from '../client/tasks.js';
 export { connectHttp, type ConnectHttpResult, type ConnectHttpTransportOptions } from '../client/connect-http.js';
 export {

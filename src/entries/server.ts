@@ -36,6 +36,24 @@ export {
   type SkillEntry,
   type FrontmatterParser,
 } from '../extensions/skills/extension.js';
+export {
+  apps,
+  clientSupportsApps,
+  type AppsOptions,
+  type AppResource,
+  type AppHtml,
+  type AppToolOptions,
+} from '../extensions/apps/extension.js';
+export {
+  APPS_EXTENSION,
+  APP_MIME_TYPE,
+  LEGACY_RESOURCE_URI_KEY,
+  type AppVisibility,
+  type AppToolUi,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceUi,
+} from '../protocol/apps.js';
 export type {
   ServerExtension,
   ExtensionApi,

@@ -131,8 +131,12 @@ export interface ListenRequest {
 
 /** An extension's part in one tool. */
 export interface ToolHook {
-  /** The tool as `tools/list` shows it to this request; return `wire` itself when unchanged. */
-  list?(wire: Tool, ctx: RequestContext): Tool;
+  /**
+   * The tool as `tools/list` shows it to this request; return `wire` itself when unchanged, or
+   * undefined to leave it out of this request's list (an MCP Apps tool only an app may call,
+   * listed to a client that cannot run apps).
+   */
+  list?(wire: Tool, ctx: RequestContext): Tool | undefined;
   /** Wraps `tools/call`; `next(ctx)` validates the arguments and runs the handler with that context. */
   call?(params: JsonObject | undefined, ctx: RequestContext, next: (ctx: RequestContext) => Promise<JsonObject> | JsonObject): Promise<JsonObject> | JsonObject;
   /** An `McpError` thrown by the handler is a protocol error, never an `isError` result. */

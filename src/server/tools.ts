@@ -144,7 +144,12 @@ export class ToolRegistry {
 
   list(params: JsonObject | undefined, ctx: RequestContext): JsonObject {
     const { page, nextCursor } = paginate(this.registry.list(), params?.cursor, this.pageSize());
-    const tools = page.map((t) => listed(t, ctx));
+    const tools: Tool[] = [];
+    for (const t of page) {
+      const wire = listed(t, ctx);
+      if (wire !== undefined) tools.push(wire);
+    }
+    // A page may come out shorter than the page size: the cursor still points past it.
     return nextCursor === undefined ? { tools } : { tools, nextCursor };
   }
 
@@ -162,10 +167,14 @@ export class ToolRegistry {
   }
 }
 
-/** The tool as tools/list shows it to this request (extensions may add fields per era). */
-function listed(tool: ToolDefinition, ctx: RequestContext): Tool {
-  let wire = tool.wire;
-  for (const h of tool.hooks) if (h.list !== undefined) wire = h.list(wire, ctx);
+/** The tool as tools/list shows it to this request (extensions may add fields per era, or hide it). */
+function listed(tool: ToolDefinition, ctx: RequestContext): Tool | undefined {
+  let wire: Tool | undefined = tool.wire;
+  for (const h of tool.hooks) {
+    if (h.list === undefined) continue;
+    wire = h.list(wire, ctx);
+    if (wire === undefined) return undefined;
+  }
   return wire;
 }
 
