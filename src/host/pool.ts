@@ -64,6 +64,8 @@ export class ServerPool implements ToolSource {
   private readonly cwd: string;
   private readonly roots: Root[];
   private closed = false;
+  /** While `start()` makes the first attempts: servers changed meanwhile, named together at the end. */
+  private held: Set<string> | undefined;
 
   constructor(private readonly options: PoolOptions = {}) {
     this.cwd = options.cwd ?? process.cwd();
@@ -102,7 +104,14 @@ export class ServerPool implements ToolSource {
    * first attempt (failures are reported as `failed` events and retried); never rejects.
    */
   async start(): Promise<void> {
-    await Promise.all([...this.links.values()].filter((l) => l.def.settings.enabled !== false).map((l) => l.start()));
+    // Named once all first attempts are in, so the names do not depend on who answered first.
+    const held = (this.held ??= new Set());
+    try {
+      await Promise.all([...this.links.values()].filter((l) => l.def.settings.enabled !== false).map((l) => l.start()));
+    } finally {
+      if (this.held === held) this.held = undefined;
+    }
+    if (held.size > 0) this.rename([...held]);
   }
 
   /** Adds a server and makes its first attempt. */
@@ -255,6 +264,12 @@ export class ServerPool implements ToolSource {
   /** A server's tools or availability changed: name everything again, tell whoever listens. */
   private changed(link: ServerLink): void {
     if (this.closed) return;
+    if (this.held) this.held.add(link.name);
+    else this.rename([link.name]);
+  }
+
+  private rename(servers: string[]): void {
+    if (this.closed) return;
     const entries: ToolEntry[] = [];
     for (const l of this.links.values()) {
       if (!l.listed || l.state === 'closed') continue;
@@ -267,7 +282,7 @@ export class ServerPool implements ToolSource {
     const fingerprint = JSON.stringify(this.list);
     if (fingerprint === this.fingerprint) return;
     this.fingerprint = fingerprint;
-    this.emit({ type: 'toolsChanged', server: link.name });
+    for (const server of servers) this.emit({ type: 'toolsChanged', server });
     for (const l of this.changeListeners) {
       try {
         l();
