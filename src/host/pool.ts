@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ClientOptions, McpClient } from '../client/client.js';
 import { systemClock, type Clock } from '../engine/clock.js';
-import { LocalError } from '../jsonrpc/errors.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { CallToolResult, Root, Tool } from '../protocol/types.js';
 import { ServerUnavailableError, TargetError, UnknownToolError } from './errors.js';
 import { NameRegistry } from './names.js';
@@ -201,6 +201,11 @@ export class ServerPool implements ToolSource {
         const why = err instanceof Error ? err.message : String(err);
         const next = link.restartable && link.state !== 'closed' ? '; it is being reconnected' : '';
         throw new ServerUnavailableError(t.server, tool, `Server "${t.server}" was lost during the call to "${tool}": ${why}${next}`, { cause: err });
+      }
+      // Not an answer of the server nor a local decision (timeout, abort): the transport could
+      // not reach it (HTTP: refused, reset, a 5xx). The call may be tried again; it is not here.
+      if (!(err instanceof McpError) && !(err instanceof LocalError) && err instanceof Error) {
+        throw new ServerUnavailableError(t.server, tool, `Cannot reach server "${t.server}" for "${tool}": ${err.message}`, { cause: err });
       }
       throw err;
     }

@@ -259,13 +259,10 @@ export class ServerLink {
     this.pid = undefined;
     this.lastError = reason ?? new Error('the connection closed');
     this.host.emit({ type: 'closed', server: this.name, error: reason });
-    if (!this.restartable) {
-      this.state = 'failed';
-      this.host.changed(this);
-      return;
-    }
     this.state = 'failed';
-    this.schedule(this.delay(0), true);
+    // Gone for good: its tools are withdrawn. Otherwise they stay listed while it reconnects.
+    if (!this.restartable) this.listed = false;
+    else this.schedule(this.delay(0), true);
     this.host.changed(this);
   }
 
