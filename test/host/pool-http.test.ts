@@ -4,6 +4,7 @@
 // keeping a call past its timeout (ManualClock), and cancellation reaching the server's handler.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RequestContext } from '../../src/server/context.js';
@@ -33,6 +34,7 @@ async function start(): Promise<Fixture> {
     const content = sampled.content as { type: string; text?: string };
     return `${content.text} / ${named.action}:${(named.content as { name?: string } | undefined)?.name}`;
   });
+  mcp.tool('roots', { description: 'Lists the client roots' }, async (_args, ctx) => (await ctx.roots()).map((r) => r.uri).join(' '));
   // Waits for the test to release it (or for cancellation): the test drives its progress.
   mcp.tool('slow', { description: 'Runs until released' }, (_args, ctx) => {
     const release = deferred<string>();
@@ -65,7 +67,7 @@ test('both eras over HTTP: tools listed and prefixed on clash; a tool added at r
     assert.equal(p.server('mo')?.era, 'modern');
     assert.deepEqual(
       p.tools().map((t) => t.name),
-      ['hs_ask', 'hs_echo', 'hs_slow', 'mo_ask', 'mo_echo', 'mo_slow'],
+      ['hs_ask', 'hs_echo', 'hs_roots', 'hs_slow', 'mo_ask', 'mo_echo', 'mo_roots', 'mo_slow'],
     );
     assert.equal(text(await p.call('mo_echo', { text: 'modern' })), 'modern');
     assert.equal(text(await p.call('hs_echo', { text: 'handshake' })), 'handshake');
@@ -105,7 +107,8 @@ test('sampling and elicitation reach the host with the name of the server asking
     assert.ok(asked.includes('sampling:hs:50') && asked.includes('elicitation:hs:Your name?'), asked.join(' '));
     assert.ok(asked.includes('sampling:mo:50') && asked.includes('elicitation:mo:Your name?'), asked.join(' '));
     // The roots every client offers: the working directory.
-    assert.equal(p.client('hs')?.options.roots?.[0]?.uri, new URL(`file://${process.cwd()}/`).href.replace(/\/$/, ''));
+    assert.equal(text(await p.call('hs_roots', {})), pathToFileURL(process.cwd()).href);
+    assert.equal(text(await p.call('mo_roots', {})), pathToFileURL(process.cwd()).href);
   } finally {
     await p.close();
     await f.running.close();

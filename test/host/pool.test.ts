@@ -69,7 +69,8 @@ test('an mcpkit and an official-SDK stdio server: a clashing tool is prefixed, t
     const connected = events.filter((e): e is PoolEventOf<'connected'> => e.type === 'connected');
     assert.deepEqual(connected.map((e) => e.server).sort(), ['local', 'official']);
     assert.equal(connected.find((e) => e.server === 'official')?.era, 'handshake');
-    assert.equal(connected.find((e) => e.server === 'local')?.era, 'modern');
+    // (local's era is not asserted: on a loaded machine its start may outlast the 3 s era probe,
+    // and the handshake it then falls back to is as good.)
     assert.equal(connected.find((e) => e.server === 'local')?.tools, 3, 'echo, pid, grow: counted before filtering');
     assert.equal(pool.server('local')?.tools, 2);
   } finally {
@@ -193,11 +194,13 @@ test('a stdio server killed mid-session: the call in flight fails naming the ser
 });
 
 test('a tool added at runtime (list_changed over stdio, 2026-07-28 listen) is offered under a stable name; close() kills every child', async () => {
-  const pool = new ServerPool({ servers: { s: fixture('grow-stdio') } });
+  // Pinned: under 'auto' a slow start may outlast the era probe and land in the handshake era.
+  const pool = new ServerPool({ servers: { s: { ...fixture('grow-stdio'), era: 'modern' } } });
   let pid: number | undefined;
   try {
     await pool.start();
     pid = pool.server('s')?.pid;
+    assert.equal(pool.server('s')?.era, 'modern');
     assert.ok(pid && alive(pid));
     const before = pool.tools().map((t) => t.name);
     const changed = new Promise<void>((resolve) => pool.onChange(resolve));
