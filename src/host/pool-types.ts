@@ -89,6 +89,7 @@ export type ServerState = 'connecting' | 'connected' | 'failed' | 'closed';
 
 export type PoolEvent =
   | { type: 'connecting'; server: string; attempt: number }
+  /** `tools`: how many of its tools are offered (after allow/deny). */
   | { type: 'connected'; server: string; era: 'modern' | 'handshake'; protocolVersion: string | undefined; tools: number }
   /** An attempt failed; `retryInMs` is undefined when no retry follows (attempts exhausted, or the server cannot be restarted). */
   | { type: 'failed'; server: string; error: Error; retryInMs: number | undefined }

@@ -12,7 +12,6 @@ import { NameRegistry } from './names.js';
 import { serverDefs, type ServerDef } from './pool-config.js';
 import type { PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, ServerState } from './pool-types.js';
 import { ServerLink, type LinkHost } from './server-link.js';
-import { toolFilter } from './tool-filter.js';
 import type { HostCallOptions, HostTool, ToolSource } from './tool-source.js';
 
 export type { PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, ServerState } from './pool-types.js';
@@ -278,8 +277,7 @@ export class ServerPool implements ToolSource {
     const entries: ToolEntry[] = [];
     for (const l of this.links.values()) {
       if (!l.listed || l.state === 'closed') continue;
-      const keep = toolFilter(l.def.settings.allow, l.def.settings.deny);
-      for (const tool of l.tools) if (keep(tool.name)) entries.push({ server: l.name, name: tool.name, tool });
+      for (const tool of l.tools) if (l.offers(tool.name)) entries.push({ server: l.name, name: tool.name, tool });
     }
     const named = this.registry.update(entries);
     this.list = named.map(({ name, entry }) => ({ name, server: entry.server, tool: entry.tool }));

@@ -13,6 +13,7 @@ import { defaultEnvironment } from '../transports/stdio/process.js';
 import { ServerUnavailableError } from './errors.js';
 import type { ServerDef } from './pool-config.js';
 import type { PoolEvent, ServerState } from './pool-types.js';
+import { toolFilter } from './tool-filter.js';
 
 /** What a link needs from its pool. */
 export interface LinkHost {
@@ -43,6 +44,8 @@ export class ServerLink {
   retryAt: number | undefined;
   /** The stdio child's process id while connected. */
   pid: number | undefined;
+  /** The server's allow/deny lists, as a predicate over its tool names. */
+  readonly offers: (tool: string) => boolean;
   /** Incremented per connection: callbacks of an old one are ignored. */
   generation = 0;
   private failures = 0;
@@ -60,7 +63,9 @@ export class ServerLink {
   constructor(
     readonly def: ServerDef,
     private readonly host: LinkHost,
-  ) {}
+  ) {
+    this.offers = toolFilter(def.settings.allow, def.settings.deny);
+  }
 
   get name(): string {
     return this.def.name;
@@ -154,7 +159,13 @@ export class ServerLink {
     this.failures = 0;
     this.lastError = undefined;
     this.state = 'connected';
-    this.host.emit({ type: 'connected', server: this.name, era: client.era ?? 'handshake', protocolVersion: client.protocolVersion, tools: this.tools.length });
+    this.host.emit({
+      type: 'connected',
+      server: this.name,
+      era: client.era ?? 'handshake',
+      protocolVersion: client.protocolVersion,
+      tools: this.tools.filter((t) => this.offers(t.name)).length,
+    });
     this.host.changed(this);
   }
 
