@@ -49,7 +49,7 @@ test('an mcpkit and an official-SDK stdio server: a clashing tool is prefixed, t
   const events: PoolEvent[] = [];
   const pool = new ServerPool({
     servers: {
-      local: { ...fixture('clash'), deny: ['grow'] },
+      local: { ...fixture('clash'), deny: ['grow', 'w*'] },
       official: { command: process.execPath, args: ['--import', 'tsx', OFFICIAL], cwd: ROOT, allow: ['echo', 'add', 'c*'] },
     },
     onEvent: (e) => events.push(e),
@@ -71,7 +71,7 @@ test('an mcpkit and an official-SDK stdio server: a clashing tool is prefixed, t
     assert.equal(connected.find((e) => e.server === 'official')?.era, 'handshake');
     // (local's era is not asserted: on a loaded machine its start may outlast the 3 s era probe,
     // and the handshake it then falls back to is as good.)
-    assert.equal(connected.find((e) => e.server === 'local')?.tools, 2, 'echo and pid: grow is denied');
+    assert.equal(connected.find((e) => e.server === 'local')?.tools, 2, 'echo and pid: grow and wait are denied');
     assert.equal(pool.server('local')?.tools, 2);
   } finally {
     await pool.close();
@@ -138,7 +138,7 @@ test('a server that fails to start is reported and retried on the clock while th
     // Both offer echo and pid now: the newcomer's are prefixed, those already in use keep their names.
     assert.deepEqual(
       pool.tools().map((t) => t.name),
-      ['echo', 'grow', 'late_echo', 'late_grow', 'late_pid', 'pid'],
+      ['echo', 'grow', 'late_echo', 'late_grow', 'late_pid', 'late_wait', 'pid', 'wait'],
     );
     assert.equal(pool.resolve('echo')?.server, 'ok');
     assert.equal(text(await pool.call('late_echo', { text: 'up' })), 'up');
@@ -159,24 +159,23 @@ test('a stdio server killed mid-session: the call in flight fails naming the ser
     pool.onChange(() => changes.push(pool.tools().length));
     const closed = next(pool, 'closed');
     const reconnecting = next(pool, 'reconnecting');
-    // A call that never ends on its own: `grow` of a tool... instead a call racing the kill.
-    const inflight = pool.call('echo', { text: 'x'.repeat(10) });
+    // A call in flight: the server has started it (its progress came) when it is killed.
+    let running: () => void = () => {};
+    const started = new Promise<void>((resolve) => (running = resolve));
+    const inflight = pool.call('wait', {}, { onprogress: () => running() });
+    await within(started, 'the call to start on the server');
     process.kill(first, 'SIGKILL');
-    // It either got its answer before the kill, or it fails naming the server.
-    await inflight.then(
-      (r) => assert.equal(text(r), 'x'.repeat(10)),
-      (err: unknown) => {
-        assert.ok(err instanceof ServerUnavailableError, String(err));
-        assert.match(err.message, /Server "solo" was lost during the call to "echo"/);
-      },
-    );
+    const err = await inflight.catch((e: unknown) => e);
+    assert.ok(err instanceof ServerUnavailableError, String(err));
+    assert.equal(err.server, 'solo');
+    assert.match(err.message, /^Server "solo" was lost during the call to "wait": .*; it is being reconnected$/);
     const c = await closed;
     assert.equal(c.server, 'solo');
     assert.equal((await reconnecting).inMs, 500);
     // While down: the tools stay listed (names keep their meaning), calls fail at once, clearly.
     assert.deepEqual(
       pool.tools().map((t) => t.name),
-      ['echo', 'grow', 'pid'],
+      ['echo', 'grow', 'pid', 'wait'],
     );
     const down = await pool.call('pid', {}).catch((e: unknown) => e);
     assert.ok(down instanceof ServerUnavailableError);
@@ -230,7 +229,7 @@ test('config: a file of mcpServers with disabled entries and bad values', async 
     assert.equal(pool.server('off')?.state, 'closed');
     assert.deepEqual(
       pool.tools().map((t) => t.server),
-      ['on', 'on', 'on'],
+      ['on', 'on', 'on', 'on'],
     );
   } finally {
     await pool.close();
