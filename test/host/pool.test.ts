@@ -182,8 +182,11 @@ test('a stdio server killed mid-session: the call in flight fails naming the ser
     assert.match(down.message, /Cannot call "pid": server "solo" is not connected .*; retrying in 500 ms/);
     const up = next(pool, 'connected');
     clock.advance(500);
+    // The attempt is under way: a call now waits for it instead of failing.
+    assert.equal(pool.server('solo')?.state, 'connecting');
+    const during = pool.call('pid', {});
     await up;
-    const second = Number(text(await pool.call('pid', {})));
+    const second = Number(text(await during));
     assert.notEqual(second, first);
     assert.equal(alive(first), false);
     assert.deepEqual(changes, [], 'same tools, same names: nothing changed for the model');
@@ -221,7 +224,7 @@ test('a tool added at runtime (list_changed over stdio, 2026-07-28 listen) is of
 test('config: a file of mcpServers with disabled entries and bad values', async () => {
   const dir = tempDir('pool-config');
   const file = join(dir, 'mcp.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { on: fixture('cfg'), off: { ...fixture('cfg-off'), disabled: true } } }));
+  writeFileSync(file, JSON.stringify({ mcpServers: { on: { ...fixture('cfg'), prefix: 'always' }, off: { ...fixture('cfg-off'), disabled: true } } }));
   const pool = new ServerPool({ config: file });
   try {
     await pool.start();
@@ -230,6 +233,10 @@ test('config: a file of mcpServers with disabled entries and bad values', async 
     assert.deepEqual(
       pool.tools().map((t) => t.server),
       ['on', 'on', 'on', 'on'],
+    );
+    assert.deepEqual(
+      pool.tools().map((t) => t.name),
+      ['on_echo', 'on_grow', 'on_pid', 'on_wait'],
     );
   } finally {
     await pool.close();
