@@ -10,3 +10,29 @@ export class TargetError extends Error {
     this.name = 'TargetError';
   }
 }
+
+/**
+ * A tool call that could not be made or answered because its server is not there: not
+ * connected (starting, failed, reconnecting), or lost while the call was in flight. The
+ * message names the server and says why; `server` and `tool` say it to code.
+ */
+export class ServerUnavailableError extends Error {
+  readonly server: string;
+  readonly tool: string | undefined;
+  constructor(server: string, tool: string | undefined, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ServerUnavailableError';
+    this.server = server;
+    this.tool = tool;
+  }
+}
+
+/** A model-facing name that no tool has (any more). */
+export class UnknownToolError extends Error {
+  readonly toolName: string;
+  constructor(name: string) {
+    super(`No tool is named "${name}"`);
+    this.name = 'UnknownToolError';
+    this.toolName = name;
+  }
+}

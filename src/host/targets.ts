@@ -23,7 +23,8 @@ export interface TargetOptions {
   home?: string;
 }
 
-interface ConfigEntry {
+/** One entry of an `mcpServers` object, as read (nothing checked yet). */
+export interface ConfigEntry {
   command?: unknown;
   args?: unknown;
   env?: unknown;
@@ -64,8 +65,13 @@ function stringRecord(v: unknown, what: string): Record<string, string> {
   return out;
 }
 
-function fromEntry(name: string, entry: ConfigEntry, file: string, o: TargetOptions): Target {
-  const where = `server "${name}" in ${file}`;
+/**
+ * The Target a config entry describes (`url`, or `command` with `args`, `env`, `cwd`). `file`
+ * only goes into error messages. Throws a TargetError saying what is wrong with the entry.
+ */
+export function targetFromEntry(name: string, entry: ConfigEntry, o: TargetOptions & { file?: string } = {}): Target {
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new TargetError(`server "${name}"${o.file ? ` in ${o.file}` : ''} must be an object`);
+  const where = `server "${name}"${o.file ? ` in ${o.file}` : ''}`;
   if (typeof entry.url === 'string') {
     return { kind: 'http', url: entry.url, headers: { ...stringRecord(entry.headers, `${where}: "headers"`), ...o.headers }, label: `${name} (${entry.url})` };
   }
@@ -101,7 +107,7 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
   if (o.config !== undefined) {
     const file = resolve(cwd, o.config);
     const servers = readConfig(file);
-    if (isName && Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
+    if (isName && Object.hasOwn(servers, text)) return targetFromEntry(text, servers[text], { ...o, file });
     if (isName && address === undefined && !looksLikeCommand(text, cwd)) {
       throw new TargetError(`no server named "${text}" in ${file} (it has: ${Object.keys(servers).join(', ') || 'none'})`);
     }
@@ -114,7 +120,7 @@ export function resolveTarget(spec: string, o: TargetOptions = {}): Target {
       } catch {
         continue; // a broken file elsewhere must not stop a command line from working
       }
-      if (Object.hasOwn(servers, text)) return fromEntry(text, servers[text], file, o);
+      if (Object.hasOwn(servers, text)) return targetFromEntry(text, servers[text], { ...o, file });
     }
   }
   if (address !== undefined) throw new TargetError(`"${text}" is neither a URL nor a command: did you mean ${address}?`);

@@ -1,0 +1,297 @@
+// The servers a host (or a gateway) is connected to, behind one name space of tools: each server
+// kept connected by a ServerLink (server-link.ts), their tools filtered per server and named by
+// one NameRegistry (names.ts), calls routed back to the right server.
+import { basename } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ClientOptions, McpClient } from '../client/client.js';
+import { systemClock, type Clock } from '../engine/clock.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import type { CallToolResult, Root, Tool } from '../protocol/types.js';
+import { ServerUnavailableError, TargetError, UnknownToolError } from './errors.js';
+import { NameRegistry } from './names.js';
+import { serverDefs, type ServerDef } from './pool-config.js';
+import type { PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, ServerState } from './pool-types.js';
+import { ServerLink, type LinkHost } from './server-link.js';
+import type { HostCallOptions, HostTool, ToolSource } from './tool-source.js';
+
+export type { PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, ServerState } from './pool-types.js';
+
+/** What the pool knows about one server. */
+export interface ServerInfo {
+  name: string;
+  state: ServerState;
+  /** The era spoken while connected. */
+  era: 'modern' | 'handshake' | undefined;
+  protocolVersion: string | undefined;
+  /** Its tools offered (after allow/deny). */
+  tools: number;
+  /** Why the last attempt failed or the connection was lost. */
+  error: Error | undefined;
+  /** When the next attempt is due (ms from now), while one is scheduled. */
+  retryInMs: number | undefined;
+  /** The stdio child's process id while connected. */
+  pid: number | undefined;
+}
+
+interface ToolEntry {
+  server: string;
+  name: string;
+  tool: Tool;
+}
+
+type Listener<T extends PoolEventType> = (event: PoolEventOf<T>) => void;
+
+/**
+ * Connects to many MCP servers at once and offers their tools under collision-free,
+ * provider-safe names (a {@link ToolSource}). Servers that fail to start or are lost are
+ * retried with backoff while the others work; `close()` ends every connection and child process.
+ *
+ *   const pool = new ServerPool({ config: '.mcp.json', handlers: { sampling } });
+ *   await pool.start();
+ *   const result = await pool.call(pool.tools()[0].name, {});
+ */
+export class ServerPool implements ToolSource {
+  private readonly links = new Map<string, ServerLink>();
+  private readonly registry: NameRegistry<ToolEntry>;
+  private list: HostTool[] = [];
+  private byName = new Map<string, HostTool>();
+  private fingerprint = '';
+  private readonly changeListeners = new Set<() => void>();
+  private readonly listeners = new Map<PoolEventType, Set<(e: PoolEvent) => void>>();
+  private readonly host: LinkHost;
+  private readonly clock: Clock;
+  private readonly cwd: string;
+  private readonly roots: Root[];
+  private closed = false;
+  /** While `start()` makes the first attempts: servers changed meanwhile, named together at the end. */
+  private held: Set<string> | undefined;
+
+  constructor(private readonly options: PoolOptions = {}) {
+    this.cwd = options.cwd ?? process.cwd();
+    this.clock = options.clock ?? systemClock;
+    this.roots = options.roots ?? [{ uri: pathToFileURL(this.cwd).href, name: basename(this.cwd) || this.cwd }];
+    const prefixes = new Map<string, ServerDef['settings']['prefix']>();
+    this.registry = new NameRegistry<ToolEntry>({
+      pattern: options.namePattern,
+      charset: options.nameCharset,
+      maxLength: options.nameMaxLength,
+      prefix: options.prefix,
+      prefixOf: (server) => this.links.get(server)?.def.settings.prefix ?? prefixes.get(server),
+    });
+    const retry = options.retry ?? {};
+    this.host = {
+      clock: this.clock,
+      clientOptions: (def) => this.clientOptions(def),
+      retry: { initialDelayMs: retry.initialDelayMs ?? 1000, maxDelayMs: retry.maxDelayMs ?? 30_000, maxAttempts: retry.maxAttempts ?? Infinity },
+      cwd: this.cwd,
+      env: options.env ?? process.env,
+      emit: (e) => this.emit(e),
+      changed: (link) => this.changed(link),
+    };
+    for (const def of serverDefs(options, this.cwd)) this.links.set(def.name, new ServerLink(def, this.host));
+  }
+
+  /** A pool with every enabled server's first attempt made (see {@link start}). */
+  static async open(options: PoolOptions = {}): Promise<ServerPool> {
+    const pool = new ServerPool(options);
+    await pool.start();
+    return pool;
+  }
+
+  /**
+   * Connects every enabled server, in parallel. Resolves when each has connected or failed its
+   * first attempt (failures are reported as `failed` events and retried); never rejects.
+   */
+  async start(): Promise<void> {
+    // Named once all first attempts are in, so the names do not depend on who answered first.
+    const held = (this.held ??= new Set());
+    try {
+      await Promise.all([...this.links.values()].filter((l) => l.def.settings.enabled !== false).map((l) => l.start()));
+    } finally {
+      if (this.held === held) this.held = undefined;
+    }
+    if (held.size > 0) this.rename([...held]);
+  }
+
+  /** Adds a server and makes its first attempt. */
+  async add(spec: ServerSpec): Promise<void> {
+    if (this.closed) throw new LocalError('closed', 'The server pool is closed');
+    const [def] = serverDefs({ servers: [spec] }, this.cwd);
+    if (this.links.has(def.name)) throw new TargetError(`two servers are named "${def.name}"`);
+    const link = new ServerLink(def, this.host);
+    this.links.set(def.name, link);
+    if (def.settings.enabled !== false) await link.start();
+  }
+
+  /** Closes a server and withdraws its tools. */
+  async remove(name: string): Promise<void> {
+    const link = this.links.get(name);
+    if (!link) return;
+    this.links.delete(name);
+    await link.close();
+    this.changed(link);
+  }
+
+  /** Every server, in the order given. */
+  servers(): ServerInfo[] {
+    return [...this.links.values()].map((l) => this.info(l));
+  }
+
+  server(name: string): ServerInfo | undefined {
+    const l = this.links.get(name);
+    return l && this.info(l);
+  }
+
+  /** The connected client of a server (for prompts, resources...), or undefined while it is not connected. */
+  client(name: string): McpClient | undefined {
+    const l = this.links.get(name);
+    return l?.state === 'connected' ? l.client : undefined;
+  }
+
+  private info(l: ServerLink): ServerInfo {
+    return {
+      name: l.name,
+      state: l.def.settings.enabled === false ? 'closed' : l.state,
+      era: l.state === 'connected' ? l.client?.era : undefined,
+      protocolVersion: l.state === 'connected' ? l.client?.protocolVersion : undefined,
+      tools: this.list.filter((t) => t.server === l.name).length,
+      error: l.lastError,
+      retryInMs: l.retryAt === undefined ? undefined : Math.max(0, l.retryAt - this.clock.now()),
+      pid: l.pid,
+    };
+  }
+
+  tools(): readonly HostTool[] {
+    return this.list;
+  }
+
+  resolve(name: string): HostTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * Calls a tool by its model-facing name. A server still starting is waited for; one that is
+   * down rejects at once with a {@link ServerUnavailableError} saying when it is retried. Server
+   * progress restarts the timeout; aborting `signal` cancels the call on the server.
+   */
+  async call(name: string, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<CallToolResult> {
+    const t = this.byName.get(name);
+    if (!t) throw new UnknownToolError(name);
+    const link = this.links.get(t.server);
+    if (!link) throw new UnknownToolError(name);
+    const tool = t.tool.name;
+    const client = await link.ready(tool, options.signal);
+    const generation = link.generation;
+    const timeoutMs = options.timeoutMs ?? link.def.settings.timeoutMs ?? this.options.requestTimeoutMs;
+    const onprogress = options.onprogress;
+    const callOptions = {
+      signal: options.signal,
+      timeoutMs,
+      // Always asked for: a server's progress is what keeps a long call within its timeout.
+      onprogress: onprogress ?? (() => {}),
+      resetTimeoutOnProgress: true,
+    };
+    try {
+      if (options.meta === undefined) return await client.callTool(tool, args, callOptions);
+      return (await client.request('tools/call', { name: tool, arguments: args, _meta: options.meta } as never, callOptions)) as CallToolResult;
+    } catch (err) {
+      // The connection went while the call was out: say which server, and that it is reconnected.
+      if (link.generation !== generation || (err instanceof LocalError && err.kind === 'closed')) {
+        const why = err instanceof Error ? err.message : String(err);
+        const next = link.restartable && link.state !== 'closed' ? '; it is being reconnected' : '';
+        throw new ServerUnavailableError(t.server, tool, `Server "${t.server}" was lost during the call to "${tool}": ${why}${next}`, { cause: err });
+      }
+      // Not an answer of the server nor a local decision (timeout, abort): the transport could
+      // not reach it (HTTP: refused, reset, a 5xx). The call may be tried again; it is not here.
+      if (!(err instanceof McpError) && !(err instanceof LocalError) && err instanceof Error) {
+        throw new ServerUnavailableError(t.server, tool, `Cannot reach server "${t.server}" for "${tool}": ${err.message}`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Listens to one kind of event; returns the unsubscribe function. */
+  on<T extends PoolEventType>(type: T, listener: Listener<T>): () => void {
+    let set = this.listeners.get(type);
+    if (!set) this.listeners.set(type, (set = new Set()));
+    const l = listener as (e: PoolEvent) => void;
+    set.add(l);
+    return () => set.delete(l);
+  }
+
+  /** Closes every connection (stdio children included) and cancels every retry. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.links.values()].map((l) => l.close()));
+    this.list = [];
+    this.byName = new Map();
+    this.changeListeners.clear();
+    this.listeners.clear();
+  }
+
+  private clientOptions(def: ServerDef): ClientOptions {
+    const h = this.options.handlers ?? {};
+    const server = def.name;
+    const sampling = h.sampling;
+    const elicitation = h.elicitation;
+    return {
+      name: this.options.clientInfo?.name ?? 'mcpkit-host',
+      version: this.options.clientInfo?.version ?? '0.1.0',
+      era: def.settings.era ?? this.options.era ?? 'auto',
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      clock: this.options.clock,
+      roots: this.roots,
+      sampling: sampling && ((params, ctx) => sampling.call(h, server, params, ctx)),
+      elicitation: elicitation && ((params, ctx) => elicitation.call(h, server, params, ctx)),
+      onerror: (error) => this.emit({ type: 'error', server, error }),
+    };
+  }
+
+  private emit(event: PoolEvent): void {
+    const call = (fn: (e: PoolEvent) => void) => {
+      try {
+        fn(event);
+      } catch {
+        // A listener's bug must not break the pool's bookkeeping.
+      }
+    };
+    if (this.options.onEvent) call(this.options.onEvent);
+    for (const l of this.listeners.get(event.type) ?? []) call(l);
+  }
+
+  /** A server's tools or availability changed: name everything again, tell whoever listens. */
+  private changed(link: ServerLink): void {
+    if (this.closed) return;
+    if (this.held) this.held.add(link.name);
+    else this.rename([link.name]);
+  }
+
+  private rename(servers: string[]): void {
+    if (this.closed) return;
+    const entries: ToolEntry[] = [];
+    for (const l of this.links.values()) {
+      if (!l.listed || l.state === 'closed') continue;
+      for (const tool of l.tools) if (l.offers(tool.name)) entries.push({ server: l.name, name: tool.name, tool });
+    }
+    const named = this.registry.update(entries);
+    this.list = named.map(({ name, entry }) => ({ name, server: entry.server, tool: entry.tool }));
+    this.byName = new Map(this.list.map((t) => [t.name, t]));
+    const fingerprint = JSON.stringify(this.list);
+    if (fingerprint === this.fingerprint) return;
+    this.fingerprint = fingerprint;
+    for (const server of servers) this.emit({ type: 'toolsChanged', server });
+    for (const l of this.changeListeners) {
+      try {
+        l();
+      } catch {
+        // As for events: one listener cannot stop the others.
+      }
+    }
+  }
+}

@@ -1,0 +1,326 @@
+// One server of a pool, kept connected: the first connection, its tool list (refreshed on
+// `list_changed`), and a reconnection with backoff whenever the connection is lost or an attempt
+// fails. The pool (pool.ts) owns the names; a link only knows its own server.
+import { createInterface } from 'node:readline';
+import { McpClient, type ClientOptions } from '../client/client.js';
+import { connectHttp } from '../client/connect-http.js';
+import { ProbeClosedError } from '../client/era.js';
+import type { Subscription } from '../client/listen.js';
+import { unrefTimer, type Clock, type TimerHandle } from '../engine/clock.js';
+import type { Tool } from '../protocol/types.js';
+import { StdioClientTransport } from '../transports/stdio/client.js';
+import { defaultEnvironment } from '../transports/stdio/process.js';
+import { ServerUnavailableError } from './errors.js';
+import type { ServerDef } from './pool-config.js';
+import type { PoolEvent, ServerState } from './pool-types.js';
+import { toolFilter } from './tool-filter.js';
+
+/** What a link needs from its pool. */
+export interface LinkHost {
+  clock: Clock;
+  /** The client options for this server (handlers bound to its name, roots, era, timeouts). */
+  clientOptions(def: ServerDef): ClientOptions;
+  retry: { initialDelayMs: number; maxDelayMs: number; maxAttempts: number };
+  cwd: string;
+  env: Record<string, string | undefined>;
+  emit(event: PoolEvent): void;
+  /** The link's tool list (or its availability) changed. */
+  changed(link: ServerLink): void;
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+export class ServerLink {
+  state: ServerState = 'connecting';
+  /** The tools as last listed (kept while reconnecting, so names stay put). */
+  tools: readonly Tool[] = [];
+  /** Whether the server has ever been listed: only then do its tools count. */
+  listed = false;
+  client: McpClient | undefined;
+  lastError: Error | undefined;
+  /** When the next attempt is due (clock time), while one is scheduled. */
+  retryAt: number | undefined;
+  /** The stdio child's process id while connected. */
+  pid: number | undefined;
+  /** The server's allow/deny lists, as a predicate over its tool names. */
+  readonly offers: (tool: string) => boolean;
+  /** Incremented per connection: callbacks of an old one are ignored. */
+  generation = 0;
+  private failures = 0;
+  private attempts = 0;
+  private timer: TimerHandle | undefined;
+  private attempt: Promise<void> | undefined;
+  private closing = false;
+  private subscription: Subscription | undefined;
+  /** Refreshes run one after another; a burst of list_changed costs one more listing at most. */
+  private refreshing: Promise<void> = Promise.resolve();
+  private refreshQueued = false;
+  /** A stdio transport being started, closed if the pool closes meanwhile. */
+  private opening: StdioClientTransport | undefined;
+
+  constructor(
+    readonly def: ServerDef,
+    private readonly host: LinkHost,
+  ) {
+    this.offers = toolFilter(def.settings.allow, def.settings.deny);
+  }
+
+  get name(): string {
+    return this.def.name;
+  }
+
+  /** Whether a lost connection or a failed attempt can be tried again. */
+  get restartable(): boolean {
+    const c = this.def.connector;
+    return c.kind === 'target' || (c.kind === 'transport' && c.reusable);
+  }
+
+  /** Starts the first attempt; resolves when it has succeeded or failed (never rejects). */
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  /** Waits for an attempt under way; then the client if connected, or a ServerUnavailableError. */
+  async ready(tool: string | undefined, signal?: AbortSignal): Promise<McpClient> {
+    if (this.state === 'connecting' && this.attempt) {
+      const attempt = this.attempt;
+      if (signal) {
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+          if (signal.aborted) return onAbort();
+          signal.addEventListener('abort', onAbort, { once: true });
+          void attempt.then(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          });
+        });
+      } else await attempt;
+    }
+    if (this.state === 'connected' && this.client) return this.client;
+    throw new ServerUnavailableError(this.name, tool, this.unavailableText(tool));
+  }
+
+  /** Why calls cannot be made now, for a person. */
+  unavailableText(tool: string | undefined): string {
+    const what = tool === undefined ? `server "${this.name}"` : `Cannot call "${tool}": server "${this.name}"`;
+    const why = this.lastError ? ` (${this.lastError.message})` : '';
+    if (this.state === 'closed') return `${what} is closed`;
+    if (this.retryAt !== undefined) {
+      const inMs = Math.max(0, this.retryAt - this.host.clock.now());
+      return `${what} is not connected${why}; retrying in ${inMs} ms`;
+    }
+    if (this.state === 'failed') return `${what} is not connected${why}; it will not be retried`;
+    return `${what} is not connected yet`;
+  }
+
+  private connect(): Promise<void> {
+    this.retryAt = undefined;
+    this.timer = undefined;
+    this.state = 'connecting';
+    const run = this.run().finally(() => {
+      if (this.attempt === run) this.attempt = undefined;
+    });
+    this.attempt = run;
+    return run;
+  }
+
+  private async run(): Promise<void> {
+    this.attempts++;
+    this.host.emit({ type: 'connecting', server: this.name, attempt: this.attempts });
+    let client: McpClient | undefined;
+    try {
+      client = await this.open();
+      if (this.closing) {
+        await client.close().catch(() => {});
+        return;
+      }
+      const generation = ++this.generation;
+      this.client = client;
+      client.onClose((reason) => this.lost(generation, reason));
+      client.on('notifications/tools/list_changed', () => {
+        if (this.generation === generation) this.refresh();
+      });
+      this.tools = await this.list(client);
+      if (client.era === 'modern') this.listen(client, generation);
+    } catch (err) {
+      if (client) {
+        this.client = undefined;
+        this.generation++;
+        await client.close().catch(() => {});
+      }
+      if (this.closing) return;
+      this.failed(asError(err));
+      return;
+    }
+    if (this.closing) return;
+    this.listed = true;
+    this.failures = 0;
+    this.lastError = undefined;
+    this.state = 'connected';
+    this.host.emit({
+      type: 'connected',
+      server: this.name,
+      era: client.era ?? 'handshake',
+      protocolVersion: client.protocolVersion,
+      tools: this.tools.filter((t) => this.offers(t.name)).length,
+    });
+    this.host.changed(this);
+  }
+
+  private async open(): Promise<McpClient> {
+    const c = this.def.connector;
+    // A new HTTP session (the old one expired) may come with other tools.
+    const options: ClientOptions = { ...this.host.clientOptions(this.def), onreinitialize: () => void this.refresh() };
+    if (c.kind === 'client') {
+      if (!c.client.connected) throw new Error(`the client given for server "${this.name}" is not connected`);
+      return c.client;
+    }
+    if (c.kind === 'transport') {
+      const client = new McpClient(options);
+      await client.connect(c.make());
+      return client;
+    }
+    const t = c.target;
+    if (t.kind === 'http') return (await connectHttp(t.url, options, { headers: t.headers })).client;
+    // As the CLI does: a server that exits on the era probe is started once more and initialized
+    // (the era cache remembers it); one that exits for a reason of its own is reported.
+    for (let probe = 1; ; probe++) {
+      const transport = new StdioClientTransport({
+        command: t.command,
+        args: t.args,
+        env: { ...defaultEnvironment(this.host.env), ...t.env },
+        cwd: t.cwd ?? this.host.cwd,
+        stderr: 'pipe',
+      });
+      this.forwardStderr(transport);
+      this.opening = transport;
+      const client = new McpClient(options);
+      try {
+        await client.connect(transport);
+        this.pid = transport.pid;
+        return client;
+      } catch (err) {
+        if (err instanceof ProbeClosedError && probe === 1 && !this.closing) continue;
+        throw err;
+      } finally {
+        this.opening = undefined;
+      }
+    }
+  }
+
+  private forwardStderr(t: StdioClientTransport): void {
+    if (!t.stderr) return;
+    const rl = createInterface({ input: t.stderr, crlfDelay: Infinity });
+    rl.on('line', (line) => this.host.emit({ type: 'stderr', server: this.name, line }));
+  }
+
+  private async list(client: McpClient): Promise<Tool[]> {
+    if (!client.serverCapabilities?.tools) return [];
+    return client.listAllTools();
+  }
+
+  /** 2026-07-28: list changes come on a `subscriptions/listen` stream, to the `on` listener above. */
+  private listen(client: McpClient, generation: number): void {
+    if (!client.serverCapabilities?.tools?.listChanged) return;
+    try {
+      const sub = client.listen({ toolsListChanged: true }, () => {}, {
+        // Changes sent while the stream was down are not replayed: list again.
+        onrelisten: () => {
+          if (this.generation === generation) this.refresh();
+        },
+      });
+      this.subscription = sub;
+      sub.acknowledged.catch((err: unknown) => {
+        if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
+      });
+    } catch (err) {
+      this.host.emit({ type: 'error', server: this.name, error: asError(err) });
+    }
+  }
+
+  /** Lists the tools again (after `list_changed`, or a new session); the pool renames if needed. */
+  refresh(): Promise<void> {
+    if (this.refreshQueued) return this.refreshing;
+    this.refreshQueued = true;
+    this.refreshing = this.refreshing.then(async () => {
+      this.refreshQueued = false;
+      const client = this.client;
+      const generation = this.generation;
+      if (!client || this.state !== 'connected') return;
+      try {
+        const tools = await this.list(client);
+        if (this.generation !== generation || this.closing) return;
+        this.tools = tools;
+        this.host.changed(this);
+      } catch (err) {
+        if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
+      }
+    });
+    return this.refreshing;
+  }
+
+  /** The connection ended: report it, then reconnect (a connected link only). */
+  private lost(generation: number, reason: Error | undefined): void {
+    if (generation !== this.generation || this.closing || this.state !== 'connected') return;
+    this.generation++;
+    this.client = undefined;
+    this.subscription = undefined;
+    this.pid = undefined;
+    this.lastError = reason ?? new Error('the connection closed');
+    this.host.emit({ type: 'closed', server: this.name, error: reason });
+    this.state = 'failed';
+    // Gone for good: its tools are withdrawn. Otherwise they stay listed while it reconnects.
+    if (!this.restartable) this.listed = false;
+    else this.schedule(this.delay(0), true);
+    this.host.changed(this);
+  }
+
+  private failed(error: Error): void {
+    this.lastError = error;
+    this.failures++;
+    this.state = 'failed';
+    const again = this.restartable && this.failures < this.host.retry.maxAttempts;
+    const inMs = again ? this.delay(this.failures) : undefined;
+    this.host.emit({ type: 'failed', server: this.name, error, retryInMs: inMs });
+    if (inMs !== undefined) this.schedule(inMs, false);
+    else {
+      // Given up: its tools are no longer offered.
+      this.listed = false;
+      this.host.changed(this);
+    }
+  }
+
+  /** Backoff before the attempt after `failures` failed ones: doubling from the initial delay. */
+  private delay(failures: number): number {
+    const { initialDelayMs, maxDelayMs } = this.host.retry;
+    return Math.min(initialDelayMs * 2 ** Math.max(0, failures - 1), maxDelayMs);
+  }
+
+  private schedule(inMs: number, announce: boolean): void {
+    this.retryAt = this.host.clock.now() + inMs;
+    if (announce) this.host.emit({ type: 'reconnecting', server: this.name, attempt: this.attempts + 1, inMs });
+    this.timer = this.host.clock.setTimeout(() => {
+      if (!this.closing) void this.connect();
+    }, inMs);
+    unrefTimer(this.timer);
+  }
+
+  /** Stops retrying and closes the connection (the stdio child with it). */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.retryAt = undefined;
+    this.state = 'closed';
+    const opening = this.opening;
+    const client = this.client;
+    this.client = undefined;
+    this.generation++;
+    await Promise.all([opening?.close().catch(() => {}), client?.close().catch(() => {}), this.subscription?.close().catch(() => {})]);
+    // An attempt under way settles now (its transport is closed, or it closes its own client).
+    await this.attempt;
+  }
+}
