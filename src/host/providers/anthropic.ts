@@ -76,7 +76,7 @@ export class AnthropicProvider implements ModelProvider {
   async complete(request: ModelRequest, onEvent?: (event: ModelEvent) => void): Promise<ModelResponse> {
     const headers: Record<string, string> = { 'anthropic-version': this.options.version ?? '2023-06-01' };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
-    const ctx: PostContext = { ...this.ctx, explain: (status, detail) => explain(ctx, status, detail) };
+    const ctx: PostContext = { ...this.ctx, explain: (status, detail) => explain(ctx, status, detail, request.tools.map((t) => t.name)) };
     const exchange = new Exchange(ctx, this.options, request.signal);
     try {
       const response = await postJson(ctx, this.options, exchange, headers, this.body(request));
@@ -116,10 +116,12 @@ export class AnthropicProvider implements ModelProvider {
   }
 }
 
-/** A 400 about `tools.N.input_schema` (or "input_schema") is a refused tool schema. */
-function explain(ctx: PostContext, status: number, detail: string): string | undefined {
+/** A 400 about `tools.N.input_schema` is a refused tool schema; the message names tool N. */
+function explain(ctx: PostContext, status: number, detail: string, tools: string[]): string | undefined {
   if (status !== 400 || !/input_schema|tools\.\d+/.test(detail)) return undefined;
-  return `${ctx.label} at ${ctx.url} refused a tool schema (${status}): ${detail}`;
+  const index = /tools\.(\d+)/.exec(detail)?.[1];
+  const name = index === undefined ? undefined : tools[Number(index)];
+  return `${ctx.label} at ${ctx.url} refused a tool schema${name === undefined ? '' : ` (tool ${name})`} (${status}): ${detail}`;
 }
 
 /** One streamed turn: blocks by index, text deltas, tool input JSON in fragments. */
