@@ -76,7 +76,16 @@ export class AnthropicProvider implements ModelProvider {
   async complete(request: ModelRequest, onEvent?: (event: ModelEvent) => void): Promise<ModelResponse> {
     const headers: Record<string, string> = { 'anthropic-version': this.options.version ?? '2023-06-01' };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
-    const ctx: PostContext = { ...this.ctx, explain: (status, detail) => explain(ctx, status, detail, request.tools.map((t) => t.name)) };
+    const ctx: PostContext = {
+      ...this.ctx,
+      explain: (status, detail) =>
+        explain(
+          ctx,
+          status,
+          detail,
+          request.tools.map((t) => t.name),
+        ),
+    };
     const exchange = new Exchange(ctx, this.options, request.signal);
     try {
       const response = await postJson(ctx, this.options, exchange, headers, this.body(request));

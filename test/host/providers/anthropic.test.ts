@@ -31,7 +31,13 @@ test('anthropic: streams text, reports usage and model; headers, system prompt a
       },
       (e) => events.push(e),
     );
-    assert.deepEqual(r, { text: 'Bonjour, le monde !', toolCalls: [], stopReason: 'end', usage: { inputTokens: 21, outputTokens: 9 }, model: 'claude-scripted-1' });
+    assert.deepEqual(r, {
+      text: 'Bonjour, le monde !',
+      toolCalls: [],
+      stopReason: 'end',
+      usage: { inputTokens: 21, outputTokens: 9 },
+      model: 'claude-scripted-1',
+    });
     assert.ok(events.length >= 10, `many deltas, got ${events.length}`);
     const [req] = llm.requests;
     assert.equal(req.path, '/v1/messages');
@@ -169,7 +175,9 @@ test('anthropic: tool results become one user message of tool_result blocks (err
 });
 
 test('anthropic: a non-streamed message (stream: false)', async () => {
-  const llm = await startScriptedAnthropic([toolCallsTurn({ id: 'tu', name: 'weather', arguments: { city: 'Rome' } }, { text: 'One moment.', usage: { input: 5, output: 6 } })]);
+  const llm = await startScriptedAnthropic([
+    toolCallsTurn({ id: 'tu', name: 'weather', arguments: { city: 'Rome' } }, { text: 'One moment.', usage: { input: 5, output: 6 } }),
+  ]);
   try {
     const events: ModelEvent[] = [];
     const r = await new AnthropicProvider({ baseUrl: llm.baseUrl, model: 'c', stream: false }).complete(

@@ -69,7 +69,8 @@ for (const f of flavors) {
             param: 'tools[1].function.parameters',
           })
         : errorTurn(400, 'tools.1.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12');
-    const byIndex = f.name === 'openai' ? errorTurn(400, "Invalid 'tools[1].function.parameters': schema refused.") : errorTurn(400, 'tools.0.custom.input_schema: bad');
+    const byIndex =
+      f.name === 'openai' ? errorTurn(400, "Invalid 'tools[1].function.parameters': schema refused.") : errorTurn(400, 'tools.0.custom.input_schema: bad');
     const llm = await f.start([refusal, byIndex]);
     try {
       const provider = f.provider(llm.baseUrl);

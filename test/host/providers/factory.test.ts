@@ -2,14 +2,7 @@
 // process.env), and that a local server needs none.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AnthropicProvider,
-  createProvider,
-  isLoopbackUrl,
-  OpenAIProvider,
-  ProviderConfigError,
-  toolNamePattern,
-} from '../../../src/host/providers/index.js';
+import { AnthropicProvider, createProvider, isLoopbackUrl, OpenAIProvider, ProviderConfigError, toolNamePattern } from '../../../src/host/providers/index.js';
 import { startScriptedAnthropic, startScriptedOpenAI, textTurn } from '../../support/llm.js';
 
 test('createProvider: keys come from the env object given', async () => {
@@ -36,14 +29,26 @@ test('createProvider: keys come from the env object given', async () => {
 });
 
 test('createProvider: a remote endpoint without a key is refused up front; a loopback one needs none', () => {
-  assert.throws(() => createProvider({ provider: 'openai', model: 'gpt-x', env: {} }), (err: Error) => {
-    assert.ok(err instanceof ProviderConfigError);
-    assert.match(err.message, /no API key for https:\/\/api\.openai\.com\/v1: set OPENAI_API_KEY/);
-    return true;
-  });
+  assert.throws(
+    () => createProvider({ provider: 'openai', model: 'gpt-x', env: {} }),
+    (err: Error) => {
+      assert.ok(err instanceof ProviderConfigError);
+      assert.match(err.message, /no API key for https:\/\/api\.openai\.com\/v1: set OPENAI_API_KEY/);
+      return true;
+    },
+  );
   assert.throws(() => createProvider({ provider: 'anthropic', model: 'c', env: { OPENAI_API_KEY: 'x' } }), /set ANTHROPIC_API_KEY/);
-  assert.throws(() => createProvider({ provider: 'openai', model: 'g', dialect: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', env: {} }), /set GEMINI_API_KEY or OPENAI_API_KEY/);
-  const gemini = createProvider({ provider: 'openai', model: 'g', dialect: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', env: { GEMINI_API_KEY: 'k' } });
+  assert.throws(
+    () => createProvider({ provider: 'openai', model: 'g', dialect: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', env: {} }),
+    /set GEMINI_API_KEY or OPENAI_API_KEY/,
+  );
+  const gemini = createProvider({
+    provider: 'openai',
+    model: 'g',
+    dialect: 'gemini',
+    baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    env: { GEMINI_API_KEY: 'k' },
+  });
   assert.deepEqual(gemini.sanitizeSchema({ type: 'object', properties: { a: { const: 1 } } }).properties, { a: { type: 'integer', description: 'one of: 1' } });
   for (const baseUrl of ['http://localhost:11434/v1', 'http://127.0.0.1:8080/v1', 'http://[::1]:1234/v1']) {
     assert.ok(createProvider({ provider: 'openai', model: 'llama3.2', baseUrl, env: {} }) instanceof OpenAIProvider, baseUrl);
@@ -60,7 +65,11 @@ test('isLoopbackUrl and toolNamePattern', () => {
   assert.ok(!isLoopbackUrl('http://localhost.evil.com/'));
   assert.ok(!isLoopbackUrl('http://10.0.0.1/'));
   assert.ok(!isLoopbackUrl('nope'));
-  for (const p of [toolNamePattern('openai'), toolNamePattern('anthropic'), createProvider({ provider: 'anthropic', model: 'c', apiKey: 'k' }).toolNamePattern]) {
+  for (const p of [
+    toolNamePattern('openai'),
+    toolNamePattern('anthropic'),
+    createProvider({ provider: 'anthropic', model: 'c', apiKey: 'k' }).toolNamePattern,
+  ]) {
     assert.ok(p.test('server__tool-name_1'));
     assert.ok(!p.test('has.dot'));
     assert.ok(!p.test('x'.repeat(65)));
