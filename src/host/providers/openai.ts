@@ -121,7 +121,10 @@ export class OpenAIProvider implements ModelProvider {
     return this.options.strict === true && this.options.dialect !== 'gemini' && isStrictCompatible(tool.inputSchema);
   }
 
-  /** A chunk must be an object; one carrying `error` is the endpoint failing mid-stream. */
+  /**
+   * A chunk must be an object; one carrying `error` is the endpoint failing mid-stream. Chunks
+   * without `choices` (Azure's prompt_filter_results, keep-alives) are let through and ignored.
+   */
   private checkChunk(chunk: unknown): void {
     if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
       throw new ModelError(`malformed stream from ${this.ctx.label} at ${this.url}: a chunk is not a JSON object`);
@@ -131,9 +134,6 @@ export class OpenAIProvider implements ModelProvider {
       const message = typeof error === 'string' ? error : String((error as { message?: unknown }).message ?? JSON.stringify(error));
       throw new ModelError(`${this.ctx.label} at ${this.url} failed mid-answer: ${message}`, { detail: message });
     }
-    if (!Array.isArray((chunk as ChatChunk).choices) && (chunk as ChatChunk).usage === undefined) {
-      throw new ModelError(`malformed stream from ${this.ctx.label} at ${this.url}: a chunk has no choices`);
-    }
   }
 
   /** A 400 about a tool's schema says so, naming the tool (OpenAI: "Invalid schema for function 'x'", `param: tools[3]...`). */
@@ -141,7 +141,7 @@ export class OpenAIProvider implements ModelProvider {
     if (status !== 400 && status !== 422) return undefined;
     const err = (Array.isArray(body) ? body[0] : body) as { error?: { param?: unknown } } | undefined;
     const param = typeof err?.error?.param === 'string' ? err.error.param : '';
-    const mentionsTools = /schema|parameters|function/i.test(detail) || param.startsWith('tools');
+    const mentionsTools = param.startsWith('tools') || /invalid schema|tools\[\d+\]|function parameters|'parameters'/i.test(detail);
     if (!mentionsTools) return undefined;
     const index = /tools\[(\d+)\]/.exec(`${param} ${detail}`)?.[1];
     const named = /function '([^']+)'/.exec(detail)?.[1] ?? (index === undefined ? undefined : tools[Number(index)]?.name);

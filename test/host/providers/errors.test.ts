@@ -62,7 +62,7 @@ async function modelError(promise: Promise<unknown>): Promise<ModelError> {
 }
 
 for (const f of flavors) {
-  test(`${f.name}: a 400 refusing a tool schema says so and names the tool`, async () => {
+  test(`${f.name}: a 400 refusing a tool schema says so and names the tool; another 400 does not`, async () => {
     const refusal =
       f.name === 'openai'
         ? errorTurn(400, "Invalid schema for function 'bad_tool': In context=('properties', 'x'), schema must have a 'properties' key.", {
@@ -81,6 +81,12 @@ for (const f of flavors) {
       const second = await modelError(provider.complete(ask));
       assert.match(second.message, new RegExp(`refused a tool schema \\(tool ${f.name === 'openai' ? 'bad_tool' : 'ok_tool'}\\)`));
       assert.equal(llm.requests.length, 2, 'a 4xx is not retried');
+      llm.push(errorTurn(400, "'messages.0.content' must be a string or a list of parts"));
+      const other = await modelError(provider.complete(ask));
+      assert.equal(
+        other.message,
+        `${f.name === 'openai' ? 'the OpenAI-compatible endpoint' : 'the Anthropic API'} at ${llm.baseUrl}${f.endpoint} answered 400 Bad Request: 'messages.0.content' must be a string or a list of parts`,
+      );
     } finally {
       await llm.close();
     }

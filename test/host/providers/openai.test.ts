@@ -273,9 +273,11 @@ test('openai: the gemini dialect names the tool on tool messages and sanitises t
   }
 });
 
-test('openai: tool call deltas without index or id (Gemini, llama.cpp shapes) are still assembled', async () => {
+test('openai: tool call deltas without index or id (Gemini, llama.cpp shapes), chunks without choices (Azure)', async () => {
   // A hand-written stream: the scripted endpoint always sends OpenAI's own shape.
   const chunks = [
+    { id: '', object: '', model: '', choices: [], prompt_filter_results: [] },
+    { object: 'keep-alive' },
     { choices: [{ delta: { role: 'assistant', tool_calls: [{ function: { name: 'echo', arguments: '{"te' } }] } }] },
     { choices: [{ delta: { tool_calls: [{ function: { arguments: 'xt":"a"}' } }] } }] },
     { choices: [{ delta: { tool_calls: [{ id: 'x2', function: { name: 'add', arguments: { a: 1, b: 2 } } }] } }] },

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import {
   dropNullOptionals,
   isStrictCompatible,
@@ -16,6 +17,9 @@ import {
 // `nullable` is OpenAPI's, which ajv knows only outside strict mode: compile with strict off, but
 // every result must still compile (no broken $ref, no wrong keyword value).
 const ajv = new Ajv2020({ strict: false, allErrors: true });
+// The JSON Schema results (all but Gemini's) also pass ajv's strict mode: no unknown keyword.
+const strictAjv = new Ajv2020({ strict: true, strictTypes: true, logger: false });
+addFormatsModule.default(strictAjv);
 function valid(schema: Record<string, unknown>, data: unknown): boolean {
   return ajv.compile(schema)(data) as boolean;
 }
@@ -47,6 +51,7 @@ test('schema: every provider drops $schema and keeps an object root with propert
     const strictNulls = { units: null, days: null, when: null, contact: null, tags: null, location: null };
     assert.ok(valid(out, { city: 'Paris', ...(fn === sanitizeForOpenAIStrict ? strictNulls : {}) }), `${fn.name} accepts the minimal arguments`);
   }
+  for (const fn of [sanitizeForAnthropic, sanitizeForOpenAI, sanitizeForOpenAIStrict]) strictAjv.compile(fn(weather));
   // The input is not modified.
   assert.equal(weather.$schema, 'https://json-schema.org/draft/2020-12/schema');
 });
