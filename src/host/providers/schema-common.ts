@@ -30,6 +30,7 @@ export function cloneJson<T>(value: T): T {
 /**
  * The shared root rules, on a copy: drops document keywords everywhere, makes the root
  * `type: "object"` with `properties`.
+ * - A root `$ref` is replaced by its target (the definitions stay).
  * - A root without `type` but with `properties` (or nothing at all) becomes an object.
  * - A root `anyOf`/`oneOf`/`allOf` (refused at the top by OpenAI and Anthropic) is merged: the
  *   properties of every branch, required only what every branch (anyOf/oneOf) or any branch (allOf)
@@ -41,6 +42,15 @@ export function cloneJson<T>(value: T): T {
 export function normalizeRoot(input: Record<string, unknown>): JsonSchema {
   const schema = stripDocumentKeywords(cloneJson(input)) as JsonSchema;
   if (!isObject(schema)) return { type: 'object', properties: {} };
+  if (typeof schema.$ref === 'string') {
+    // A root that is a reference (zod-to-json-schema's named schemas: `$ref: "#/definitions/X"`):
+    // the target becomes the root, the definitions stay for the references inside it.
+    const target = resolveRef(schema, schema.$ref);
+    if (target !== undefined && target !== schema) {
+      delete schema.$ref;
+      for (const [k, v] of Object.entries(cloneJson(target))) if (!(k in schema)) schema[k] = v;
+    }
+  }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     if (Array.isArray(schema[key])) mergeRootBranches(schema, key);
   }

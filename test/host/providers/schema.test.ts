@@ -67,6 +67,22 @@ test('schema: a root without type, an empty schema and a non-object root', () =>
   assert.ok(!valid(wrapped, { input: 'abcdef' }));
 });
 
+test('schema: a root $ref (zod-to-json-schema named schemas) is replaced by its target', () => {
+  const named = {
+    $ref: '#/definitions/Args',
+    definitions: { Args: { type: 'object', properties: { p: { $ref: '#/definitions/P' } }, required: ['p'] }, P: { type: 'string' } },
+    $schema: 'http://json-schema.org/draft-07/schema#',
+  };
+  for (const fn of [sanitizeForAnthropic, sanitizeForOpenAIStrict]) {
+    const out = fn(named);
+    assert.equal(out.type, 'object', fn.name);
+    assert.equal(out.$ref, undefined);
+    assert.ok(valid(out, { p: 'x' }) && !valid(out, { p: 1 }), fn.name);
+  }
+  assert.ok(isStrictCompatible(sanitizeForOpenAIStrict(named)));
+  assert.deepEqual(sanitizeForGemini(named).properties, { p: { type: 'string' } });
+});
+
 test('schema: a root anyOf/oneOf is merged into one object (refused at the top by OpenAI and Anthropic)', () => {
   const out = sanitizeForAnthropic({
     type: 'object',
