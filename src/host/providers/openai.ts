@@ -15,7 +15,9 @@ export interface OpenAIProviderOptions extends ProviderHttpOptions {
   model: string;
   /**
    * OpenAI strict tool schemas: the model's arguments always match the schema. Schemas strict
-   * mode cannot express are sent without it (see docs/host.md). Default false.
+   * mode cannot express are sent without it (see docs/host.md). A tool is sent strict when its
+   * `inputSchema` is the very object `sanitizeSchema` returned (kept by identity, not copied).
+   * Default false.
    */
   strict?: boolean;
   /** Which schema subset the endpoint accepts: `gemini` for Gemini's OpenAI-compatible endpoint. Default `openai`. */
