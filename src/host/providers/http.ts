@@ -136,7 +136,7 @@ export function httpError(ctx: PostContext, response: Response, text: string): M
   } catch {
     parsed = undefined;
   }
-  const detail = (errorMessage(parsed) ?? text.trim()).slice(0, 2000);
+  const detail = (errorMessage(parsed) ?? text).trim().slice(0, 2000);
   const status = response.status;
   const explained = status >= 400 && status < 500 ? ctx.explain?.(status, detail, parsed) : undefined;
   let message: string;

@@ -143,9 +143,11 @@ export class OpenAIProvider implements ModelProvider {
     if (status !== 400 && status !== 422) return undefined;
     const err = (Array.isArray(body) ? body[0] : body) as { error?: { param?: unknown } } | undefined;
     const param = typeof err?.error?.param === 'string' ? err.error.param : '';
-    const mentionsTools = param.startsWith('tools') || /invalid schema|tools\[\d+\]|function parameters|'parameters'/i.test(detail);
+    const mentionsTools = param.startsWith('tools') || /invalid schema|tools\[\d+\]|function_declarations|function parameters|'parameters'/i.test(detail);
     if (!mentionsTools) return undefined;
-    const index = /tools\[(\d+)\]/.exec(`${param} ${detail}`)?.[1];
+    // Gemini says `tools[0].function_declarations[N]` (one tools entry holding every function).
+    const where = `${param} ${detail}`;
+    const index = /function_declarations\[(\d+)\]/.exec(where)?.[1] ?? /tools\[(\d+)\]/.exec(where)?.[1];
     const named = /function '([^']+)'/.exec(detail)?.[1] ?? (index === undefined ? undefined : tools[Number(index)]?.name);
     const tool = named === undefined ? '' : ` (tool ${named})`;
     return `${this.ctx.label} at ${this.url} refused a tool schema${tool} (${status}): ${detail}`;

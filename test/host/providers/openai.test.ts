@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelEvent, ModelMessage, ModelTool } from '../../../src/host/model.js';
 import { OpenAIProvider } from '../../../src/host/providers/index.js';
-import { startScriptedOpenAI, textTurn, toolCallsTurn } from '../../support/llm.js';
+import { errorTurn, startScriptedOpenAI, textTurn, toolCallsTurn } from '../../support/llm.js';
 
 const echo: ModelTool = {
   name: 'echo',
@@ -297,4 +297,20 @@ test('openai: tool call deltas without index or id (Gemini, llama.cpp shapes), c
   );
   assert.match(r.toolCalls[0].id, /^call_/, 'a missing id is generated');
   assert.equal(r.toolCalls[1].id, 'x2');
+});
+
+test('openai: a Gemini error array naming function_declarations[N] names that tool', async () => {
+  const message = '* GenerateContentRequest.tools[0].function_declarations[1].parameters.properties[meta].properties: should be non-empty for OBJECT type\n';
+  const llm = await startScriptedOpenAI([errorTurn(400, undefined, { body: [{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }] })]);
+  try {
+    const provider = new OpenAIProvider({ baseUrl: llm.baseUrl, model: 'gemini-2.5-flash', dialect: 'gemini' });
+    await assert.rejects(provider.complete({ messages: [user('x')], tools: [echo, add] }), (err: Error & { status?: number; detail?: string }) => {
+      assert.equal(err.status, 400);
+      assert.match(err.message, /^the Gemini endpoint at .* refused a tool schema \(tool add\) \(400\): \* GenerateContentRequest/);
+      assert.equal(err.detail, message.trim());
+      return true;
+    });
+  } finally {
+    await llm.close();
+  }
 });
