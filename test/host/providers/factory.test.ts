@@ -20,7 +20,6 @@ test('createProvider: keys come from the env object given', async () => {
     assert.equal((await a.complete({ messages: [{ role: 'user', content: 'x' }], tools: [] })).text, 'a');
     // An explicit key wins over the env.
     const explicit = createProvider({ provider: 'openai', model: 'm', baseUrl: openai.baseUrl, apiKey: 'other', env });
-    openai.push(textTurn('unused'));
     await assert.rejects(explicit.complete({ messages: [], tools: [] }), { status: 401 });
   } finally {
     await openai.close();
