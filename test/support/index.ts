@@ -1,9 +1,27 @@
 // The one test support module: waiting (sleep, flush, waitFor, once, within, aborted), hand-made
 // promises (deferred, latch), temp directories, the manual clock for TTLs and timers, and
-// compile-time type assertions (Equal, Expect).
+// compile-time type assertions (Equal, Expect), scripted model endpoints (llm.ts).
 // Test files import from here, never their own copies.
 export { aborted, flush, once, SAFETY_NET_MS, sleep, waitFor, within, type WaitOptions } from './wait.js';
 export { deferred, latch, type Deferred, type Latch } from './latch.js';
 export { tempDir } from './fs.js';
 export type { Equal, Expect } from './types.js';
 export { ManualClock } from '../../src/testing/clock.js';
+// Scripted model endpoints (OpenAI Chat Completions, Anthropic Messages) for host tests.
+export {
+  errorTurn,
+  hangTurn,
+  malformedTurn,
+  startScriptedAnthropic,
+  startScriptedOpenAI,
+  streamErrorTurn,
+  textTurn,
+  toolCallsTurn,
+  truncatedTurn,
+  type ScriptedLlm,
+  type ScriptedLlmOptions,
+  type ScriptedRequest,
+  type ScriptedToolCall,
+  type Turn,
+  type TurnReply,
+} from './llm.js';
