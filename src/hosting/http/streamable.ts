@@ -150,8 +150,10 @@ export class StreamableHttpHandler {
       const info = await this.oauth.admit(req, res);
       return info ? { authInfo: info } : undefined;
     }
-    if (!this.o.authenticate) return {};
-    const authInfo = await this.o.authenticate(req);
+    // The framework's own middleware already said who is calling: that stands in for `authenticate`.
+    const authenticate = this.o.authenticate;
+    if (req.authInfo === undefined && !authenticate) return {};
+    const authInfo = req.authInfo ?? (await authenticate!(req));
     // A sender-constrained token (jwtAccessTokens fills `confirmation`) is only good with the
     // proof of its key, which only `oauth` checks: here it would pass as a bearer token.
     if (!authInfo || authInfo.confirmation !== undefined) {
@@ -163,7 +165,8 @@ export class StreamableHttpHandler {
 
   handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
     // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
-    if (this.guarded) return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
+    if (this.guarded || req.authInfo !== undefined)
+      return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
     const refusal = checkOriginAndHost(req, this.o);
     if (refusal) {
       sendError(res, 403, refusal);
