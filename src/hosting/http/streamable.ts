@@ -10,6 +10,7 @@ import { systemClock, unrefTimer, type Clock, type TimerHandle } from '../../eng
 import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from '../../state/event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { applyCors } from './cors.js';
 import { checkModernHeaders, modernStatusFor } from './modern-http.js';
 import { OAuthResourceGuard, type OAuthResourceOptions } from './oauth-resource.js';
 import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
@@ -164,6 +165,7 @@ export class StreamableHttpHandler {
   }
 
   handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    if (applyCors(req, res, this.o, this.allow())) return DONE;
     // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
     if (this.guarded || req.authInfo !== undefined)
       return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
