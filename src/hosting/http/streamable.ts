@@ -95,6 +95,8 @@ export class StreamableHttpHandler {
   /** The table's sessions, under the name tests (and debuggers) look for. */
   private readonly sessions: Map<string, LiveSession>;
   private sweeper: TimerHandle | undefined;
+  /** The sweep's period while it is still to be armed (stateful handlers only). */
+  private sweepEveryMs: number | undefined;
   private readonly clock: Clock;
   /** Made once: every event stream's channel reports a failing event store here. */
   private readonly reportError: (error: Error) => void;
@@ -130,10 +132,9 @@ export class StreamableHttpHandler {
     this.oauth = options.oauth === undefined ? undefined : new OAuthResourceGuard(options.oauth, this.endpoint, this.reportError);
     this.scopeGate = this.oauth?.perMessage ? this.oauth : undefined;
     this.guarded = options.authenticate !== undefined || this.oauth !== undefined;
-    if (options.stateful !== false) {
-      this.sweeper = this.clock.setInterval(() => this.table.sweep(), Math.max(10, Math.min(idle / 2, 60_000)));
-      unrefTimer(this.sweeper);
-    }
+    // Armed by the first request, not here: Workers refuse timers while a module loads, which is
+    // where a handler is usually built. No session exists before a request anyway.
+    this.sweepEveryMs = options.stateful === false ? undefined : Math.max(10, Math.min(idle / 2, 60_000));
   }
 
   get sessionCount(): number {
@@ -164,7 +165,14 @@ export class StreamableHttpHandler {
     return { authInfo };
   }
 
+  private armSweep(every: number): void {
+    this.sweepEveryMs = undefined;
+    this.sweeper = this.clock.setInterval(() => this.table.sweep(), every);
+    unrefTimer(this.sweeper);
+  }
+
   handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    if (this.sweepEveryMs !== undefined) this.armSweep(this.sweepEveryMs);
     if (applyCors(req, res, this.o, this.allow())) return DONE;
     // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
     if (this.guarded || req.authInfo !== undefined)
@@ -448,6 +456,7 @@ export class StreamableHttpHandler {
 
   /** Closes every session and stops timers. */
   async close(): Promise<void> {
+    this.sweepEveryMs = undefined;
     if (this.sweeper !== undefined) this.clock.clearInterval(this.sweeper);
     await this.table.close();
   }
