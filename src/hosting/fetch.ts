@@ -1,3 +1,5 @@
+import { utf8Bytes } from '../protocol/encoding.js';
+import type { AuthInfo } from '../engine/transport.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { Server } from '../server/server.js';
 import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './http/exchange.js';
@@ -29,7 +31,16 @@ async function readLimited(request: Request, limit: number): Promise<string | un
   return new TextDecoder().decode(all);
 }
 
-export type FetchHandler = ((request: Request, info?: { remoteAddress?: string }) => Promise<Response>) & {
+/** What the host knows about a request beyond the Request itself. */
+export interface FetchRequestInfo {
+  remoteAddress?: string;
+  /** The caller, as a framework's authentication middleware established it (Hono's `c.get('auth')`). */
+  authInfo?: AuthInfo;
+  /** Reads the body when a middleware already consumed the Request's stream (Hono's cached `c.req.text()`). */
+  readBody?: () => Promise<string>;
+}
+
+export type FetchHandler = ((request: Request, info?: FetchRequestInfo) => Promise<Response>) & {
   handler: McpHttpHandler;
   close(): Promise<void>;
 };
@@ -41,7 +52,7 @@ export type FetchHandler = ((request: Request, info?: { remoteAddress?: string }
 export function toFetchHandler(server: McpServer | Server, options: HttpServerOptions = {}): FetchHandler {
   const handler = new McpHttpHandler(server, options);
   const encoder = new TextEncoder();
-  const fn = (async (request: Request, info?: { remoteAddress?: string }) => {
+  const fn = (async (request: Request, info?: FetchRequestInfo) => {
     const url = new URL(request.url);
     const req: HttpRequestView = {
       method: request.method,
@@ -52,7 +63,9 @@ export function toFetchHandler(server: McpServer | Server, options: HttpServerOp
       get urlOrigin() {
         return url.origin;
       },
-      readBody: (limit) => readLimited(request, limit),
+      authInfo: info?.authInfo,
+      readBody: (limit) =>
+        info?.readBody ? info.readBody().then((text) => (utf8Bytes(text).byteLength > limit ? undefined : text)) : readLimited(request, limit),
     };
     return new Promise<Response>((resolve, reject) => {
       let extra: HeaderMap | undefined;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AuthInfo } from '../engine/transport.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { Server } from '../server/server.js';
 import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './http/exchange.js';
@@ -15,13 +16,20 @@ class NodeExchange implements HttpRequestView, HttpResponder {
   readonly path: string;
   readonly query: string;
   readonly remoteAddress: string | undefined;
+  readonly authInfo: AuthInfo | undefined;
   private consumed = false;
+  private readonly parsed: unknown;
 
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
+    from: NodeExchangeExtras = {},
   ) {
-    const url = req.url ?? '/';
+    const url = from.url ?? req.url ?? '/';
+    this.authInfo = from.authInfo;
+    // A framework body parser (express.json()...) may have read the stream already: waiting
+    // for it would hang forever, so take what the parser left (on `req.body` unless told).
+    this.parsed = 'body' in from ? from.body : (req as IncomingMessage & { body?: unknown }).body;
     const q = url.indexOf('?');
     this.method = req.method ?? 'GET';
     this.path = q < 0 ? url : url.slice(0, q);
@@ -43,9 +51,7 @@ class NodeExchange implements HttpRequestView, HttpResponder {
     if (this.consumed) return Promise.reject(new Error('body already read'));
     this.consumed = true;
     const req = this.req;
-    // A framework body parser (express.json()...) may have read the stream already: waiting
-    // for it would hang forever, so take what the parser left on `req.body`.
-    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    const parsed = this.parsed;
     if (parsed !== undefined || req.readableEnded) {
       const text = parsed === undefined ? '' : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
       return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text);
@@ -165,6 +171,28 @@ class NodeStreamWriter implements StreamWriter {
   }
 }
 
+/** What a framework adapter knows about a request beyond node's own objects. */
+export interface NodeExchangeExtras {
+  /** The URL as the application received it, when a router rewrote `req.url` (a mount path). */
+  url?: string;
+  /** The body a framework already parsed (an object, a string or a Buffer); default `req.body`. */
+  body?: unknown;
+  /** The caller, as the framework's authentication middleware established it. */
+  authInfo?: AuthInfo;
+}
+
+/** Serves one node:http exchange; a failure the core did not answer becomes a JSON-RPC 500. */
+export function serveNode(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, extras?: NodeExchangeExtras): Promise<void> {
+  const exchange = new NodeExchange(req, res, extras);
+  return handler.handle(exchange, exchange).catch((err: unknown) => {
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+    }
+    handler.streamable.server.onerror(err instanceof Error ? err : new Error(String(err)));
+  });
+}
+
 export type NodeRequestListener = ((req: IncomingMessage, res: ServerResponse) => void) & {
   handler: McpHttpHandler;
   close(): Promise<void>;
@@ -177,14 +205,7 @@ export type NodeRequestListener = ((req: IncomingMessage, res: ServerResponse) =
 export function toNodeHandler(server: McpServer | Server, options: HttpServerOptions = {}): NodeRequestListener {
   const handler = new McpHttpHandler(server, options);
   const listener = ((req: IncomingMessage, res: ServerResponse) => {
-    const exchange = new NodeExchange(req, res);
-    handler.handle(exchange, exchange).catch((err: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
-      }
-      handler.streamable.server.onerror(err instanceof Error ? err : new Error(String(err)));
-    });
+    void serveNode(handler, req, res);
   }) as NodeRequestListener;
   listener.handler = handler;
   listener.close = () => handler.close();

@@ -96,8 +96,8 @@ function npmEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * A lockfile for a project depending on the tarball, zod and @opentelemetry/api (the optional
- * peer mcpkit/otel needs), cut from ours (same versions, same integrity).
+ * A lockfile for a project depending on the tarball, zod and the optional peers (@opentelemetry/api
+ * for mcpkit/otel, the frameworks for the adapters), cut from ours (same versions, same integrity).
  */
 function consumerLock(tarball: string, extra: Record<string, string>): Lock & Record<string, unknown> {
   const packages: Lock['packages'] = {
@@ -223,7 +223,9 @@ describe('the packed tarball, installed in a fresh project', () => {
     const packed = assertRan(await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT, npmEnv()), 'npm pack');
     const tarball = (JSON.parse(packed) as Array<{ filename: string }>)[0]!.filename;
     const extra: Record<string, string> = {};
-    for (const name of ['zod', '@opentelemetry/api']) {
+    // The frameworks are optional peers of mcpkit/express, /hono and /fastify, whose declarations
+    // import their types: a consumer of those entries has them installed.
+    for (const name of ['zod', '@opentelemetry/api', 'express', '@types/express', 'hono', 'fastify']) {
       const version = lock.packages[`node_modules/${name}`]?.version;
       assert.ok(version, `package-lock.json has ${name}`);
       extra[name] = version;

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { toFetchHandler } from '../../src/hosting/fetch.js';
+import { ManualClock } from '../support/index.js';
 
 const V = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
@@ -60,4 +61,42 @@ test('an McpServer and a stateless fetch handler are built without drawing rando
   } finally {
     await handler.close();
   }
+});
+
+test('a stateful fetch handler arms its session sweep at the first request, not when built', async (t) => {
+  const refuse = () => {
+    throw new Error('Disallowed operation called within global scope');
+  };
+  const random = t.mock.method(globalThis.crypto, 'getRandomValues', refuse);
+  const uuid = t.mock.method(globalThis.crypto, 'randomUUID', refuse);
+  const clock = new ManualClock();
+  const server = new McpServer({ name: 'top-level-stateful', version: '1.0.0' });
+  const handler = toFetchHandler(server, { clock, sessionIdleMs: 1000 });
+  assert.equal(clock.pending, 0, 'no timer while the module loads');
+  assert.equal(random.mock.callCount() + uuid.mock.callCount(), 0);
+  random.mock.restore();
+  uuid.mock.restore();
+  try {
+    const init = await handler(
+      new Request('http://worker.example/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      }),
+    );
+    assert.equal(init.status, 200);
+    assert.equal(clock.pending, 1, 'the sweep, armed by the first request');
+    assert.equal(handler.handler.streamable.sessionCount, 1);
+    // The sweep does its work: an idle session is closed.
+    clock.advance(2000);
+    assert.equal(handler.handler.streamable.sessionCount, 0);
+  } finally {
+    await handler.close();
+  }
+  assert.equal(clock.pending, 0, 'close() stops it');
 });

@@ -153,6 +153,8 @@ export async function authorizationCodeGrant(ctx: FlowContext, d: Discovery, cli
     );
   }
   if (!d.authorizationEndpoint) throw new OAuthFlowError(`the authorization server ${d.issuer} has no authorization_endpoint`);
+  const resumed = await resumeRedirect(ctx, d, client);
+  if (resumed) return resumed;
   const url = new URL(ctx.checkUrl(d.authorizationEndpoint, 'authorization endpoint'));
   const pkce = await pkcePair();
   const state = randomToken(16);
@@ -168,11 +170,34 @@ export async function authorizationCodeGrant(ctx: FlowContext, d: Discovery, cli
   // RFC 9449 §10: the code is bound to the key too, so a stolen code is no use with another one.
   if (ctx.dpop) q.set('dpop_jkt', await ctx.dpop.thumbprint());
   const request: AuthorizationRequest = { url, redirectUri: o.redirectUri, state, issuer: d.issuer };
+  // A browser app's authorize() may navigate the page away: what the exchange needs then has to
+  // outlive the page, in a store that keeps it (WebStorageOAuthStore in sessionStorage).
+  await o.store?.savePending?.(state, { verifier: pkce.verifier, issuer: d.issuer, resource: d.resource, redirectUri: o.redirectUri });
   const answer = await o.authorize(request);
   const code = readCallback(answer, state, d);
   return requestTokens(ctx, {
     ...tokenRequestBase(ctx, d, client),
     params: { grant_type: 'authorization_code', code, redirect_uri: o.redirectUri, code_verifier: pkce.verifier, resource: d.resource },
+  });
+}
+
+/**
+ * The page came back from the authorization server (`callbackUrl`) with the state of an
+ * authorization this store saved before navigating: the code is exchanged with that verifier.
+ * Anything else (no callback, a state not saved here, another server) starts afresh.
+ */
+async function resumeRedirect(ctx: FlowContext, d: Discovery, client: ClientRegistration): Promise<OAuthTokens | undefined> {
+  const o = ctx.options;
+  if (o.callbackUrl === undefined || !o.store?.takePending) return undefined;
+  const back = new URL(String(o.callbackUrl));
+  const state = back.searchParams.get('state');
+  if (!state) return undefined;
+  const pending = await o.store.takePending(state);
+  if (!pending || pending.issuer !== d.issuer || pending.resource !== d.resource) return undefined;
+  const code = readCallback(back, state, d);
+  return requestTokens(ctx, {
+    ...tokenRequestBase(ctx, d, client),
+    params: { grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, code_verifier: pending.verifier, resource: d.resource },
   });
 }
 

@@ -66,6 +66,14 @@ async function getJson(ctx: DiscoveryContext, url: string): Promise<{ status: nu
     try {
       res = await ctx.fetch(at, { headers, redirect: 'manual' });
     } catch (err) {
+      // In a browser, a cross-origin server whose CORS allows no MCP-Protocol-Version (most
+      // authorization servers) fails the preflight, which fetch reports as a network error.
+      // Without the header the GET is a simple request that needs no preflight: ask once more.
+      if (headers['mcp-protocol-version'] !== undefined) {
+        delete headers['mcp-protocol-version'];
+        hop--;
+        continue;
+      }
       throw new OAuthFlowError(`could not fetch ${at}: ${(err as Error).message}`, { cause: err });
     }
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;

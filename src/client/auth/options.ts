@@ -39,6 +39,13 @@ export interface OAuthOptions extends UrlPolicyOptions {
   /** The redirect URI registered for this client. Required with `authorize`. */
   redirectUri?: string;
   /**
+   * For a sign-in by full-page redirect (a browser app whose `authorize` navigates away): the URL
+   * the page was loaded at when the authorization server sent it back (`location.href`). With a
+   * `store` that keeps pending authorizations (`WebStorageOAuthStore`), its code is exchanged
+   * with the PKCE verifier saved before the page left, instead of signing in again.
+   */
+  callbackUrl?: string | URL;
+  /**
    * `authorization_code` (a user signs in; the default when `authorize` is set),
    * `jwt-bearer` (an assertion from elsewhere; the default when `assertion` is set) or
    * `client_credentials` (machine to machine; the default otherwise).

@@ -26,6 +26,21 @@ export interface OAuthStore {
   saveTokens(issuer: string, resource: string, tokens: StoredTokens): void | Promise<void>;
   /** Forgets the tokens (and, with `client`, the registration too): a logout, or credentials the AS rejected. */
   clear(issuer: string, resource?: string, client?: boolean): void | Promise<void>;
+  /**
+   * Optional, for sign-in by full-page redirect: keeps an authorization under way (its PKCE
+   * verifier) across the navigation to the authorization server and back, by its `state`.
+   */
+  savePending?(state: string, pending: PendingAuthorization): void | Promise<void>;
+  /** Returns and forgets the authorization saved under `state`. */
+  takePending?(state: string): PendingAuthorization | undefined | Promise<PendingAuthorization | undefined>;
+}
+
+/** An authorization request sent, its answer not yet exchanged. */
+export interface PendingAuthorization {
+  verifier: string;
+  issuer: string;
+  resource: string;
+  redirectUri: string;
 }
 
 /** The default store: a Map, gone with the process. */

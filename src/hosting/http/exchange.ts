@@ -1,3 +1,5 @@
+import type { AuthInfo } from '../../engine/transport.js';
+
 /**
  * The tiny HTTP surface the server core speaks. Two adapters fill it: node:http (writes straight
  * to ServerResponse, no Request/Response objects) and web-standard fetch (Bun, Deno, Workers).
@@ -23,6 +25,12 @@ export interface HttpRequestView {
    * (the adapter stops reading).
    */
   readBody(limit: number): Promise<string | undefined>;
+  /**
+   * The caller as a web framework's own authentication middleware established it (the express,
+   * hono and fastify adapters fill it). It admits the request in place of `authenticate`; `oauth`
+   * checks the bearer token itself whatever this says.
+   */
+  readonly authInfo?: AuthInfo;
 }
 
 export type HeaderMap = Record<string, string>;

@@ -228,6 +228,11 @@ export class OAuthResourceGuard {
     }
   }
 
+  /** The paths of the Protected Resource Metadata documents (for routers that need them listed). */
+  metadataPaths(): string[] {
+    return [...this.metadata.keys()];
+  }
+
   /** Whether `path` is one of the Protected Resource Metadata documents served here. */
   isMetadataPath(path: string): boolean {
     return this.metadata.has(path);

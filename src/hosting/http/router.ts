@@ -41,6 +41,27 @@ export class McpHttpHandler {
     if (cardOptions) this.card = new ServerCardHost(low, this.streamable.endpoint, this.legacy?.ssePath, cardOptions);
   }
 
+  /**
+   * Whether `path` is one this handler answers (the endpoint, HTTP+SSE, OAuth metadata, the
+   * Server Card): a framework adapter hands other paths on to the application's next route.
+   */
+  serves(path: string): boolean {
+    return (
+      path === this.streamable.endpoint ||
+      this.legacy?.matches(path) === true ||
+      this.streamable.oauth?.isMetadataPath(path) === true ||
+      this.card?.matches(path) === true
+    );
+  }
+
+  /** Every path `serves` accepts, for routers that register routes one by one (Fastify). */
+  paths(): string[] {
+    const out = [this.streamable.endpoint];
+    if (this.legacy) out.push(this.legacy.ssePath, this.legacy.messagesPath);
+    out.push(...(this.streamable.oauth?.metadataPaths() ?? []), ...(this.card?.paths() ?? []));
+    return [...new Set(out)];
+  }
+
   async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
     // After close() a late request (a kept-alive connection, a fetch runtime) must not open a
     // session nobody will ever close.

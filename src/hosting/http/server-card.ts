@@ -85,6 +85,11 @@ export class ServerCardHost {
     buildServerCard(server, o);
   }
 
+  /** Every path the card is served at. */
+  paths(): string[] {
+    return this.o.aiCatalog === true ? [this.cardPath, WELL_KNOWN_CARD, AI_CATALOG] : [this.cardPath, WELL_KNOWN_CARD];
+  }
+
   matches(path: string): boolean {
     return path === this.cardPath || path === WELL_KNOWN_CARD || (this.o.aiCatalog === true && path === AI_CATALOG);
   }

@@ -10,6 +10,7 @@ import { systemClock, unrefTimer, type Clock, type TimerHandle } from '../../eng
 import { JSON_HEADERS, ResponseChannel, SSE_HEADERS, sseEvent, type ResponseMode } from './channel.js';
 import { InMemoryEventStore, type EventStore } from '../../state/event-store.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { applyCors } from './cors.js';
 import { checkModernHeaders, modernStatusFor } from './modern-http.js';
 import { OAuthResourceGuard, type OAuthResourceOptions } from './oauth-resource.js';
 import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
@@ -94,6 +95,8 @@ export class StreamableHttpHandler {
   /** The table's sessions, under the name tests (and debuggers) look for. */
   private readonly sessions: Map<string, LiveSession>;
   private sweeper: TimerHandle | undefined;
+  /** The sweep's period while it is still to be armed (stateful handlers only). */
+  private sweepEveryMs: number | undefined;
   private readonly clock: Clock;
   /** Made once: every event stream's channel reports a failing event store here. */
   private readonly reportError: (error: Error) => void;
@@ -129,10 +132,9 @@ export class StreamableHttpHandler {
     this.oauth = options.oauth === undefined ? undefined : new OAuthResourceGuard(options.oauth, this.endpoint, this.reportError);
     this.scopeGate = this.oauth?.perMessage ? this.oauth : undefined;
     this.guarded = options.authenticate !== undefined || this.oauth !== undefined;
-    if (options.stateful !== false) {
-      this.sweeper = this.clock.setInterval(() => this.table.sweep(), Math.max(10, Math.min(idle / 2, 60_000)));
-      unrefTimer(this.sweeper);
-    }
+    // Armed by the first request, not here: Workers refuse timers while a module loads, which is
+    // where a handler is usually built. No session exists before a request anyway.
+    this.sweepEveryMs = options.stateful === false ? undefined : Math.max(10, Math.min(idle / 2, 60_000));
   }
 
   get sessionCount(): number {
@@ -150,8 +152,10 @@ export class StreamableHttpHandler {
       const info = await this.oauth.admit(req, res);
       return info ? { authInfo: info } : undefined;
     }
-    if (!this.o.authenticate) return {};
-    const authInfo = await this.o.authenticate(req);
+    // The framework's own middleware already said who is calling: that stands in for `authenticate`.
+    const authenticate = this.o.authenticate;
+    if (req.authInfo === undefined && !authenticate) return {};
+    const authInfo = req.authInfo ?? (await authenticate!(req));
     // A sender-constrained token (jwtAccessTokens fills `confirmation`) is only good with the
     // proof of its key, which only `oauth` checks: here it would pass as a bearer token.
     if (!authInfo || authInfo.confirmation !== undefined) {
@@ -161,9 +165,18 @@ export class StreamableHttpHandler {
     return { authInfo };
   }
 
+  private armSweep(every: number): void {
+    this.sweepEveryMs = undefined;
+    this.sweeper = this.clock.setInterval(() => this.table.sweep(), every);
+    unrefTimer(this.sweeper);
+  }
+
   handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    if (this.sweepEveryMs !== undefined) this.armSweep(this.sweepEveryMs);
+    if (applyCors(req, res, this.o, this.allow())) return DONE;
     // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
-    if (this.guarded) return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
+    if (this.guarded || req.authInfo !== undefined)
+      return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
     const refusal = checkOriginAndHost(req, this.o);
     if (refusal) {
       sendError(res, 403, refusal);
@@ -443,6 +456,7 @@ export class StreamableHttpHandler {
 
   /** Closes every session and stops timers. */
   async close(): Promise<void> {
+    this.sweepEveryMs = undefined;
     if (this.sweeper !== undefined) this.clock.clearInterval(this.sweeper);
     await this.table.close();
   }
