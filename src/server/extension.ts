@@ -96,9 +96,9 @@ export interface ExtensionHooks {
   /**
    * Message middleware for each new handshake-era session (its own instance per connection:
    * request ids are per connection). Sees what `observe` does not: the requests the server
-   * sends its client, notifications both ways.
+   * sends its client, notifications both ways. Undefined: none for this session.
    */
-  sessionMiddleware?(): MessageMiddleware;
+  sessionMiddleware?(): MessageMiddleware | undefined;
   /** Server shutdown: runs before listen streams end and transports close. */
   close?(): Promise<void> | void;
 }

@@ -87,7 +87,7 @@ export class Server {
   /** What every session's engine is built with (the middleware list is snapshotted by each engine). */
   readonly peerOptions: PeerOptions;
   /** Extensions' per-session message middleware factories; undefined (the usual case) costs one check per session. */
-  sessionMiddleware: (() => MessageMiddleware)[] | undefined;
+  sessionMiddleware: (() => MessageMiddleware | undefined)[] | undefined;
 
   constructor(options: ServerOptions) {
     const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, extensions, bus, ...info } = options;

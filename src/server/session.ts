@@ -1,6 +1,7 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
-import { Peer, type PeerHandlers, type RequestOptions } from '../engine/peer.js';
+import { Peer, type PeerHandlers, type PeerOptions, type RequestOptions } from '../engine/peer.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import { HandshakeServerEra, type RequestEnvelope } from '../protocol/handshake.js';
 import { requestEra } from '../protocol/era.js';
@@ -28,12 +29,7 @@ export class ServerSession implements PeerHandlers, Session {
     this.server = server;
     this.era = new HandshakeServerEra(server.identityOf);
     // The session is the engine's handler itself: no handler object and closures per connection.
-    const own = server.sessionMiddleware;
-    this.peer = new Peer(
-      transport,
-      this,
-      own === undefined ? server.peerOptions : { ...server.peerOptions, middleware: [...server.messageMiddleware, ...own.map((make) => make())] },
-    );
+    this.peer = new Peer(transport, this, server.sessionMiddleware === undefined ? server.peerOptions : withSessionMiddleware(server));
   }
 
   /** Resource URIs this client subscribed to. */
@@ -175,4 +171,14 @@ export class ServerSession implements PeerHandlers, Session {
       throw new LocalError('capability', `Cannot send "${method}": the client did not declare the "${what}" capability`);
     }
   }
+}
+
+/** The server's peer options with what its extensions add for one session (none: the shared options). */
+function withSessionMiddleware(server: Server): PeerOptions {
+  let own: MessageMiddleware[] | undefined;
+  for (const make of server.sessionMiddleware ?? []) {
+    const mw = make();
+    if (mw !== undefined) (own ??= []).push(mw);
+  }
+  return own === undefined ? server.peerOptions : { ...server.peerOptions, middleware: [...server.messageMiddleware, ...own] };
 }

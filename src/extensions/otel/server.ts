@@ -84,7 +84,7 @@ export function otel(options: OtelOptions = {}): ServerExtension {
  * (sampling, elicitation, roots), with their context in `params._meta`, and spans for
  * notifications both ways. The requests it serves are the observer's.
  */
-function sessionSpans(o: OtelOptions): () => MessageMiddleware {
+function sessionSpans(o: OtelOptions): () => MessageMiddleware | undefined {
   const tracer = (o.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION);
   const meter = (o.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION);
   const sent = meter.createHistogram(METRIC.clientOperation, {
@@ -94,7 +94,8 @@ function sessionSpans(o: OtelOptions): () => MessageMiddleware {
   });
   const uriInName = o.resourceUriInSpanName === true;
   const off = offWhen(meter, o.tracerProvider);
-  return () => messageSpans({ tracer, propagator: o.propagator, sent, served: undefined, common: {}, peer: {}, uriInName, off });
+  // A session begun while nothing records gets none (one started after an SDK is registered does).
+  return () => (off() ? undefined : messageSpans({ tracer, propagator: o.propagator, sent, served: undefined, common: {}, peer: {}, uriInName, off }));
 }
 
 /** When spans and samples would all be thrown away (no SDK), for the middleware to step aside. */
