@@ -14,7 +14,7 @@ function nodeUses(_path: string, facts: ModuleFacts): string[] {
   return out;
 }
 
-for (const entry of ['server', 'client', 'http']) {
+for (const entry of ['server', 'client', 'http', 'oauth-server']) {
   test(`mcpkit/${entry}: no node:* import, bare builtin or Node global anywhere in its module graph`, () => {
     const { seen, problems } = walk(`src/entries/${entry}.ts`, nodeUses);
     assert.ok(seen.size > 5, `the walk found only ${seen.size} modules: is the entry empty?`);
