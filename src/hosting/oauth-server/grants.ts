@@ -99,8 +99,13 @@ export class Grants {
     return { ...record, family };
   }
 
-  /** The refresh grant: rotates the token; a rotated one presented again revokes its family. */
-  async redeemRefresh(clientId: string, token: string): Promise<RefreshRecord> {
+  /**
+   * The refresh grant: rotates the token; a rotated one presented again revokes its family.
+   * `validate` judges the request against the grant (scopes, resources) before the token is
+   * spent: a refused request leaves it usable, or a client's mistake would look like theft on
+   * its next try.
+   */
+  async redeemRefresh<T>(clientId: string, token: string, validate: (grant: RefreshRecord) => T): Promise<{ record: RefreshRecord; result: T }> {
     const h = await digest(token);
     const record = (await this.o.store.take(`refresh:${h}`)) as RefreshRecord | undefined;
     if (!record) {
@@ -111,14 +116,21 @@ export class Grants {
       }
       throw new OAuthError('invalid_grant', 'unknown, expired or revoked refresh token');
     }
-    await this.o.store.put(`usedrefresh:${h}`, { family: record.family }, this.o.refreshTtlSec * 1000);
     if (!(await this.o.store.get(`family:${record.family}`))) throw new OAuthError('invalid_grant', 'the refresh token was revoked');
     if (record.clientId !== clientId) {
       // Someone else's token: not theirs to use, and no longer safe for its owner either.
       await this.o.store.delete(`family:${record.family}`);
       throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
     }
-    return record;
+    let result: T;
+    try {
+      result = validate(record);
+    } catch (err) {
+      await this.o.store.put(`refresh:${h}`, record, this.o.refreshTtlSec * 1000);
+      throw err;
+    }
+    await this.o.store.put(`usedrefresh:${h}`, { family: record.family }, this.o.refreshTtlSec * 1000);
+    return { record, result };
   }
 
   /** Revokes the sign-in a refresh token belongs to (RFC 7009); unknown tokens are ignored, as the RFC asks. */

@@ -53,10 +53,11 @@ export async function tokenEndpoint(ctx: ServerContext, issuer: string, req: Htt
         throw new OAuthError('unauthorized_client', 'this client may not use the refresh_token grant');
       const token = single(form, 'refresh_token');
       if (!token) throw new OAuthError('invalid_request', 'refresh_token is missing');
-      const record = await ctx.grants.redeemRefresh(client.client_id, token);
-      const grant = grantOf(record);
-      const audience = audienceFor(ctx, issuer, grant, form.getAll('resource'));
-      body = await ctx.grants.issueTokens(grant, issuer, audience, scopesFor(grant, single(form, 'scope')), record.family);
+      const { record, result } = await ctx.grants.redeemRefresh(client.client_id, token, (r) => {
+        const grant = grantOf(r);
+        return { grant, audience: audienceFor(ctx, issuer, grant, form.getAll('resource')), scopes: scopesFor(grant, single(form, 'scope')) };
+      });
+      body = await ctx.grants.issueTokens(result.grant, issuer, result.audience, result.scopes, record.family);
     } else if (type === undefined) throw new OAuthError('invalid_request', 'grant_type is missing');
     else throw new OAuthError('unsupported_grant_type', `the ${type} grant is not supported here (authorization_code, refresh_token)`);
     sendJson(res, 200, body, NO_STORE);
