@@ -85,7 +85,7 @@ for (const era of ['handshake', 'modern'] as const) {
       assert.equal(info.principal, 'alice');
       assert.ok(info.clientId, 'the dynamically registered client id');
       assert.deepEqual(info.scopes!.sort(), ['mcp:tools', 'offline_access']);
-      assert.equal((info.extra?.claims as { aud: string }).aud, s.mcp.url);
+      assert.equal((info.extra!.claims as { aud: string }).aud, s.mcp.url);
     } finally {
       await s.close();
     }

@@ -193,7 +193,7 @@ test('GitHub upstream: mcpkit’s client signs in through the proxy and calls a 
     upstream: githubUpstream({ clientId: 'gh-client', clientSecret: 'upstream-secret', webUrl: idp.origin, apiUrl: idp.origin }),
   });
   const server = new McpServer({ name: 'gh', version: '1.0.0' });
-  server.tool('whoami', (_a, ctx) => `${ctx.authInfo?.principal} (${(ctx.authInfo?.extra?.claims as { login?: string }).login})`);
+  server.tool('whoami', (_a, ctx) => `${ctx.authInfo?.principal} (${(ctx.authInfo!.extra!.claims as { login?: string }).login})`);
   const mcp = await serve(server, { port: 0, oauth: { authorizationServers: [as.issuer], verifyToken: jwtAccessTokens({ issuer: as.issuer }) } });
   try {
     const authorize = async (request: AuthorizationRequest) => (await followToClient(request.url.href)).at(-1)!.href;
