@@ -7,8 +7,7 @@
 //   node --import tsx conformance/authorization-server.ts --port 3200   →  issuer http://127.0.0.1:3200
 //
 // Prints `mcpkit authorization server listening on <issuer>` once it accepts connections.
-import { serveAuthorizationServer } from '../src/entries/node.js';
-import { autoApprove, createAuthorizationServer } from '../src/entries/oauth-server.js';
+import { autoApprove, createAuthorizationServer, serveAuthorizationServer } from '../src/entries/oauth-server.js';
 
 function portArg(argv: readonly string[]): number {
   const i = argv.indexOf('--port');

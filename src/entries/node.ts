@@ -9,11 +9,6 @@ export {
   type NodeRequestListener,
 } from '../hosting/node.js';
 export { skillDirectory } from '../hosting/skills-dir.js';
-export {
-  serveAuthorizationServer,
-  type ServeAuthorizationServerOptions,
-  type RunningAuthorizationServer,
-} from '../hosting/oauth-server/node.js';
 export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
 export { OAuthFlowError } from '../client/auth/errors.js';
 export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';

@@ -1,8 +1,8 @@
 // mcpkit/oauth-server: a small OAuth 2.1 authorization server for MCP deployments (metadata,
 // PKCE codes, rotated refresh tokens, dynamic registration, client ID metadata documents,
 // resource indicators, JWT access tokens), with sign-in by the application or federated to an
-// upstream provider. Runtime-neutral (a fetch handler); on node:http use
-// `serveAuthorizationServer` from mcpkit/node; in Redis, `RedisAuthorizationStore` from mcpkit/redis.
+// upstream provider. The server and its fetch handler run in any runtime; `serveAuthorizationServer`
+// is the node:http one. Its Redis store, `RedisAuthorizationStore`, is in mcpkit/redis.
 
 export { AuthorizationServer, createAuthorizationServer, autoApprove } from '../hosting/oauth-server/server.js';
 export type {
@@ -15,8 +15,13 @@ export type {
   LoginContext,
   LoginDecision,
 } from '../hosting/oauth-server/options.js';
+export {
+  serveAuthorizationServer,
+  type ServeAuthorizationServerOptions,
+  type RunningAuthorizationServer,
+} from '../hosting/oauth-server/node.js';
 export { InMemoryAuthorizationStore, type AuthorizationStore } from '../hosting/oauth-server/store.js';
-export { generateSigningKey, type SigningAlgorithm, type SigningKeyInput } from '../hosting/oauth-server/signing.js';
+export { generateSigningKey, type PrivateJwk, type SigningAlgorithm, type SigningKeyInput } from '../hosting/oauth-server/signing.js';
 export {
   githubUpstream,
   googleUpstream,

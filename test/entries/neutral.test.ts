@@ -14,13 +14,20 @@ function nodeUses(_path: string, facts: ModuleFacts): string[] {
   return out;
 }
 
-for (const entry of ['server', 'client', 'http', 'oauth-server']) {
+for (const entry of ['server', 'client', 'http']) {
   test(`mcpkit/${entry}: no node:* import, bare builtin or Node global anywhere in its module graph`, () => {
     const { seen, problems } = walk(`src/entries/${entry}.ts`, nodeUses);
     assert.ok(seen.size > 5, `the walk found only ${seen.size} modules: is the entry empty?`);
     assert.equal(problems.length, 0, `mcpkit/${entry} is not runtime-neutral:\n${describe(problems)}`);
   });
 }
+
+test('mcpkit/oauth-server: the authorization server and its fetch handler use nothing of Node (only serveAuthorizationServer does)', () => {
+  const { seen, problems } = walk('src/hosting/oauth-server/server.ts', nodeUses);
+  assert.ok(seen.size > 5, `the walk found only ${seen.size} modules`);
+  assert.equal(problems.length, 0, `the authorization server is not runtime-neutral:\n${describe(problems)}`);
+  assert.ok(walk('src/entries/oauth-server.ts', nodeUses).problems.length > 0, 'serveAuthorizationServer (node:http) is reachable from the entry');
+});
 
 test('the walker sees Node where it is: mcpkit/node and mcpkit/stdio do use it', () => {
   for (const entry of ['node', 'stdio']) {

@@ -10,10 +10,17 @@ import { signCompact, type WebCryptoKey } from '../../client/auth/jwt.js';
 
 export type SigningAlgorithm = 'ES256' | 'RS256';
 
+/** A private key as a JWK (RFC 7517): EC P-256 (`crv`, `x`, `y`, `d`) or RSA (`n`, `e`, `d`, and the CRT members). */
+export interface PrivateJwk {
+  kty: string;
+  d?: string;
+  [member: string]: unknown;
+}
+
 /** A signing key: a private JWK (with `d`), or a Web Crypto key pair (the private key may be non-extractable). */
 export interface SigningKeyInput {
   algorithm: SigningAlgorithm;
-  privateJwk?: JsonWebKey;
+  privateJwk?: PrivateJwk;
   privateKey?: WebCryptoKey;
   /** The public half, needed with `privateKey` (a private CryptoKey cannot give its public JWK). */
   publicKey?: WebCryptoKey;
@@ -59,8 +66,8 @@ async function load(input: SigningKeyInput): Promise<SigningKey> {
     const jwk = input.privateJwk;
     if (typeof jwk.d !== 'string') fail('privateJwk must be a private key (with "d")');
     const { alg: _a, key_ops: _k, use: _u, ext: _e, ...material } = jwk;
-    privateKey = await globalThis.crypto.subtle.importKey('jwk', material, IMPORT[alg], false, ['sign']);
-    pub = jwk;
+    privateKey = await globalThis.crypto.subtle.importKey('jwk', material as JsonWebKey, IMPORT[alg], false, ['sign']);
+    pub = jwk as JsonWebKey;
   } else if (input.privateKey && input.publicKey) {
     privateKey = input.privateKey;
     pub = await globalThis.crypto.subtle.exportKey('jwk', input.publicKey);

@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { RedisAuthorizationStore } from '../../../src/hosting/oauth-server/redis-store.js';
+import type { PrivateJwk } from '../../../src/hosting/oauth-server/signing.js';
 import { cleanup, connectRedis, PREFIX } from '../../state/redis/helpers.js';
 import { payload, pkce, REDIRECT, startAs, token } from './helpers.js';
 
@@ -34,7 +35,7 @@ test('put/get/take/delete with TTLs; of two concurrent takes only one gets the v
 test('two instances on one Redis and one key: a code from one redeems at the other; refresh reuse is caught across them', async () => {
   const redis = await connectRedis();
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const signingKeys = [{ algorithm: 'ES256' as const, privateJwk: privateKey.export({ format: 'jwk' }) as JsonWebKey }];
+  const signingKeys = [{ algorithm: 'ES256' as const, privateJwk: privateKey.export({ format: 'jwk' }) as PrivateJwk }];
   const common = {
     store: new RedisAuthorizationStore({ client: redis, keyPrefix: PREFIX }),
     signingKeys,
