@@ -39,9 +39,9 @@ export interface Upstream {
   /** Who the user is, from the upstream tokens. */
   identify(tokens: UpstreamTokens, fetchImpl: typeof globalThis.fetch): Promise<UpstreamIdentity>;
   /**
-   * Decides on an identified user: the subject of our tokens (default `<name>:<subject>`-free:
-   * the upstream subject itself) and claims to put in them, or undefined to refuse
-   * (`access_denied`): an organisation or domain check goes here.
+   * Decides on an identified user: the subject of our tokens and claims to put in them, or
+   * undefined to refuse (`access_denied`); an organisation or domain check goes here. Default:
+   * the upstream subject and claims as they are.
    */
   admit?: (
     identity: UpstreamIdentity,

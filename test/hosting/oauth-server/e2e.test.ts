@@ -95,7 +95,7 @@ for (const era of ['handshake', 'modern'] as const) {
 test('a client ID metadata document: the AS fetches it (bounded, cached) instead of a registration', async () => {
   const docUrl = 'https://client.example.test/mcp-client.json';
   let fetches = 0;
-  const docServer: Server = createServer((req, res) => {
+  const docServer: Server = createServer((_req, res) => {
     fetches++;
     const body = JSON.stringify({ client_id: docUrl, client_name: 'CIMD client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' });
