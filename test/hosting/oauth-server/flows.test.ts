@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jwtAccessTokens } from '../../../src/hosting/http/jwt-access-token.js';
+import { autoApprove, createAuthorizationServer } from '../../../src/hosting/oauth-server/server.js';
 import { ManualClock } from '../../support/index.js';
 import { authorizeUrl, browse, code, payload, pkce, REDIRECT, register, startAs, token } from './helpers.js';
 
@@ -297,4 +298,63 @@ test('malformed requests get OAuth errors, not crashes', async () => {
   } finally {
     await as.close();
   }
+});
+
+test('a login page of the application: shown first, then the form posted back to the authorization URL signs in', async () => {
+  const as = await startAs({
+    clients: [PUBLIC],
+    login: ({ form }) =>
+      form?.get('user') === 'carol' && form.get('password') === 'pw'
+        ? { subject: 'carol', claims: { email: 'carol@example.test' } }
+        : { respond: { status: 200, body: '<form method="post"><input name="user"><input name="password"></form>' } },
+  });
+  try {
+    const p = pkce();
+    const url = authorizeUrl(as.issuer, { client_id: 'app', redirect_uri: REDIRECT, challenge: p.challenge, method: 'S256' });
+    const page = await browse(url);
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<form method="post">/);
+    const posted = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ user: 'carol', password: 'pw' }),
+    });
+    assert.equal(posted.status, 302);
+    const c = new URL(posted.headers.get('location')!).searchParams.get('code')!;
+    const t = await token(as.issuer, { grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT, code_verifier: p.verifier, client_id: 'app' });
+    assert.equal(payload(t.body.access_token!).sub, 'carol');
+    assert.equal(payload(t.body.access_token!).email, 'carol@example.test');
+  } finally {
+    await as.close();
+  }
+});
+
+test('the fetch handler (any runtime): a whole sign-in through Request/Response, 404 for other paths', async () => {
+  const server = createAuthorizationServer({ issuer: 'https://auth.example.test', login: autoApprove('dana'), clients: [PUBLIC] });
+  const p = pkce();
+  const meta = await server.fetch(new Request('https://auth.example.test/.well-known/oauth-authorization-server'));
+  assert.equal(((await meta.json()) as { issuer: string }).issuer, 'https://auth.example.test');
+  const r = await server.fetch(
+    new Request(authorizeUrl('https://auth.example.test', { client_id: 'app', redirect_uri: REDIRECT, challenge: p.challenge, method: 'S256' })),
+  );
+  assert.equal(r.status, 302);
+  const back = new URL(r.headers.get('location')!).searchParams;
+  assert.equal(back.get('iss'), 'https://auth.example.test');
+  const t = await server.fetch(
+    new Request('https://auth.example.test/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: p.verifier,
+        client_id: 'app',
+      }),
+    }),
+  );
+  assert.equal(t.status, 200);
+  assert.equal(payload(((await t.json()) as { access_token: string }).access_token).sub, 'dana');
+  assert.equal((await server.fetch(new Request('https://auth.example.test/mcp'))).status, 404);
 });
