@@ -9,7 +9,7 @@ import { fetchClientMetadata, isClientIdUrl, type ClientMetadataFetcher } from '
 import { OAuthError, sameSecret, single } from './http.js';
 import type { ClientAuthMethod, ClientRecord } from './options.js';
 import { checkRedirectUri } from './redirect-uris.js';
-import type { AuthorizationStore } from './store.js';
+import { digest, type AuthorizationStore } from './store.js';
 
 const AUTH_METHODS: readonly ClientAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
 const GRANTS = ['authorization_code', 'refresh_token'];
@@ -83,12 +83,16 @@ export class ClientDirectory {
       response_types: ['code'],
     };
     delete record.client_secret;
-    if (method !== 'none') {
-      record.client_secret = randomToken(32);
-      record.client_secret_expires_at = 0;
+    delete record.client_secret_sha256;
+    if (method === 'none') {
+      await this.o.store.put(`client:${record.client_id}`, record);
+      return record;
     }
-    await this.o.store.put(`client:${record.client_id}`, record);
-    return record;
+    // The secret goes to the client once; the store keeps only its digest.
+    const secret = randomToken(32);
+    record.client_secret_expires_at = 0;
+    await this.o.store.put(`client:${record.client_id}`, { ...record, client_secret_sha256: await digest(secret) });
+    return { ...record, client_secret: secret };
   }
 }
 
@@ -132,9 +136,15 @@ export async function authenticateClient(clients: ClientDirectory, req: HttpRequ
   if (!client) throw new OAuthError('invalid_client', `unknown client ${JSON.stringify(id)}`, 401);
   const expected = methodOf(client);
   if (expected !== via) throw new OAuthError('invalid_client', `the client ${id} authenticates with ${expected}, not ${via}`, 401);
-  if (expected !== 'none' && !(client.client_secret && secret !== undefined && sameSecret(secret, client.client_secret)))
+  if (expected !== 'none' && !(secret !== undefined && (await secretMatches(client, secret))))
     throw new OAuthError('invalid_client', 'client authentication failed', 401);
   return client;
 }
 
 export type { ClientMetadataFetcher };
+
+/** A registered client's secret is kept as a digest; a pre-registered one as configured. */
+async function secretMatches(client: ClientRecord, secret: string): Promise<boolean> {
+  if (typeof client.client_secret_sha256 === 'string') return sameSecret(await digest(secret), client.client_secret_sha256);
+  return typeof client.client_secret === 'string' && sameSecret(secret, client.client_secret);
+}

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jwtAccessTokens } from '../../../src/hosting/http/jwt-access-token.js';
 import { autoApprove, createAuthorizationServer } from '../../../src/hosting/oauth-server/server.js';
+import { InMemoryAuthorizationStore } from '../../../src/hosting/oauth-server/store.js';
 import { ManualClock } from '../../support/index.js';
 import { authorizeUrl, browse, code, payload, pkce, REDIRECT, register, startAs, token } from './helpers.js';
 
@@ -183,7 +184,8 @@ test('refresh tokens rotate; reusing a rotated one revokes the whole family', as
 });
 
 test('dynamic registration (RFC 7591): public and confidential clients, bad metadata refused, secrets checked', async () => {
-  const as = await startAs({});
+  const store = new InMemoryAuthorizationStore();
+  const as = await startAs({ store });
   try {
     const bad = await register(as.issuer, { redirect_uris: ['http://evil.example/cb'] });
     assert.equal(bad.status, 400);
@@ -204,6 +206,9 @@ test('dynamic registration (RFC 7591): public and confidential clients, bad meta
     const id = conf.body.client_id as string;
     const secret = conf.body.client_secret as string;
     assert.ok(secret);
+    const stored = store.get(`client:${id}`) as Record<string, unknown>;
+    assert.equal(stored.client_secret, undefined, 'the store keeps no secret');
+    assert.equal(typeof stored.client_secret_sha256, 'string');
     const p = pkce();
     const c = await code(as.issuer, { client_id: id, redirect_uri: REDIRECT, challenge: p.challenge, method: 'S256' });
     const form = { grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT, code_verifier: p.verifier };
