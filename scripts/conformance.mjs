@@ -12,7 +12,10 @@
 //        2026-07-28 wire);
 //     5. `client --suite all` (every client scenario, auth and extensions included, each at its
 //        own revision);
-//     6. `client --suite all --spec-version 2026-07-28` (the carried-forward ones on that wire).
+//     6. `client --suite all --spec-version 2026-07-28` (the carried-forward ones on that wire);
+//     7. `authorization` (the authorization-server scenarios) against
+//        conformance/authorization-server.ts (mcpkit/oauth-server, auto-approving, with the
+//        pre-registered public client `conformance`); this script plays the user's browser.
 //     Baseline: conformance/expected-failures.next.yml.
 // One conformance/server.ts process serves every server pass (both eras on the same /mcp).
 //
@@ -28,7 +31,10 @@
 // Each pass is then held against its baseline: the run fails on a failure the baseline does not
 // list and on a listed scenario that passes or is parked (a stale entry).
 //
-//   npm run conformance [-- [--server-only | --client-only] [--current-only | --next-only] [--runtime=bun|deno]]
+//   npm run conformance [-- [--server-only | --client-only | --authorization-only] [--current-only | --next-only] [--runtime=bun|deno]]
+//
+// --server-only runs the authorization pass too (both test servers); --authorization-only runs
+// only that pass.
 //
 // --runtime serves the server passes from toFetchHandler on Bun's or Deno's own server
 // (test/runtimes/hosts/conformance.ts) instead of mcpkit/node on Node; the same baselines apply.
@@ -40,6 +46,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from './child.mjs';
@@ -60,14 +67,17 @@ const MODERN = '2026-07-28';
 let CLIENT_COMMAND = 'npm run --silent conformance:client --';
 /** Per scenario: a whole suite starts at once, and tsx compiles the client in each process. */
 const CLIENT_TIMEOUT_MS = 120_000;
-/** The suite's authorization-server scenarios: mcpkit has no authorization server to run them against yet. */
-const AUTHORIZATION_NOT_RUN = 'authorization-server-metadata-endpoint, authorization-code-grant';
+/** The pre-registered public client of conformance/authorization-server.ts. */
+const AUTHORIZATION_CLIENT_ID = 'conformance';
 
 const args = new Set(process.argv.slice(2));
-const runServer = !args.has('--client-only');
-const runClient = !args.has('--server-only');
+const authorizationOnly = args.has('--authorization-only');
+const runServer = !args.has('--client-only') && !authorizationOnly;
+const runClient = !args.has('--server-only') && !authorizationOnly;
 const runCurrent = !args.has('--next-only');
 const runNext = !args.has('--current-only');
+/** The `authorization` command exists in the next suite only. */
+const runAuthorization = runNext && !args.has('--client-only');
 const runtime = [...args].find((a) => a.startsWith('--runtime='))?.slice('--runtime='.length);
 if (runtime !== undefined && runtime !== 'bun' && runtime !== 'deno') throw new Error(`--runtime: bun or deno, not ${runtime}`);
 
@@ -121,12 +131,19 @@ function clientCommand() {
   }
 }
 
-/** Runs a command to completion, its output appended to `logFile`. */
-function run(cmd, argv, logFile) {
+/** Runs a command to completion, its output appended to `logFile`; `onLine` sees each stdout line as it comes. */
+function run(cmd, argv, logFile, onLine) {
   return new Promise((done, fail) => {
     const child = spawn(cmd, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
     const chunks = [];
-    child.stdout.on('data', (c) => chunks.push(c));
+    let partial = '';
+    child.stdout.on('data', (c) => {
+      chunks.push(c);
+      if (!onLine) return;
+      const lines = (partial + c.toString('utf8')).split('\n');
+      partial = lines.pop();
+      for (const line of lines) onLine(line.trim(), child);
+    });
     child.stderr.on('data', (c) => chunks.push(c));
     child.on('error', fail);
     child.on('close', (code, signal) => {
@@ -149,6 +166,11 @@ async function serverCommand() {
 /** Starts conformance/server.ts on a free port; resolves once it prints its URL. */
 async function startServer(logFile) {
   const [cmd, argv] = await serverCommand();
+  return startListening(cmd, argv, logFile, 'conformance server');
+}
+
+/** Starts a test server; resolves once it prints `listening on <url>`. */
+function startListening(cmd, argv, logFile, what) {
   return new Promise((done, fail) => {
     const child = spawn(cmd, argv, {
       cwd: root,
@@ -157,7 +179,7 @@ async function startServer(logFile) {
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGTERM');
-      fail(new Error(`conformance server did not start within 60 s:\n${seen}`));
+      fail(new Error(`${what} did not start within 60 s:\n${seen}`));
     }, 60_000);
     const onData = (c) => {
       const text = c.toString('utf8');
@@ -179,7 +201,7 @@ async function startServer(logFile) {
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      fail(new Error(`conformance server exited with code ${code} before listening:\n${seen}`));
+      fail(new Error(`${what} exited with code ${code} before listening:\n${seen}`));
     });
   });
 }
@@ -332,9 +354,101 @@ async function suitePass({ cli, node, side, target, title, baseline, used, filte
 
 /** Baseline entries no pass ran: stale too (a renamed or dropped scenario). */
 function unusedEntries(baseline, used) {
-  const left = [...baselineList(baseline, 'server').keys(), ...baselineList(baseline, 'client').keys()].filter((n) => !used.has(n));
+  const kinds = ['server', 'client', 'authorization'];
+  const left = kinds.flatMap((k) => [...baselineList(baseline, k).keys()]).filter((n) => !used.has(n));
   for (const n of left) console.log(`  STALE baseline entry ${n}: no pass ran it; remove it from ${baseline}`);
   return left.length;
+}
+
+/** A free port on 127.0.0.1 for the harness's OAuth callback server (it takes a number, not 0). */
+function freePort() {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * The user's browser in authorization-code-grant: the harness prints the authorization URL and
+ * waits for the redirect to its callback server. GETs the URL and follows the authorization
+ * server's redirects by hand, up to the callback (which gets the code). Undefined when the
+ * callback was reached, else why not.
+ */
+async function browse(url, callback) {
+  let next = url;
+  for (let hop = 0; hop < 5; hop++) {
+    const r = await fetch(next, { redirect: 'manual' });
+    await r.arrayBuffer();
+    const location = r.headers.get('location');
+    if (r.status < 300 || r.status > 399 || !location) return `${next} answered ${r.status} without a redirect`;
+    next = new URL(location, next).href;
+    if (next.startsWith(`${callback}?`)) {
+      await (await fetch(next)).arrayBuffer();
+      return undefined;
+    }
+  }
+  return `no redirect to ${callback} within 5 hops`;
+}
+
+/**
+ * Pass 7: `authorization` against conformance/authorization-server.ts, counted strictly like the
+ * others. The server is started on a free port (its issuer, which the metadata scenario compares
+ * with --url exactly, comes from the Host header: http://127.0.0.1:<port>).
+ */
+async function authorizationPass(cli, node, used) {
+  const t0 = performance.now();
+  const out = join(OUT, 'authorization');
+  const log = join(OUT, 'authorization.log');
+  const title = `authorization ${cli.version}`;
+  console.log(`\nauthorization-server scenarios against conformance/authorization-server.ts ...`);
+  const { child, url: issuer } = await startListening(
+    process.execPath,
+    ['--import', 'tsx', 'conformance/authorization-server.ts', '--port', '0'],
+    join(OUT, 'authorization-server-process.log'),
+    'conformance authorization server',
+  );
+  let authorizationUrl;
+  let callbackUp = false;
+  let browseProblem;
+  try {
+    const port = await freePort();
+    const callback = `http://127.0.0.1:${port}/callback`;
+    const argv = [cli.path, 'authorization', '--url', issuer, '--client-id', AUTHORIZATION_CLIENT_ID, '-p', String(port), '-o', out];
+    const res = await run(node, argv, log, (line, harness) => {
+      // The URL is printed before the callback server listens: browse once both are seen.
+      if (line.startsWith(`${issuer}/authorize?`)) authorizationUrl ??= line;
+      else if (line.startsWith('Callback server started')) callbackUp = true;
+      else return;
+      if (!authorizationUrl || !callbackUp) return;
+      const url = authorizationUrl;
+      authorizationUrl = '';
+      browse(url, callback)
+        .catch((err) => `GET ${url} failed: ${err instanceof Error ? err.message : err}`)
+        .then((problem) => {
+          if (!problem) return;
+          browseProblem = problem;
+          // Otherwise the harness waits five minutes for a callback that will not come.
+          harness.kill('SIGTERM');
+        });
+    });
+    if (browseProblem) console.log(`  the browser step failed: ${browseProblem}`);
+    const listed = await run(node, [cli.path, 'list', '--authorization'], join(OUT, 'authorization-list.log'));
+    const names = listedScenarios(listed.output);
+    const results = readResults(out, 'authorization-server-');
+    for (const n of results.keys()) if (!names.includes(n)) names.push(n);
+    const r = report(title, names, results, baselineList(NEXT.baseline, 'authorization'), NEXT.baseline, used);
+    const secs = ((performance.now() - t0) / 1000).toFixed(1);
+    const broken = results.size === 0;
+    if (broken) console.log(`  the harness produced no results (exit code ${res.code}); full output: ${log}`);
+    const summary = `${title}: ${r.passed}/${r.counted} passed, ${r.failed} failed in ${secs}s`;
+    return { failed: broken || r.unexpected > 0 || r.stale > 0, summary };
+  } finally {
+    await stopChild(child);
+  }
 }
 
 async function main() {
@@ -400,7 +514,7 @@ async function main() {
       passes.push(await pass(next, 'next', `client ${next.version} --suite all --spec-version ${MODERN}`, 'client-next-2026', modern));
     }
   }
-  if (runNext) console.log(`\nnot run: the next suite's authorization-server scenarios (${AUTHORIZATION_NOT_RUN}): mcpkit has no authorization server yet`);
+  if (runAuthorization) passes.push(await authorizationPass(next, node, seen.next));
 
   // Only a full run sees every entry's scenario.
   let staleEntries = 0;

@@ -17,3 +17,4 @@ export {
   type IoRedisSubscriber,
   type NodeRedisSubscriber,
 } from '../state/redis/bus.js';
+export { RedisAuthorizationStore, type RedisAuthorizationStoreOptions } from '../hosting/oauth-server/redis-store.js';

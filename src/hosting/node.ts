@@ -9,9 +9,11 @@ import { isLoopbackHost } from './http/security.js';
 
 /**
  * One node:http exchange as the core's request view and responder at once: a single object per
- * request with methods on its prototype, instead of two objects and their closures.
+ * request with methods on its prototype, instead of two objects and their closures. Shared with
+ * the authorization server's node:http serving; not an API.
+ * @internal
  */
-class NodeExchange implements HttpRequestView, HttpResponder {
+export class NodeExchange implements HttpRequestView, HttpResponder {
   readonly method: string;
   readonly path: string;
   readonly query: string;

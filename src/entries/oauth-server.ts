@@ -1,0 +1,36 @@
+// mcpkit/oauth-server: a small OAuth 2.1 authorization server for MCP deployments (metadata,
+// PKCE codes, rotated refresh tokens, dynamic registration, client ID metadata documents,
+// resource indicators, JWT access tokens), with sign-in by the application or federated to an
+// upstream provider. The server and its fetch handler run in any runtime; `serveAuthorizationServer`
+// is the node:http one. Its Redis store, `RedisAuthorizationStore`, is in mcpkit/redis.
+
+export { AuthorizationServer, createAuthorizationServer, autoApprove } from '../hosting/oauth-server/server.js';
+export type {
+  AuthorizationServerOptions,
+  AuthorizationParams,
+  ClientAuthMethod,
+  ClientIdMetadataOptions,
+  ClientRecord,
+  Login,
+  LoginContext,
+  LoginDecision,
+} from '../hosting/oauth-server/options.js';
+export {
+  serveAuthorizationServer,
+  type ServeAuthorizationServerOptions,
+  type RunningAuthorizationServer,
+} from '../hosting/oauth-server/node.js';
+export { InMemoryAuthorizationStore, type AuthorizationStore } from '../hosting/oauth-server/store.js';
+export { generateSigningKey, type PrivateJwk, type SigningAlgorithm, type SigningKeyInput } from '../hosting/oauth-server/signing.js';
+export {
+  githubUpstream,
+  googleUpstream,
+  oidcUpstream,
+  type GithubUpstreamOptions,
+  type GoogleUpstreamOptions,
+  type OidcUpstreamOptions,
+  type Upstream,
+  type UpstreamIdentity,
+  type UpstreamTokens,
+} from '../hosting/oauth-server/upstream.js';
+export type { HttpRequestView, HttpResponder } from '../hosting/http/exchange.js';

@@ -1,0 +1,128 @@
+/** The authorization server's options and the records and callbacks they are made of. */
+import type { Clock } from '../../engine/clock.js';
+import type { HttpRequestView } from '../http/exchange.js';
+import type { SigningKeyInput } from './signing.js';
+import type { AuthorizationStore } from './store.js';
+import type { Upstream } from './upstream.js';
+
+export type ClientAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+
+/** A client the server knows: pre-registered, registered dynamically, or read from its metadata document. */
+export interface ClientRecord {
+  client_id: string;
+  /** Confidential clients only. */
+  client_secret?: string;
+  /** Default `none` when there is no secret, else `client_secret_basic`. */
+  token_endpoint_auth_method?: ClientAuthMethod;
+  /**
+   * Exact redirect URIs. An `http` loopback one (127.0.0.1, [::1], localhost) matches any port,
+   * as RFC 8252 §7.3 asks for native apps whose port is picked when they start.
+   */
+  redirect_uris: string[];
+  /** Default ['authorization_code', 'refresh_token']. */
+  grant_types?: string[];
+  client_name?: string;
+  /** Whatever else the registration carried (echoed back, never interpreted). */
+  [field: string]: unknown;
+}
+
+/** The validated authorization request the login step decides on. */
+export interface AuthorizationParams {
+  clientId: string;
+  redirectUri: string;
+  state?: string;
+  scopes: string[];
+  /** RFC 8707 resources (the audiences asked for); empty when none was named. */
+  resources: string[];
+  codeChallenge: string;
+}
+
+export interface LoginContext {
+  /** The request to the authorization endpoint (cookies, headers: whatever the application signs users in with). */
+  request: HttpRequestView;
+  /** The form posted back to the authorization endpoint by the application's own sign-in page, if any. */
+  form?: URLSearchParams;
+  params: AuthorizationParams;
+  client: ClientRecord;
+}
+
+/**
+ * What the login step decides: `subject` approves for that user (optionally granting fewer
+ * `scopes`, adding `claims` to the access token); `deny` sends the client `access_denied`;
+ * `respond` shows a page of the application's (a sign-in form, a consent screen) that comes back
+ * to the same authorization URL, by GET or by POSTing a form to it.
+ */
+export type LoginDecision =
+  | { subject: string; scopes?: string[]; claims?: Record<string, unknown> }
+  | { deny: true; description?: string }
+  | { respond: { status?: number; headers?: Record<string, string>; body: string } };
+
+export type Login = (context: LoginContext) => LoginDecision | Promise<LoginDecision>;
+
+export interface ClientIdMetadataOptions {
+  /** Largest document accepted, in bytes. Default 5120 (the draft's recommendation). */
+  maxBytes?: number;
+  /** Timeout of the fetch, in milliseconds. Default 5000. */
+  timeoutMs?: number;
+  /** How long a fetched document is used, in seconds, unless its Cache-Control says less. Default 300, at most 86400. */
+  cacheSec?: number;
+  /**
+   * Accept `http` client ids and loopback or private hosts. For tests and local development
+   * only: in production a client id URL pointing inside the network is an SSRF vector.
+   */
+  allowInsecure?: boolean;
+}
+
+export interface AuthorizationServerOptions {
+  /**
+   * The issuer identifier (`https://auth.example.com`, or with a path where the server is
+   * mounted). Endpoints are served under its path. Default: derived per request from the Host
+   * header, with no path: for development only (a token's `iss` then depends on the Host the
+   * client used).
+   */
+  issuer?: string;
+  /**
+   * The login step of the authorization endpoint: who the user is and whether they approve.
+   * Required unless `upstream` federates sign-in. `autoApprove(subject)` approves everything
+   * (tests, the conformance suite).
+   */
+  login?: Login;
+  /** Federate sign-in to an upstream identity provider (`githubUpstream`, `googleUpstream`, `oidcUpstream`). */
+  upstream?: Upstream;
+  /** Pre-registered clients. */
+  clients?: readonly ClientRecord[];
+  /** Dynamic client registration (RFC 7591) at `<issuer>/register`. Default true. */
+  dynamicRegistration?: boolean;
+  /** Client ID metadata documents (URL client ids, MCP 2025-11-25). Default on; false turns them off. */
+  clientIdMetadata?: boolean | ClientIdMetadataOptions;
+  /** Scopes clients may ask for (`scopes_supported`); undefined accepts any. */
+  scopesSupported?: readonly string[];
+  /** Scopes granted when a client names none. Default none. */
+  defaultScopes?: readonly string[];
+  /**
+   * The resources (RFC 8707) tokens may be issued for: a request naming another is refused with
+   * `invalid_target`. Undefined accepts any absolute URI.
+   */
+  resources?: readonly string[];
+  /** The audience of tokens when the client names no resource. Default: the only entry of `resources`, else the issuer. */
+  defaultResource?: string;
+  /** Refuse authorization requests without a `resource`. Default false. */
+  requireResource?: boolean;
+  /** Access token lifetime, seconds. Default 3600. */
+  accessTokenTtlSec?: number;
+  /** Refresh token lifetime, seconds (each rotation starts it again). Default 30 days. */
+  refreshTokenTtlSec?: number;
+  /** Authorization code lifetime, seconds. Default 60. */
+  codeTtlSec?: number;
+  /** Issue refresh tokens (rotated on every use). Default true. */
+  refreshTokens?: boolean;
+  /** Signing keys; default one ES256 key generated at start (see signing.ts for what that means with several instances). */
+  signingKeys?: readonly SigningKeyInput[];
+  /** Where codes, refresh tokens and registrations live. Default in memory. */
+  store?: AuthorizationStore;
+  /** For client metadata documents and the upstream provider (a proxy agent, a test double). Default globalThis.fetch. */
+  fetch?: typeof globalThis.fetch;
+  clock?: Clock;
+  /** Told about failures that are the server's, not the client's (a store or an upstream down). Default: stderr. */
+  onError?: (error: Error) => void;
+}
