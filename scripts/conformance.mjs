@@ -43,7 +43,7 @@
 // registry's build fetched once into .cache/runtimes (see node22()). mcpkit itself (server and client)
 // runs on the node that runs this script. Full harness output goes to .conformance/*.log and
 // the per-check results to .conformance/<pass>/.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
