@@ -16,6 +16,7 @@ import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
+import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, wantsOpenApi } from '../openapi.js';
 import { Tracer } from '../trace.js';
 import { superviseWatch, WATCHED_ENV } from '../watch.js';
 
@@ -39,7 +40,7 @@ export const HTTP_HELP = `HTTP options:
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
 `;
 
-const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR] [options]
+const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR | --openapi SPEC] [options]
 
 Serves an MCP server: with no MODULE the built-in demo server (tools, resources, templates,
 prompts, completions, logging, progress, elicitation, sampling, list changes); with MODULE the
@@ -58,7 +59,8 @@ Options:
   --trace                  print every message on stderr (over HTTP also each request: method,
                            path, status, MCP headers)
   --trace-file FILE        append the same to FILE as JSON lines
-${HTTP_HELP}`;
+${HTTP_HELP}
+${OPENAPI_HELP}`;
 
 type Values = ReturnType<typeof parse>['values'];
 
@@ -126,6 +128,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
     skills: { type: 'string' },
+    ...OPENAPI_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
@@ -151,8 +154,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const skillsDir = skillsArg === undefined ? undefined : resolve(io.cwd, skillsArg);
   if (skillsDir !== undefined && module !== undefined)
     throw new UsageError('serve --skills: serves a folder of skills on its own (a MODULE adds skills() to its server)');
+  const openapi = wantsOpenApi(values);
+  if (openapi && (module !== undefined || skillsDir !== undefined))
+    throw new UsageError('serve --openapi: serves a REST API on its own (no MODULE or --skills)');
   let server: McpServer | Server;
-  if (skillsDir !== undefined) server = skillsServer(skillsDir);
+  if (openapi) server = await openApiServer(values, io);
+  else if (skillsDir !== undefined) server = skillsServer(skillsDir);
   else if (module === undefined) server = createDemoServer();
   else if (module === 'conformance') server = await loadConformanceServer();
   else server = await loadServerModule(module, io.cwd);
@@ -189,7 +196,17 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     throw err;
   }
   tracer?.httpServer(running.httpServer);
-  io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env), card));
+  io.stdout.write(
+    listeningText(
+      name,
+      running.url,
+      values,
+      new StatusLine(io.stdout, io.env),
+      module === undefined && !openapi && skillsDir === undefined,
+      cliLine(io.env),
+      card,
+    ),
+  );
   // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
   return new Promise<number>((resolveCode) => {
     let stopping = false;
