@@ -39,8 +39,14 @@ describe('Kubernetes 1.13 (Swagger 2.0, circular refs)', () => {
       assert.equal(crd.operation, 'createApiextensionsV1beta1CustomResourceDefinition');
       assert.equal(crd.path, '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions');
       // JSONSchemaProps refers to itself: expanded once, then cut with a note.
-      assert.match(JSON.stringify(crd.inputSchema), /recursive reference to io\.k8s\.apiextensions-apiserver\.pkg\.apis\.apiextensions\.v1beta1\.JSONSchemaProps: not expanded further/);
-      const body = { apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'CustomResourceDefinition', metadata: { name: 'crontabs.example.com' },
+      assert.match(
+        JSON.stringify(crd.inputSchema),
+        /recursive reference to io\.k8s\.apiextensions-apiserver\.pkg\.apis\.apiextensions\.v1beta1\.JSONSchemaProps: not expanded further/,
+      );
+      const body = {
+        apiVersion: 'apiextensions.k8s.io/v1beta1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'crontabs.example.com' },
         spec: {
           group: 'example.com',
           version: 'v1',
@@ -94,7 +100,11 @@ describe('other real specs', () => {
     try {
       const tools = await pair.client.listAllTools();
       assert.ok(tools.some((t) => t.name === 'get-stations'));
-      await pair.client.callTool('get-trips', { origin: 'efdbb9d1-02c2-4bc3-afb7-6788d8782b1e', destination: 'b2e783e1-c824-4d63-b37a-d8d698862f1d', date: '2024-02-01T09:00:00Z' });
+      await pair.client.callTool('get-trips', {
+        origin: 'efdbb9d1-02c2-4bc3-afb7-6788d8782b1e',
+        destination: 'b2e783e1-c824-4d63-b37a-d8d698862f1d',
+        date: '2024-02-01T09:00:00Z',
+      });
       const req = api.requests.at(-1)!;
       assert.equal(req.path, '/trips');
       assert.equal(req.query.get('date'), '2024-02-01T09:00:00Z');
@@ -136,19 +146,44 @@ describe('names, filters and refusals', () => {
 
   test('filters: tags, include and exclude; an unknown name is an error', async () => {
     const spec = fixture('petstore-3.0.json');
-    const tagged = await addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { tags: ['store'], exclude: ['deleteOrder'] } });
+    const tagged = await addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, {
+      baseUrl: api.url,
+      filter: { tags: ['store'], exclude: ['deleteOrder'] },
+    });
     assert.deepEqual(tagged.tools, ['getInventory', 'placeOrder', 'getOrderById']);
-    const one = await addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { include: ['loginUser'] }, prefix: 'pets_' });
+    const one = await addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, {
+      baseUrl: api.url,
+      filter: { include: ['loginUser'] },
+      prefix: 'pets_',
+    });
     assert.deepEqual(one.tools, ['pets_loginUser']);
-    await assert.rejects(addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { include: ['logn'] } }), /No operation named "logn"/);
+    await assert.rejects(
+      addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { include: ['logn'] } }),
+      /No operation named "logn"/,
+    );
   });
 
   test('refused with a clear message: external refs, unknown versions, no base URL', async () => {
     const s = () => new McpServer({ name: 'x', version: '1' });
-    const external = { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { '/a': { get: { responses: { 200: { $ref: 'other.yaml#/components/responses/Ok' } } } } } };
-    await assert.rejects(addOpenApiTools(s(), external, { baseUrl: api.url }), (e: Error) => e instanceof OpenApiError && /external \$ref "other\.yaml#\/components\/responses\/Ok" is not supported/.test(e.message));
-    await assert.rejects(addOpenApiTools(s(), { swagger: '1.2', paths: {} }), /Not a supported OpenAPI document \(swagger 1\.2\): OpenAPI 3\.0 and 3\.1 are read, and Swagger 2\.0 is converted/);
-    await assert.rejects(addOpenApiTools(s(), fixture('petstore-3.0.json'), { filter: { include: ['getPetById'] } }).then(() => addOpenApiTools(s(), { ...fixture('petstore-3.0.json'), servers: [{ url: '/v2' }] })), /relative and the spec was not loaded from a URL: give the API's base URL/);
+    const external = {
+      openapi: '3.0.3',
+      info: { title: 'x', version: '1' },
+      paths: { '/a': { get: { responses: { 200: { $ref: 'other.yaml#/components/responses/Ok' } } } } },
+    };
+    await assert.rejects(
+      addOpenApiTools(s(), external, { baseUrl: api.url }),
+      (e: Error) => e instanceof OpenApiError && /external \$ref "other\.yaml#\/components\/responses\/Ok" is not supported/.test(e.message),
+    );
+    await assert.rejects(
+      addOpenApiTools(s(), { swagger: '1.2', paths: {} }),
+      /Not a supported OpenAPI document \(swagger 1\.2\): OpenAPI 3\.0 and 3\.1 are read, and Swagger 2\.0 is converted/,
+    );
+    await assert.rejects(
+      addOpenApiTools(s(), fixture('petstore-3.0.json'), { filter: { include: ['getPetById'] } }).then(() =>
+        addOpenApiTools(s(), { ...fixture('petstore-3.0.json'), servers: [{ url: '/v2' }] }),
+      ),
+      /relative and the spec was not loaded from a URL: give the API's base URL/,
+    );
   });
 
   test('YAML specs load through the optional yaml package, or say how to get it', async () => {
@@ -159,9 +194,15 @@ describe('names, filters and refusals', () => {
     const r = await addOpenApiTools(new McpServer({ name: 'y', version: '1' }), file, { baseUrl: api.url });
     assert.equal(r.tools.length, 20);
     await assert.rejects(
-      addOpenApiTools(new McpServer({ name: 'y', version: '1' }), file, { baseUrl: api.url, importYaml: () => Promise.reject(new Error('Cannot find package')) }),
+      addOpenApiTools(new McpServer({ name: 'y', version: '1' }), file, {
+        baseUrl: api.url,
+        importYaml: () => Promise.reject(new Error('Cannot find package')),
+      }),
       /is YAML, and reading YAML needs the "yaml" package, which is not installed: run `npm i yaml`, or give the spec as JSON/,
     );
-    await assert.rejects(addOpenApiTools(new McpServer({ name: 'y', version: '1' }), join(dir, 'missing.json')), /Could not read the OpenAPI spec .*missing\.json: no such file/);
+    await assert.rejects(
+      addOpenApiTools(new McpServer({ name: 'y', version: '1' }), join(dir, 'missing.json')),
+      /Could not read the OpenAPI spec .*missing\.json: no such file/,
+    );
   });
 });
