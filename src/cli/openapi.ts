@@ -1,5 +1,6 @@
 // `mcpkit serve --openapi SPEC`: the options that turn a REST API's OpenAPI spec into a server
 // whose tools call it (the library behind it: gateway/openapi).
+import { resolve } from 'node:path';
 import type { OpenApiAuth } from '../gateway/openapi/auth.js';
 import { OpenApiError } from '../gateway/openapi/errors.js';
 import { loadSpec } from '../gateway/openapi/load.js';
@@ -138,4 +139,17 @@ function serverName(title: string): string {
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-|-$/g, '') || 'openapi'
   );
+}
+
+/** `serve --openapi` arguments as a host runs them over stdio from any directory: the spec path made absolute. */
+export function openApiStdioArgs(argv: string[], cwd: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--stdio') continue;
+    const spec = a === '--openapi' ? argv[++i] : a.startsWith('--openapi=') ? a.slice('--openapi='.length) : undefined;
+    if (spec === undefined) out.push(a);
+    else out.push('--openapi', /^https?:\/\//i.test(spec) ? spec : resolve(cwd, spec));
+  }
+  return ['serve', '--stdio', ...out];
 }

@@ -16,7 +16,7 @@ import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
-import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, wantsOpenApi } from '../openapi.js';
+import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, openApiStdioArgs, wantsOpenApi } from '../openapi.js';
 import { Tracer } from '../trace.js';
 import { superviseWatch, WATCHED_ENV } from '../watch.js';
 
@@ -172,7 +172,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (stdio) {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
     // Under --watch this is the supervised child: the host should start the supervisor.
-    const entry = stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
+    const entry = openapi ? cliCommand(openApiStdioArgs(argv, io.cwd)) : stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
     if (io.stderr.isTTY) {
       status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, entry)}`);
     } else {

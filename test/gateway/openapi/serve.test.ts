@@ -98,3 +98,34 @@ describe('mcpkit serve --openapi', () => {
     assert.match(env.stderr, /the environment variable NOPE_TOKEN is not set/);
   });
 });
+
+describe('mcpkit serve --openapi --stdio', () => {
+  test('serves over stdio and prints a host config that finds the spec from anywhere', async () => {
+    const { connectAny } = await import('../../../src/client/connect-stdio.js');
+    const { CLI, ROOT } = await import('../../cli/helpers.js');
+    const client = await connectAny({
+      command: process.execPath,
+      args: [
+        ...CLI,
+        'serve',
+        '--stdio',
+        '--openapi',
+        'test/fixtures/openapi/petstore-3.0.json',
+        '--base-url',
+        `${api.url}/v2`,
+        '--openapi-include',
+        'getPetById',
+      ],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    try {
+      const r = await client.callTool('getPetById', { petId: 5 });
+      assert.equal((r.structuredContent as { id: number }).id, 5);
+    } finally {
+      await client.close();
+    }
+    const printed = await mcpkitProcess(['serve', '--stdio', '--openapi', 'test/fixtures/openapi/petstore-3.0.json', '--base-url', api.url]);
+    assert.match(printed.stderr, new RegExp(`"serve","--stdio","--openapi","${join(FIXTURES, 'petstore-3.0.json').replace(/[/.]/g, '\\$&')}","--base-url"`));
+  });
+});
