@@ -400,3 +400,10 @@ export {
   type CardRepository,
 } from '../server/card.js';
 export type { ServerCardHostOptions } from '../hosting/http/server-card.js';
+export { addOpenApiTools, type OpenApiToolsOptions, type OpenApiTools } from '../gateway/openapi/tools.js';
+export { loadSpec, type LoadSpecOptions, type LoadedSpec, type OpenApiDocument } from '../gateway/openapi/load.js';
+export { OpenApiError } from '../gateway/openapi/errors.js';
+export type { OpenApiAuth, ClientCredentials } from '../gateway/openapi/auth.js';
+export type { OperationFilter } from '../gateway/openapi/filter.js';
+export type { OpenApiOperation, ParameterSpec, BodySpec } from '../gateway/openapi/operations.js';
+export type { SchemaOptions } from '../gateway/openapi/schema.js';

@@ -16,6 +16,7 @@ import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
+import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, openApiStdioArgs, wantsOpenApi } from '../openapi.js';
 import { Tracer } from '../trace.js';
 import { superviseWatch, WATCHED_ENV } from '../watch.js';
 import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability } from '../observability.js';
@@ -40,7 +41,7 @@ export const HTTP_HELP = `HTTP options:
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
 `;
 
-const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR] [options]
+const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR | --openapi SPEC] [options]
 
 Serves an MCP server: with no MODULE the built-in demo server (tools, resources, templates,
 prompts, completions, logging, progress, elicitation, sampling, list changes); with MODULE the
@@ -59,7 +60,8 @@ Options:
   --trace                  print every message on stderr (over HTTP also each request: method,
                            path, status, MCP headers)
   --trace-file FILE        append the same to FILE as JSON lines
-${OBSERVABILITY_HELP}${HTTP_HELP}`;
+${OBSERVABILITY_HELP}${HTTP_HELP}
+${OPENAPI_HELP}`;
 
 type Values = ReturnType<typeof parse>['values'];
 
@@ -128,6 +130,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     'trace-file': { type: 'string' },
     skills: { type: 'string' },
     ...OBSERVABILITY_OPTIONS,
+    ...OPENAPI_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
@@ -153,8 +156,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const skillsDir = skillsArg === undefined ? undefined : resolve(io.cwd, skillsArg);
   if (skillsDir !== undefined && module !== undefined)
     throw new UsageError('serve --skills: serves a folder of skills on its own (a MODULE adds skills() to its server)');
+  const openapi = wantsOpenApi(values);
+  if (openapi && (module !== undefined || skillsDir !== undefined))
+    throw new UsageError('serve --openapi: serves a REST API on its own (no MODULE or --skills)');
   let server: McpServer | Server;
-  if (skillsDir !== undefined) server = skillsServer(skillsDir);
+  if (openapi) server = await openApiServer(values, io);
+  else if (skillsDir !== undefined) server = skillsServer(skillsDir);
   else if (module === undefined) server = createDemoServer();
   else if (module === 'conformance') server = await loadConformanceServer();
   else server = await loadServerModule(module, io.cwd);
@@ -169,7 +176,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (stdio) {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
     // Under --watch this is the supervised child: the host should start the supervisor.
-    const entry = stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
+    const entry = openapi ? cliCommand(openApiStdioArgs(argv, io.cwd)) : stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
     if (io.stderr.isTTY) {
       status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, entry)}`);
     } else {
@@ -196,7 +203,18 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   }
   tracer?.httpServer(running.httpServer);
   if (observed.json) observed.log('info', 'listening', { server: name, url: running.url });
-  else io.stdout.write(listeningText(name, running.url, values, new StatusLine(io.stdout, io.env), module === undefined, cliLine(io.env), card));
+  else
+    io.stdout.write(
+      listeningText(
+        name,
+        running.url,
+        values,
+        new StatusLine(io.stdout, io.env),
+        module === undefined && !openapi && skillsDir === undefined,
+        cliLine(io.env),
+        card,
+      ),
+    );
   // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
   return new Promise<number>((resolveCode) => {
     let stopping = false;
