@@ -83,4 +83,5 @@ test('a pool made elsewhere and a ModelProvider object are used as given; the po
     await llm.close();
   }
   assert.equal(pool.server('who')?.state, 'closed');
+  assert.throws(() => host.conversation(), /^Error: This host is closed/);
 });
