@@ -68,6 +68,8 @@ interface Source {
   names(): string[];
   client(server: string): McpClient | undefined;
   watch?(catalog: { connected(server: string): void; gone(server: string): void }): () => void;
+  /** Servers that are down come back (a pool reconnects them): their skills stay listed meanwhile. */
+  keepsWhileDown?: boolean;
 }
 
 interface Held {
@@ -151,19 +153,18 @@ export class SkillCatalog {
   async read(name: string, file?: string, options: ReadSkillFileOptions = {}): Promise<HostSkillFile> {
     const found = this.find(name);
     const { skill } = found;
-    const held = this.held.get(skill.server);
-    if (!held) throw new LocalError('closed', `Server "${skill.server}" of skill "${skill.qualifiedName}" is not connected`);
+    // The origin server's current client, and no other: a skill never causes a read elsewhere.
+    const client = this.source.client(skill.server);
+    if (!client) throw new LocalError('closed', `Server "${skill.server}" of skill "${skill.qualifiedName}" is not connected`);
     const uri = fileUri(skill.uri, file);
-    let info = found.info;
     try {
-      return this.tag(skill, await readSkillFile(held.client, info, uri, options));
+      return this.tag(skill, await readSkillFile(client, found.info, uri, options));
     } catch (e) {
       if (!(e instanceof SkillVerificationError) || e.reason === 'dynamic' || e.reason === 'malformed') throw e;
-      const fresh = await getSkill(held.client, skill.uri, options);
-      if (JSON.stringify(fresh) === JSON.stringify(info)) throw e;
+      const fresh = await getSkill(client, skill.uri, options);
+      if (JSON.stringify(fresh) === JSON.stringify(found.info)) throw e;
       this.replace(skill.server, fresh);
-      info = fresh;
-      return this.tag(this.byQualified.get(skill.qualifiedName)?.skill ?? skill, await readSkillFile(held.client, info, uri, options));
+      return this.tag(this.byQualified.get(skill.qualifiedName)?.skill ?? skill, await readSkillFile(client, fresh, uri, options));
     }
   }
 
@@ -211,11 +212,14 @@ export class SkillCatalog {
     if (this.closed) return Promise.resolve();
     const client = this.source.client(server);
     if (!client) {
-      this.drop(server);
+      // Not connected now: a pool server being reconnected keeps its skills (see poolSource).
+      if (!this.source.keepsWhileDown) this.drop(server);
       return Promise.resolve();
     }
     let held = this.held.get(server);
-    if (held && held.client !== client) {
+    // A new connection (the pool reconnected): the skills stay offered until it has listed them.
+    const previous = held && held.client !== client ? held.entries : undefined;
+    if (held && previous) {
       void this.release(held);
       held = undefined;
     }
@@ -224,7 +228,7 @@ export class SkillCatalog {
         this.drop(server);
         return Promise.resolve();
       }
-      held = { client, entries: [], off: [], chain: Promise.resolve() };
+      held = { client, entries: previous ?? [], off: [], chain: Promise.resolve() };
       this.held.set(server, held);
       this.follow(server, held);
     }
@@ -362,11 +366,21 @@ function poolSource(pool: ServerPool): Source {
   return {
     names: () => pool.servers().map((s) => s.name),
     client: (s) => pool.client(s),
+    keepsWhileDown: true,
     watch(catalog) {
+      // As the pool does with tools: a lost server's skills stay while it is reconnected (a
+      // name keeps its meaning through a blip); one given up on takes them with it.
       const offs = [
         pool.on('connected', (e) => catalog.connected(e.server)),
-        pool.on('closed', (e) => catalog.gone(e.server)),
-        pool.on('failed', (e) => catalog.gone(e.server)),
+        pool.on('closed', (e) =>
+          queueMicrotask(() => {
+            const s = pool.server(e.server);
+            if (!s || (s.state !== 'connected' && s.state !== 'connecting' && s.retryInMs === undefined)) catalog.gone(e.server);
+          }),
+        ),
+        pool.on('failed', (e) => {
+          if (e.retryInMs === undefined) catalog.gone(e.server);
+        }),
       ];
       return () => {
         for (const off of offs) off();

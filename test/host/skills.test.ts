@@ -1,4 +1,5 @@
-// SkillCatalog over a ServerPool of real HTTP servers (127.0.0.1, port 0), in both eras: two
+// SkillCatalog over a ServerPool of real HTTP servers (127.0.0.1, port 0), in both eras, and of
+// stdio child processes (one killed and reconnected): two
 // mcpkit servers serving a skill of the same name (both kept, under qualified names, with one
 // clash warning), origin tags, reads bound to the origin server and verified, allowed-tools left
 // out, relisting on resources list_changed, and a server without the extension ignored.
@@ -13,7 +14,11 @@ import { SkillCatalog, type SkillCatalogEvent } from '../../src/host/skills.js';
 import { connect } from '../../src/client/connect.js';
 import { SkillVerificationError } from '../../src/client/skills.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
-import { waitFor } from '../support/index.js';
+import { fileURLToPath } from 'node:url';
+import { ManualClock, waitFor, within } from '../support/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const POOL_FIXTURE = fileURLToPath(new URL('../fixtures/host/pool-server.ts', import.meta.url));
 
 const skillMd = (name: string, description: string, extra = '') => `---\nname: ${name}\ndescription: ${description}\n${extra}---\nBody of ${description}.\n`;
 
@@ -181,6 +186,35 @@ test('a tampered file is refused after one skills/get, and nothing unverified is
   }
 });
 
+test('a file changed since listing is read under the entry skills/get returns now', async () => {
+  const f = await fixtures();
+  // The listing is older than the file: it carries the digest and size of a previous version.
+  f.billing.rewrite = (method, r) => {
+    if (method !== 'skills/list') return r;
+    const stale = (s: JsonObject) => ({
+      ...s,
+      resources: (s.resources as JsonObject[]).map((x) => (String(x.uri).endsWith('email.md') ? { ...x, size: 3, digest: `sha256:${'0'.repeat(64)}` } : x)),
+    });
+    return { ...r, skills: (r.skills as JsonObject[]).map(stale) };
+  };
+  const client = await connect(f.billing.running.url, { era: 'handshake' });
+  const catalog = await SkillCatalog.open({ billing: client });
+  try {
+    const before = f.billing.methods.length;
+    const email = await catalog.read('refunds', 'examples/email.md');
+    assert.equal(email.text, 'Dear billing customer\n');
+    assert.deepEqual(f.billing.methods.slice(before), ['resources/read', 'skills/get', 'resources/read']);
+    // The catalog keeps the fresh entry: the next read needs no refresh.
+    const again = f.billing.methods.length;
+    await catalog.read('refunds', 'examples/email.md');
+    assert.deepEqual(f.billing.methods.slice(again), ['resources/read']);
+  } finally {
+    await catalog.close();
+    await client.close();
+    await f.close();
+  }
+});
+
 test('a server removed from the pool takes its skills with it, and the clash is gone', async () => {
   const f = await fixtures();
   const pool = new ServerPool({
@@ -200,6 +234,80 @@ test('a server removed from the pool takes its skills with it, and the clash is 
     assert.deepEqual(
       catalog.skills().map((s) => s.name),
       ['refunds'],
+    );
+    assert.equal(catalog.resolve('refunds')?.server, 'support');
+  } finally {
+    await catalog.close();
+    await pool.close();
+    await f.close();
+  }
+});
+
+test('stdio: a server killed keeps its skill listed (names keep their meaning) while it is reconnected; reads say it is down', async () => {
+  const clock = new ManualClock();
+  const stdio = (description: string) => ({
+    command: process.execPath,
+    args: ['--import', 'tsx', POOL_FIXTURE],
+    env: { SKILL_DESCRIPTION: description },
+    cwd: ROOT,
+  });
+  const pool = new ServerPool({
+    era: 'handshake',
+    clock,
+    retry: { initialDelayMs: 500 },
+    servers: { billing: stdio('Billing refunds'), support: stdio('Support refunds') },
+  });
+  const events: SkillCatalogEvent[] = [];
+  const catalog = new SkillCatalog(pool, { onEvent: (e) => events.push(e) });
+  try {
+    await pool.start();
+    await catalog.refresh();
+    const names = () => catalog.skills().map((s) => `${s.name}=${s.description}`);
+    assert.deepEqual(names(), ['billing:refunds=Billing refunds', 'support:refunds=Support refunds']);
+    assert.match((await catalog.read('billing:refunds')).text ?? '', /^---\nname: refunds\ndescription: Billing refunds/);
+    const pid = pool.server('billing')!.pid!;
+    const reconnecting = within(new Promise((resolve) => pool.on('reconnecting', resolve)), 'billing to be reconnected');
+    process.kill(pid, 'SIGKILL');
+    await reconnecting;
+    await new Promise((resolve) => queueMicrotask(() => resolve(undefined)));
+    assert.deepEqual(names(), ['billing:refunds=Billing refunds', 'support:refunds=Support refunds'], 'still both, still qualified');
+    assert.equal(catalog.resolve('refunds'), undefined, 'the bare name did not fall to support');
+    await assert.rejects(catalog.read('billing:refunds'), /Server "billing" of skill "billing:refunds" is not connected/);
+    const relisted = within(
+      new Promise((resolve) => catalog.on((e) => e.type === 'changed' && e.server === 'billing' && resolve(e))),
+      'the catalog to list billing again',
+    );
+    clock.advance(500);
+    await relisted;
+    assert.notEqual(pool.server('billing')!.pid, pid);
+    assert.match((await catalog.read('billing:refunds')).text ?? '', /Billing refunds/);
+    assert.equal(events.filter((e) => e.type === 'clash').length, 1, 'one warning: the clash never went away');
+  } finally {
+    await catalog.close();
+    await pool.close();
+  }
+});
+
+test('a server that will not come back (a client given to the pool, closed) takes its skills with it', async () => {
+  const f = await fixtures();
+  const billing = await connect(f.billing.running.url, { era: 'modern' });
+  const pool = new ServerPool({
+    servers: [
+      { name: 'billing', client: billing },
+      { name: 'support', target: f.support.running.url, era: 'handshake' },
+    ],
+  });
+  const catalog = new SkillCatalog(pool);
+  try {
+    await pool.start();
+    await catalog.refresh();
+    assert.equal(catalog.resolve('refunds'), undefined);
+    const gone = within(new Promise((resolve) => catalog.on((e) => e.type === 'changed' && e.server === 'billing' && resolve(e))), 'billing to be dropped');
+    await billing.close();
+    await gone;
+    assert.deepEqual(
+      catalog.skills().map((s) => s.qualifiedName),
+      ['support:refunds'],
     );
     assert.equal(catalog.resolve('refunds')?.server, 'support');
   } finally {
