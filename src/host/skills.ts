@@ -96,6 +96,7 @@ export class SkillCatalog {
   private byName = new Map<string, HostSkill>();
   private byQualified = new Map<string, { skill: HostSkill; info: SkillInfo }>();
   private clashes = new Map<string, string>();
+  private readonly listeners = new Set<(event: SkillCatalogEvent) => void>();
   private readonly unwatch: (() => void) | undefined;
   private closed = false;
 
@@ -193,14 +194,12 @@ export class SkillCatalog {
     await Promise.all(subs);
   }
 
-  private readonly listeners = new Set<(event: SkillCatalogEvent) => void>();
-
   private find(name: string): { skill: HostSkill; info: SkillInfo } {
     const skill = this.resolve(name);
     if (skill) return this.byQualified.get(skill.qualifiedName)!;
     const all = this.candidates(name);
     if (all.length > 1)
-      throw new LocalError('protocol', `Skill name "${name}" is offered by several servers: use one of ${all.map((s) => s.qualifiedName).join(', ')}`);
+      throw new LocalError('protocol', `Skill name "${name}" is ambiguous (${all.length} skills have it): use one of ${all.map((s) => s.qualifiedName).join(', ')}`);
     throw new LocalError('protocol', `No skill "${name}"`);
   }
 

@@ -108,7 +108,7 @@ for (const era of ['modern', 'handshake'] as const) {
       assert.equal(f.support.methods.filter((m) => m === 'resources/read').length, 1, 'support read once, billing never for support');
       await assert.rejects(
         catalog.read('refunds'),
-        (e: Error) => e instanceof LocalError && /several servers: use one of billing:refunds, support:refunds/.test(e.message),
+        (e: Error) => e instanceof LocalError && /ambiguous \(2 skills have it\): use one of billing:refunds, support:refunds/.test(e.message),
       );
       await assert.rejects(catalog.read('nope'), /No skill "nope"/);
       // A URI outside the skill's entry is refused before anything is fetched.
