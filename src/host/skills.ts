@@ -199,7 +199,10 @@ export class SkillCatalog {
     if (skill) return this.byQualified.get(skill.qualifiedName)!;
     const all = this.candidates(name);
     if (all.length > 1)
-      throw new LocalError('protocol', `Skill name "${name}" is ambiguous (${all.length} skills have it): use one of ${all.map((s) => s.qualifiedName).join(', ')}`);
+      throw new LocalError(
+        'protocol',
+        `Skill name "${name}" is ambiguous (${all.length} skills have it): use one of ${all.map((s) => s.qualifiedName).join(', ')}`,
+      );
     throw new LocalError('protocol', `No skill "${name}"`);
   }
 
