@@ -1,10 +1,13 @@
 // The runtime matrix: the fetch handler (toFetchHandler, mcpkit/http) served by Node, Bun, Deno
-// and workerd, each driven from this Node by the same checks (test/runtimes/checks.mjs).
+// and workerd, each driven from this Node by the same checks (test/runtimes/checks.mjs); and
+// stdio (test/runtimes/stdio/): the stdio server run by Bun and Deno, driven from this Node by
+// mcpkit's stdio client, and that client run by Bun and Deno, spawning the server on this Node.
+// workerd has no processes, hence no stdio.
 //
 //   npm run build && npm run test:runtimes [-- node bun deno workerd]
 //
-// Prints one line per runtime ("bun 1.4.5: 13/13 passed", "deno: skipped (...)") and exits 1 if
-// any check failed. Each runtime's binary comes from the npm registry on first use, or from
+// Prints one line per runtime ("bun 1.4.5: 30/30 passed (http 14/14, stdio server 8/8, stdio
+// client 8/8)", "deno: skipped (...)") and exits 1 if any check failed. Each runtime's binary comes from the npm registry on first use, or from
 // BUN_BIN, DENO_BIN, WORKERD_BIN (scripts/runtime-bins.mjs).
 // DEBUG=1 shows each failure's stack and what the host printed.
 import { spawn } from 'node:child_process';
@@ -16,6 +19,7 @@ import { stopChild } from './child.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const HOSTS = join(root, 'test/runtimes/hosts');
+const STDIO = join(root, 'test/runtimes/stdio');
 
 /**
  * Checks known to fail on a runtime, with the reason: reported, not counted as a failure, and a
@@ -105,13 +109,66 @@ function startHost(name, bin, argv) {
   });
 }
 
+/**
+ * How to start each runtime: `argv` serves HTTP; `stdioServer` and `stdioClient` are the arguments
+ * that run a script as a stdio server or client (none for workerd). Deno's are its least
+ * permissions that work: a stdio server needs none, the client needs to run the server and to
+ * read the environment it passes on (`defaultEnvironment`).
+ */
 async function hostOf(name) {
-  if (name === 'node') return { label: `node ${process.versions.node}`, bin: process.execPath, argv: [join(HOSTS, 'node.mjs')] };
+  const script = (file) => [join(STDIO, file)];
+  if (name === 'node') {
+    return { label: `node ${process.versions.node}`, bin: process.execPath, argv: [join(HOSTS, 'node.mjs')], stdioServer: script('server.mjs') };
+  }
   const bin = binaryOf(name);
   const label = `${name} ${versionOf(bin)}`;
-  if (name === 'bun') return { label, bin, argv: ['run', join(HOSTS, 'bun.mjs')] };
-  if (name === 'deno') return { label, bin, argv: ['run', '--no-lock', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', join(HOSTS, 'deno.mjs')] };
+  if (name === 'bun') {
+    return { label, bin, argv: ['run', join(HOSTS, 'bun.mjs')], stdioServer: ['run', ...script('server.mjs')], stdioClient: ['run', ...script('client.mjs')] };
+  }
+  if (name === 'deno') {
+    return {
+      label,
+      bin,
+      argv: ['run', '--no-lock', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', join(HOSTS, 'deno.mjs')],
+      stdioServer: ['run', '--no-lock', ...script('server.mjs')],
+      stdioClient: ['run', '--no-lock', '--allow-env', `--allow-run=${process.execPath}`, ...script('client.mjs')],
+    };
+  }
   return { label, bin, argv: ['serve', await workerdConfig(), '--socket-addr', 'http=127.0.0.1:0', '--control-fd', '3'] };
+}
+
+/**
+ * The stdio checks with the client in the runtime: it spawns the server on this Node and prints
+ * its results as one JSON line. Resolves to the same shape as runStdioChecks.
+ */
+function stdioClientIn(name, bin, argv) {
+  return new Promise((done, fail) => {
+    const child = spawn(bin, [...argv, process.execPath], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = out
+        .trim()
+        .split('\n')
+        .findLast((l) => l.startsWith('{'));
+      if (!line) return fail(new Error(`the stdio client on ${name} ended (${signal ?? code}) without results:\n${(out + err).slice(-2000)}`));
+      const r = JSON.parse(line);
+      const failed = r.failed.map((f) => ({ name: f.name, error: Object.assign(new Error(f.message), { stack: f.stack }) }));
+      done({ passed: r.passed, total: r.total, passedNames: r.passedNames, failed, output: err });
+    });
+  });
 }
 
 if (!existsSync(join(root, 'dist/entries/http.js'))) {
@@ -119,6 +176,7 @@ if (!existsSync(join(root, 'dist/entries/http.js'))) {
   process.exit(1);
 }
 const { runChecks } = await import(pathToFileURL(join(root, 'test/runtimes/checks.mjs')).href);
+const { runStdioChecks } = await import(pathToFileURL(join(STDIO, 'checks.mjs')).href);
 const asked = process.argv.slice(2);
 const names = asked.length ? asked : ['node', 'bun', 'deno', 'workerd'];
 for (const n of names) {
@@ -146,25 +204,45 @@ for (const name of names) {
   let running;
   try {
     running = await startHost(name, host.bin, host.argv);
-    const { passed, failed, total, passedNames } = await runChecks(running.base);
-    const secs = ((performance.now() - started) / 1000).toFixed(1);
-    const known = KNOWN_FAILURES[name] ?? {};
-    const unexpected = failed.filter((f) => !(f.name in known));
-    const stale = passedNames.filter((n) => n in known);
-    // A check can pass while the host logs a crash elsewhere (a stream closed from the wrong context).
-    const crashes = running.output().match(/uncaught|unhandled/gi)?.length ?? 0;
-    const notes = [
-      failed.length > unexpected.length ? `${failed.length - unexpected.length} known failure(s)` : '',
-      crashes ? `the host logged ${crashes} uncaught error(s)` : '',
-    ].filter(Boolean);
-    console.log(`${host.label}: ${passed}/${total} passed${notes.length ? `, ${notes.join(', ')}` : ''} (${secs} s)`);
-    for (const f of failed) {
-      const why = f.name in known ? `known: ${known[f.name]}` : verbose ? f.error.stack : String(f.error.message).split('\n')[0];
-      console.log(`  ${f.name in known ? '-' : '✗'} ${f.name}: ${why}`);
+    // Parts of the line: [label, result, known failures]; the HTTP checks first.
+    const parts = [['http', await runChecks(running.base), KNOWN_FAILURES[name] ?? {}]];
+    await stopChild(running.child);
+    const httpOutput = running.output();
+    running = undefined;
+    if (host.stdioServer) {
+      const target = (extra = []) => ({ command: host.bin, args: [...host.stdioServer, ...extra], stderr: 'ignore' });
+      parts.push([host.stdioClient ? 'stdio server' : 'stdio', await runStdioChecks(target, name), {}]);
     }
-    for (const n of stale) console.log(`  ✗ ${n}: passes now; remove it from KNOWN_FAILURES in scripts/runtimes.mjs`);
-    if (unexpected.length || stale.length || crashes) failures++;
-    if (verbose && running.output().trim()) console.log(running.output().replace(/^/gm, `  ${name}| `));
+    if (host.stdioClient) parts.push(['stdio client', await stdioClientIn(name, host.bin, host.stdioClient), {}]);
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    let passed = 0;
+    let total = 0;
+    let knownCount = 0;
+    const lines = [];
+    let bad = false;
+    for (const [, r, known] of parts) {
+      passed += r.passed;
+      total += r.total;
+      const unexpected = r.failed.filter((f) => !(f.name in known));
+      const stale = r.passedNames.filter((n) => n in known);
+      knownCount += r.failed.length - unexpected.length;
+      if (unexpected.length || stale.length) bad = true;
+      for (const f of r.failed) {
+        const why = f.name in known ? `known: ${known[f.name]}` : verbose ? f.error.stack : String(f.error.message).split('\n')[0];
+        lines.push(`  ${f.name in known ? '-' : '✗'} ${f.name}: ${why}`);
+      }
+      for (const n of stale) lines.push(`  ✗ ${n}: passes now; remove it from KNOWN_FAILURES in scripts/runtimes.mjs`);
+    }
+    // A check can pass while the host logs a crash elsewhere (a stream closed from the wrong context).
+    const crashes = httpOutput.match(/uncaught|unhandled/gi)?.length ?? 0;
+    if (crashes) bad = true;
+    const notes = [knownCount ? `${knownCount} known failure(s)` : '', crashes ? `the host logged ${crashes} uncaught error(s)` : ''].filter(Boolean);
+    const split = parts.map(([label, r]) => `${label} ${r.passed}/${r.total}`).join(', ');
+    const noStdio = host.stdioServer ? '' : '; no stdio: Workers have no processes';
+    console.log(`${host.label}: ${passed}/${total} passed (${split}${noStdio})${notes.length ? `, ${notes.join(', ')}` : ''} (${secs} s)`);
+    for (const l of lines) console.log(l);
+    if (bad) failures++;
+    if (verbose && httpOutput.trim()) console.log(httpOutput.replace(/^/gm, `  ${name}| `));
   } catch (e) {
     failures++;
     console.log(`${host.label}: failed: ${e.message.split('\n').slice(0, 6).join('\n  ')}`);
