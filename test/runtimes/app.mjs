@@ -16,8 +16,9 @@ export function buildServer(options) {
     return `did ${steps}`;
   });
   // A plain JSON Schema is validated by ajv, which compiles validators to code at run time: where
-  // the runtime forbids that (workerd), registration throws once ajv is loaded (before, the call
-  // fails). The rest of the server stays up either way, so the other checks still measure.
+  // the runtime forbids that (workerd inside a request), registration throws once ajv is loaded
+  // (before, the call fails). The rest of the server stays up either way, so the other checks
+  // still measure.
   try {
     server.tool(
       'sum',
@@ -41,15 +42,18 @@ export function buildServer(options) {
 }
 
 /**
- * The fetch handler for both endpoints; `serverOptions` go to both McpServers. Built on first call rather than at import: workerd
- * refuses timers at a module's top level, and the stateful handler starts its session sweep.
+ * The fetch handler for both endpoints; `serverOptions` go to both McpServers. The servers are
+ * built now, the handlers on first call: workerd generates code (ajv's validators) only while a
+ * module loads, so a Worker calls this at its top level; and it refuses timers there, which the
+ * stateful handler starts.
  */
 export function createApp(serverOptions = {}) {
+  const servers = { mcp: buildServer(serverOptions), stateless: buildServer(serverOptions) };
   let handlers;
   const app = (request, info) => {
     handlers ??= {
-      mcp: toFetchHandler(buildServer(serverOptions)),
-      stateless: toFetchHandler(buildServer(serverOptions), { stateful: false, endpoint: '/stateless' }),
+      mcp: toFetchHandler(servers.mcp),
+      stateless: toFetchHandler(servers.stateless, { stateful: false, endpoint: '/stateless' }),
     };
     const path = new URL(request.url).pathname;
     return (path === '/stateless' ? handlers.stateless : handlers.mcp)(request, info);

@@ -13,10 +13,14 @@ import { buildServer, createApp } from '../app.mjs';
 // here proves that default; each retry replays the handler, as on another instance.
 const OPTIONS = {};
 
+// Built while the module loads, the one time workerd lets ajv generate its validators: a Durable
+// Object's constructor already runs inside a request. Each isolate that hosts the object loads
+// this module, so the object gets its own copy.
+const sessions = createApp(OPTIONS);
+
 export class McpSessions {
-  app = createApp(OPTIONS);
   fetch(request) {
-    return this.app(request);
+    return sessions(request);
   }
 }
 
