@@ -11,10 +11,11 @@
 // BUN_BIN, DENO_BIN, WORKERD_BIN (scripts/runtime-bins.mjs).
 // DEBUG=1 shows each failure's stack and what the host printed.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { binaryOf, CACHE, RUNTIMES, Skip, versionOf } from './runtime-bins.mjs';
+import { binaryOf, RUNTIMES, Skip, versionOf } from './runtime-bins.mjs';
+import { workerdApp, workerdArgs, workerdPort } from './workerd.mjs';
 import { stopChild } from './child.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,40 +31,6 @@ const KNOWN_FAILURES = {
   // passes everywhere. (workerd generates code only while a module loads, so the Worker host
   // builds its servers, the Durable Object's included, at the top level: see docs/runtimes.md.)
 };
-
-/** Bundles the worker (esbuild, browser platform: a Node built-in would fail the build) and writes its config. */
-async function workerdConfig() {
-  const { build } = await import('esbuild');
-  const dir = join(CACHE, 'workerd-app');
-  mkdirSync(dir, { recursive: true });
-  await build({
-    entryPoints: [join(HOSTS, 'worker.mjs')],
-    outfile: join(dir, 'worker.mjs'),
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    logLevel: 'error',
-  });
-  const config = join(dir, 'config.capnp');
-  writeFileSync(
-    config,
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .mcp)],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
-);
-const mcp :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
-  compatibilityDate = "2025-09-01",
-  durableObjectNamespaces = [(className = "McpSessions", uniqueKey = "mcpkit-runtime-matrix")],
-  durableObjectStorage = (inMemory = void),
-  bindings = [(name = "SESSIONS", durableObjectNamespace = "McpSessions")],
-);
-`,
-  );
-  return config;
-}
 
 /** Starts a host; resolves with the child and its base URL once it listens. */
 function startHost(name, bin, argv) {
@@ -88,15 +55,7 @@ function startHost(name, bin, argv) {
     child.stderr.on('data', (c) => {
       output += c;
     });
-    if (control) {
-      // workerd reports the port it bound on the control descriptor, one JSON object a line.
-      let buffered = '';
-      child.stdio[3].on('data', (c) => {
-        buffered += c;
-        const m = /"port":\s*(\d+)/.exec(buffered);
-        if (m) seen(`http://127.0.0.1:${m[1]}`);
-      });
-    }
+    if (control) workerdPort(child, (port) => seen(`http://127.0.0.1:${port}`));
     child.on('error', (e) => {
       clearTimeout(timer);
       fail(e);
@@ -133,7 +92,8 @@ async function hostOf(name) {
       stdioClient: ['run', '--no-lock', '--allow-env', `--allow-run=${process.execPath}`, ...script('client.mjs')],
     };
   }
-  return { label, bin, argv: ['serve', await workerdConfig(), '--socket-addr', 'http=127.0.0.1:0', '--control-fd', '3'] };
+  const config = await workerdApp({ name: 'workerd-app', entry: join(HOSTS, 'worker.mjs'), className: 'McpSessions' });
+  return { label, bin, argv: workerdArgs(config) };
 }
 
 /**
