@@ -5,9 +5,10 @@
 // called) and node:url.
 //
 // Every request goes to one Durable Object: the handshake era's sessions, and the tasks a
-// scenario polls from request to request, live in its memory. The server is built while the
-// module loads, the one time workerd lets ajv generate validators for plain JSON Schemas; the
-// handler at the first request, since workerd refuses timers at the top level.
+// scenario polls from request to request, live in its memory. The server and its handler are
+// built while the module loads, the one time workerd lets ajv generate validators for plain JSON
+// Schemas (the stateful handler arms its sweep timer at its first request: workerd refuses
+// timers at the top level).
 import { createConformanceServer } from '../../../conformance/server.js';
 import { toFetchHandler } from '../../../src/entries/http.js';
 
@@ -15,12 +16,10 @@ interface Env {
   SESSIONS: { idFromName(name: string): unknown; get(id: unknown): { fetch(request: Request): Promise<Response> } };
 }
 
-const server = createConformanceServer();
-let handler: ((request: Request) => Promise<Response>) | undefined;
+const handler = toFetchHandler(createConformanceServer());
 
 export class ConformanceSessions {
   fetch(request: Request): Promise<Response> {
-    handler ??= toFetchHandler(server);
     return handler(request);
   }
 }
