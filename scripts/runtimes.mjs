@@ -2,12 +2,13 @@
 // and workerd, each driven from this Node by the same checks (test/runtimes/checks.mjs); and
 // stdio (test/runtimes/stdio/): the stdio server run by Bun and Deno, driven from this Node by
 // mcpkit's stdio client, and that client run by Bun and Deno, spawning the server on this Node.
-// workerd has no processes, hence no stdio.
+// workerd has no processes, hence no stdio. The HTTP checks run twice: against the fetch handler,
+// and against the same servers in a Hono app through mcpkit/hono (under /hono).
 //
 //   npm run build && npm run test:runtimes [-- node bun deno workerd]
 //
-// Prints one line per runtime ("bun 1.4.5: 30/30 passed (http 14/14, stdio server 8/8, stdio
-// client 8/8)", "deno: skipped (...)") and exits 1 if any check failed. Each runtime's binary comes from the npm registry on first use, or from
+// Prints one line per runtime ("bun 1.4.5: 45/45 passed (http 14/14, hono 15/15, stdio server
+// 8/8, stdio client 8/8)", "deno: skipped (...)") and exits 1 if any check failed. Each runtime's binary comes from the npm registry on first use, or from
 // BUN_BIN, DENO_BIN, WORKERD_BIN (scripts/runtime-bins.mjs).
 // DEBUG=1 shows each failure's stack and what the host printed.
 import { spawn } from 'node:child_process';
@@ -134,7 +135,7 @@ if (!existsSync(join(root, 'dist/entries/http.js'))) {
   console.error('test:runtimes serves dist/: run `npm run build` first');
   process.exit(1);
 }
-const { runChecks } = await import(pathToFileURL(join(root, 'test/runtimes/checks.mjs')).href);
+const { HONO_CHECKS, runChecks } = await import(pathToFileURL(join(root, 'test/runtimes/checks.mjs')).href);
 const { runStdioChecks } = await import(pathToFileURL(join(STDIO, 'checks.mjs')).href);
 const asked = process.argv.slice(2);
 const names = asked.length ? asked : ['node', 'bun', 'deno', 'workerd'];
@@ -165,6 +166,8 @@ for (const name of names) {
     running = await startHost(name, host.bin, host.argv);
     // Parts of the line: [label, result, known failures]; the HTTP checks first.
     const parts = [['http', await runChecks(running.base), KNOWN_FAILURES[name] ?? {}]];
+    // The same checks through a Hono app and mcpkit/hono, served by the same host under /hono.
+    parts.push(['hono', await runChecks(`${running.base}/hono`, { extra: HONO_CHECKS }), KNOWN_FAILURES[name] ?? {}]);
     await stopChild(running.child);
     const httpOutput = running.output();
     running = undefined;
