@@ -3,12 +3,14 @@
 // stdio (test/runtimes/stdio/): the stdio server run by Bun and Deno, driven from this Node by
 // mcpkit's stdio client, and that client run by Bun and Deno, spawning the server on this Node.
 // workerd has no processes, hence no stdio. The HTTP checks run twice: against the fetch handler,
-// and against the same servers in a Hono app through mcpkit/hono (under /hono).
+// and against the same servers in a Hono app through mcpkit/hono (under /hono). And the Express
+// and Fastify examples run by each runtime but workerd (test/runtimes/frameworks.mjs).
 //
 //   npm run build && npm run test:runtimes [-- node bun deno workerd]
 //
-// Prints one line per runtime ("bun 1.4.5: 45/45 passed (http 14/14, hono 15/15, stdio server
-// 8/8, stdio client 8/8)", "deno: skipped (...)") and exits 1 if any check failed. Each runtime's binary comes from the npm registry on first use, or from
+// Prints one line per runtime ("bun 1.4.5: 51/51 passed (http 14/14, hono 15/15, express+fastify
+// 6/6, stdio server 8/8, stdio client 8/8)", "deno: skipped (...)") and exits 1 if any check
+// failed. Each runtime's binary comes from the npm registry on first use, or from
 // BUN_BIN, DENO_BIN, WORKERD_BIN (scripts/runtime-bins.mjs).
 // DEBUG=1 shows each failure's stack and what the host printed.
 import { spawn } from 'node:child_process';
@@ -34,10 +36,10 @@ const KNOWN_FAILURES = {
 };
 
 /** Starts a host; resolves with the child and its base URL once it listens. */
-function startHost(name, bin, argv) {
+function startHost(name, bin, argv, env = process.env) {
   return new Promise((done, fail) => {
     const control = name === 'workerd';
-    const child = spawn(bin, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe', ...(control ? ['pipe'] : [])] });
+    const child = spawn(bin, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', ...(control ? ['pipe'] : [])] });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -55,6 +57,9 @@ function startHost(name, bin, argv) {
     });
     child.stderr.on('data', (c) => {
       output += c;
+      // The examples say it on stderr.
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m && !control) seen(m[1]);
     });
     if (control) workerdPort(child, (port) => seen(`http://127.0.0.1:${port}`));
     child.on('error', (e) => {
@@ -70,19 +75,33 @@ function startHost(name, bin, argv) {
 
 /**
  * How to start each runtime: `argv` serves HTTP; `stdioServer` and `stdioClient` are the arguments
- * that run a script as a stdio server or client (none for workerd). Deno's are its least
+ * that run a script as a stdio server or client, `typescript` those that run an example (none for
+ * workerd). Deno's are its least
  * permissions that work: a stdio server needs none, the client needs to run the server and to
  * read the environment it passes on (`defaultEnvironment`).
  */
 async function hostOf(name) {
   const script = (file) => [join(STDIO, file)];
   if (name === 'node') {
-    return { label: `node ${process.versions.node}`, bin: process.execPath, argv: [join(HOSTS, 'node.mjs')], stdioServer: script('server.mjs') };
+    return {
+      label: `node ${process.versions.node}`,
+      bin: process.execPath,
+      argv: [join(HOSTS, 'node.mjs')],
+      stdioServer: script('server.mjs'),
+      typescript: ['--import', 'tsx'],
+    };
   }
   const bin = binaryOf(name);
   const label = `${name} ${versionOf(bin)}`;
   if (name === 'bun') {
-    return { label, bin, argv: ['run', join(HOSTS, 'bun.mjs')], stdioServer: ['run', ...script('server.mjs')], stdioClient: ['run', ...script('client.mjs')] };
+    return {
+      label,
+      bin,
+      argv: ['run', join(HOSTS, 'bun.mjs')],
+      stdioServer: ['run', ...script('server.mjs')],
+      stdioClient: ['run', ...script('client.mjs')],
+      typescript: ['run'],
+    };
   }
   if (name === 'deno') {
     return {
@@ -91,10 +110,39 @@ async function hostOf(name) {
       argv: ['run', '--no-lock', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', join(HOSTS, 'deno.mjs')],
       stdioServer: ['run', '--no-lock', ...script('server.mjs')],
       stdioClient: ['run', '--no-lock', '--allow-env', `--allow-run=${process.execPath}`, ...script('client.mjs')],
+      // The examples import src/*.js, which exist as .ts: Deno maps them only with sloppy imports.
+      typescript: ['run', '--no-lock', '--unstable-sloppy-imports', '--allow-net=127.0.0.1', '--allow-read', '--allow-env'],
     };
   }
   const config = await workerdApp({ name: 'workerd-app', entry: join(HOSTS, 'worker.mjs'), className: 'McpSessions' });
   return { label, bin, argv: workerdArgs(config) };
+}
+
+/** Each framework example run by the runtime, and the framework checks against it. */
+async function frameworkChecksIn(name, host) {
+  const passedNames = [];
+  const failed = [];
+  for (const framework of FRAMEWORKS) {
+    const argv = [...host.typescript, join(root, `examples/${framework}-server.ts`), '0'];
+    let running;
+    try {
+      running = await startHost(name, host.bin, argv, { ...process.env, MCP_API_KEYS: API_KEYS });
+      for (const [check, fn] of Object.entries(FRAMEWORK_CHECKS)) {
+        const label = `${framework}: ${check}`;
+        try {
+          await fn(running.base);
+          passedNames.push(label);
+        } catch (error) {
+          failed.push({ name: label, error });
+        }
+      }
+    } catch (error) {
+      for (const check of Object.keys(FRAMEWORK_CHECKS)) failed.push({ name: `${framework}: ${check}`, error });
+    } finally {
+      if (running) await stopChild(running.child);
+    }
+  }
+  return { passed: passedNames.length, passedNames, failed, total: FRAMEWORKS.length * Object.keys(FRAMEWORK_CHECKS).length };
 }
 
 /**
@@ -137,6 +185,7 @@ if (!existsSync(join(root, 'dist/entries/http.js'))) {
 }
 const { HONO_CHECKS, runChecks } = await import(pathToFileURL(join(root, 'test/runtimes/checks.mjs')).href);
 const { runStdioChecks } = await import(pathToFileURL(join(STDIO, 'checks.mjs')).href);
+const { API_KEYS, FRAMEWORK_CHECKS, FRAMEWORKS } = await import(pathToFileURL(join(root, 'test/runtimes/frameworks.mjs')).href);
 const asked = process.argv.slice(2);
 const names = asked.length ? asked : ['node', 'bun', 'deno', 'workerd'];
 for (const n of names) {
@@ -171,6 +220,7 @@ for (const name of names) {
     await stopChild(running.child);
     const httpOutput = running.output();
     running = undefined;
+    if (host.typescript) parts.push(['express+fastify', await frameworkChecksIn(name, host), {}]);
     if (host.stdioServer) {
       const target = (extra = []) => ({ command: host.bin, args: [...host.stdioServer, ...extra], stderr: 'ignore' });
       parts.push([host.stdioClient ? 'stdio server' : 'stdio', await runStdioChecks(target, name), {}]);
@@ -200,7 +250,7 @@ for (const name of names) {
     if (crashes) bad = true;
     const notes = [knownCount ? `${knownCount} known failure(s)` : '', crashes ? `the host logged ${crashes} uncaught error(s)` : ''].filter(Boolean);
     const split = parts.map(([label, r]) => `${label} ${r.passed}/${r.total}`).join(', ');
-    const noStdio = host.stdioServer ? '' : '; no stdio: Workers have no processes';
+    const noStdio = host.stdioServer ? '' : '; not here: stdio (no processes), Express and Fastify (Node servers)';
     console.log(`${host.label}: ${passed}/${total} passed (${split}${noStdio})${notes.length ? `, ${notes.join(', ')}` : ''} (${secs} s)`);
     for (const l of lines) console.log(l);
     if (bad) failures++;
