@@ -75,10 +75,9 @@ function startHost(name, bin, argv, env = process.env) {
 
 /**
  * How to start each runtime: `argv` serves HTTP; `stdioServer` and `stdioClient` are the arguments
- * that run a script as a stdio server or client, `typescript` those that run an example (none for
- * workerd). Deno's are its least
- * permissions that work: a stdio server needs none, the client needs to run the server and to
- * read the environment it passes on (`defaultEnvironment`).
+ * that run a script as a stdio server or client, `typescript` those that run an example (none of
+ * them for workerd). Deno's are the least permissions that work: a stdio server needs none, the
+ * client needs to run the server and to read the environment it passes on (`defaultEnvironment`).
  */
 async function hostOf(name) {
   const script = (file) => [join(STDIO, file)];
