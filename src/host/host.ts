@@ -46,14 +46,17 @@ export class Host {
       onEvent: _o,
       temperature: _te,
       maxTokens: _mt,
+      observer,
       ...poolOptions
     } = options;
+    const clientMiddleware = poolOptions.clientMiddleware ?? (observer?.clientMiddleware && ((server: string) => observer.clientMiddleware!(server)));
     const ctx = () => this.context;
     this.pool =
       pool ??
       new ServerPool({
         ...poolOptions,
         namePattern: poolOptions.namePattern ?? this.model.toolNamePattern,
+        ...(clientMiddleware ? { clientMiddleware } : {}),
         onEvent: (event: PoolEvent) => this.context.broadcast({ type: 'server', event }),
         handlers: {
           sampling: (server, params, c) => answerSampling(ctx(), server, params, c.signal),

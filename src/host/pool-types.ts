@@ -2,6 +2,7 @@
 import type { McpClient } from '../client/client.js';
 import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
 import type { Transport } from '../engine/transport.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root } from '../protocol/types.js';
 import type { PrefixPolicy } from './names.js';
@@ -84,6 +85,8 @@ export interface PoolOptions {
   clock?: Clock;
   /** Name and version the pool's clients give. Default `mcpkit-host`. */
   clientInfo?: { name: string; version: string };
+  /** Message middleware of the client for `server`, asked anew for each connection (tracing: one `otelClient()` per client). */
+  clientMiddleware?: (server: string) => MessageMiddleware[];
   /** Every event, as it happens (also available through `on`). */
   onEvent?: (event: PoolEvent) => void;
 }

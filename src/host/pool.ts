@@ -252,6 +252,7 @@ export class ServerPool implements ToolSource {
       elicitationUrl: elicitation !== undefined && h.elicitationUrl === true,
       capabilities: sampling && h.samplingTools ? { sampling: { tools: {} } } : undefined,
       onerror: (error) => this.emit({ type: 'error', server, error }),
+      ...(this.options.clientMiddleware ? { middleware: this.options.clientMiddleware(server) } : {}),
     };
   }
 

@@ -3,7 +3,7 @@
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { Host } from '../../src/host/host.js';
 import type { HostEvent, HostOptions } from '../../src/host/loop/types.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer, type McpServerOptions } from '../../src/server/mcp-server.js';
 import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedLlm, type Turn } from './llm.js';
 
 export interface LoopRig {
@@ -24,6 +24,8 @@ export interface LoopRigOptions {
   servers?: Record<string, (mcp: McpServer) => void>;
   /** Extra Host options (the model and servers are the rig's). */
   host?: Omit<Partial<HostOptions>, 'model'>;
+  /** Extensions of every server (`otel()`). */
+  extensions?: McpServerOptions['extensions'];
   /** Per-server config keys (`era`, `allow`...). */
   serverConfig?: Record<string, Record<string, unknown>>;
 }
@@ -34,7 +36,7 @@ export async function startLoopRig(o: LoopRigOptions): Promise<LoopRig> {
   const servers: Record<string, RunningServer> = {};
   const config: Record<string, unknown> = {};
   for (const [name, setup] of Object.entries(o.servers ?? { srv: () => {} })) {
-    const mcp = new McpServer({ name, version: '1.0.0' });
+    const mcp = new McpServer({ name, version: '1.0.0', ...(o.extensions ? { extensions: o.extensions } : {}) });
     setup(mcp);
     servers[name] = await serve(mcp, { port: 0 });
     config[name] = { url: servers[name].url, ...o.serverConfig?.[name] };

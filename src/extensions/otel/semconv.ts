@@ -23,6 +23,22 @@ export const ATTR = {
   clientAddress: 'client.address',
   serverAddress: 'server.address',
   serverPort: 'server.port',
+  // The GenAI conventions' (docs/gen-ai/gen-ai-spans.md, gen-ai-agent-spans.md): the host's spans.
+  providerName: 'gen_ai.provider.name',
+  requestModel: 'gen_ai.request.model',
+  requestMaxTokens: 'gen_ai.request.max_tokens',
+  requestTemperature: 'gen_ai.request.temperature',
+  responseModel: 'gen_ai.response.model',
+  finishReasons: 'gen_ai.response.finish_reasons',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  toolCallId: 'gen_ai.tool.call.id',
+  conversationId: 'gen_ai.conversation.id',
+  // Not in the conventions: under mcpkit's own namespace.
+  hostServer: 'mcpkit.host.server',
+  hostTool: 'mcpkit.host.tool',
+  approvalReason: 'mcpkit.host.approval.reason',
+  approvalGranted: 'mcpkit.host.approval.granted',
 } as const;
 
 export const METRIC = {

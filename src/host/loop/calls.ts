@@ -137,7 +137,10 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
       annotations: tool.tool.annotations,
       reason: verdict.reason,
     };
-    const approved = (await abortable(approve.call(ctx.interaction, request, env.signal), env.signal)) === true;
+    const ask = async () => (await abortable(approve.call(ctx.interaction, request, env.signal), env.signal)) === true;
+    const observe = ctx.options.observer?.approval;
+    const info = { id: call.id, name: call.name, server: tool.server, tool: tool.tool.name, arguments: args, reason: verdict.reason, signal: env.signal };
+    const approved = observe ? await observe.call(ctx.options.observer, info, ask) : await ask();
     emit({ type: 'approval', id: call.id, name: call.name, approved, by: 'user' });
     if (!approved) return fail(`The user did not allow calling ${call.name}.`);
   } else {
@@ -150,13 +153,18 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
   try {
     // Raced against the signal too: a call waiting on something that ignores it (a dialog the
     // server's input request opened) must not hold the cancelled message.
-    const pending = ctx.tools.call(call.name, args, {
-      signal: env.signal,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(meta === undefined ? {} : { meta }),
-      onprogress: (p) => emit({ type: 'tool_progress', id: call.id, ...p }),
-    });
-    const result = await abortable(pending, env.signal);
+    const run = () => {
+      const pending = ctx.tools.call(call.name, args, {
+        signal: env.signal,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(meta === undefined ? {} : { meta }),
+        onprogress: (p) => emit({ type: 'tool_progress', id: call.id, ...p }),
+      });
+      return abortable(pending, env.signal);
+    };
+    const observe = ctx.options.observer?.toolCall;
+    const info = { id: call.id, name: call.name, server: tool.server, tool: tool.tool.name, arguments: args, signal: env.signal };
+    const result = observe ? await observe.call(ctx.options.observer, info, run) : await run();
     const mapped = resultToModel(result);
     const { content, truncated } = env.cut ? env.cut.limit(call.id, mapped) : { content: mapped, truncated: false };
     const isError = result.isError === true;

@@ -1,6 +1,6 @@
 // What a Conversation and the answers to servers' requests share with their Host.
 import type { Clock } from '../../engine/clock.js';
-import type { ModelProvider } from '../model.js';
+import type { ModelProvider, ModelRequest, ModelResponse } from '../model.js';
 import type { ToolSource } from '../tool-source.js';
 import type { HostEvent, HostInteraction, HostOptions } from './types.js';
 
@@ -26,4 +26,18 @@ export function safeCall(fn: ((event: HostEvent) => void) | undefined, event: Ho
   } catch {
     // ignored on purpose: see above
   }
+}
+
+/** A model turn, through the observer's hook when there is one. */
+export function completeObserved(
+  ctx: LoopContext,
+  request: ModelRequest,
+  onEvent: Parameters<ModelProvider['complete']>[1],
+  server?: string,
+): Promise<ModelResponse> {
+  const run = () => ctx.model.complete(request, onEvent);
+  const hook = ctx.options.observer?.modelCall;
+  if (!hook) return run();
+  const info = { provider: ctx.model.kind, model: ctx.model.model, request, ...(server === undefined ? {} : { server }) };
+  return hook.call(ctx.options.observer, info, run);
 }

@@ -7,7 +7,7 @@ import type { Tool } from '../../protocol/types.js';
 import type { HostTool } from '../tool-source.js';
 import { approvalPolicy, type PolicyVerdict } from './approval.js';
 import { type CallOutcome, runCall, type StepEnv } from './calls.js';
-import { type LoopContext, safeCall } from './context.js';
+import { completeObserved, type LoopContext, safeCall } from './context.js';
 import { CutResults, DEFAULT_MAX_CHARS } from './results.js';
 import { runSearch, searchTool, ToolIndex } from './search.js';
 import type { Answer, ConversationOptions, HostEvent, SendOptions, ToolCallRecord, UserInput } from './types.js';
@@ -42,6 +42,8 @@ export class Conversation {
   private readonly schemas = new WeakMap<Tool, Record<string, unknown>>();
   private index: ToolIndex | undefined;
   private busy = false;
+  /** For observers (`gen_ai.conversation.id`): made the first time one asks. */
+  private id: string | undefined;
 
   constructor(
     private readonly ctx: LoopContext,
@@ -83,8 +85,11 @@ export class Conversation {
       safeCall(listener, event);
     };
     const before = this.history.length;
+    const observe = this.ctx.options.observer?.message;
     try {
-      return await this.run(input, signal, emit);
+      if (!observe) return await this.run(input, signal, emit);
+      this.id ??= globalThis.crypto.randomUUID();
+      return await observe.call(this.ctx.options.observer, { conversationId: this.id, signal }, () => this.run(input, signal, emit));
     } catch (err) {
       this.history.length = before;
       if (signal.aborted) throw abortError(signal);
@@ -107,7 +112,8 @@ export class Conversation {
       const { tools, offered } = this.stepTools();
       const last = step === maxSteps;
       emit({ type: 'model_start', step });
-      const response: ModelResponse = await this.ctx.model.complete(
+      const response: ModelResponse = await completeObserved(
+        this.ctx,
         {
           messages: system ? [{ role: 'system', content: system }, ...this.history] : [...this.history],
           tools,

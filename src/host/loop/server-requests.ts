@@ -4,7 +4,7 @@
 import { McpError } from '../../jsonrpc/errors.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, SamplingContentBlock, SamplingMessage } from '../../protocol/types.js';
 import type { ModelContent, ModelMessage, ModelRequest, ModelResponse } from '../model.js';
-import type { LoopContext } from './context.js';
+import { completeObserved, type LoopContext } from './context.js';
 import { resultToModel } from './results.js';
 
 /** The code the spec suggests for a sampling request the user did not allow. */
@@ -105,7 +105,7 @@ export async function answerSampling(ctx: LoopContext, server: string, params: C
   const choice = tools.length === 0 ? 'none' : params.toolChoice?.mode;
   if (choice) request.toolChoice = choice;
   if (params.temperature !== undefined) request.temperature = params.temperature;
-  return samplingResult(await ctx.model.complete(request), ctx.model.model);
+  return samplingResult(await completeObserved(ctx, request, undefined, server), ctx.model.model);
 }
 
 /** Puts `elicitation/create` to the user; without `interaction.elicit` it is declined. */

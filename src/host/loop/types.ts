@@ -2,7 +2,8 @@
 // (HostInteraction), what it reports while it works (HostEvent) and what a message's turn
 // ends with (Answer). docs/host.md "Library API" walks through them.
 import type { CallToolResult, CreateMessageParams, ElicitParams, ElicitResult, ToolAnnotations } from '../../protocol/types.js';
-import type { ModelContent, ModelProvider, ModelResponse, ModelUsage } from '../model.js';
+import type { MessageMiddleware } from '../../engine/middleware.js';
+import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsage } from '../model.js';
 import type { ServerPool } from '../pool.js';
 import type { PoolEvent, PoolOptions } from '../pool-types.js';
 import type { ProviderConfig } from '../providers/index.js';
@@ -113,6 +114,36 @@ export interface HostOptions extends Omit<PoolOptions, 'handlers' | 'onEvent'> {
   temperature?: number;
   maxTokens?: number;
   onEvent?: (event: HostEvent) => void;
+  /** Wraps the loop's work (tracing: `otelHost()` from `mcpkit/otel`). Unset, the loop calls straight through. */
+  observer?: HostObserver;
+}
+
+/**
+ * Around-hooks on what the loop does, for tracing and the like. Each gets what is about to
+ * happen and `run`, which does it: the hook must call `run` once and return (or rethrow) what
+ * it gives. Every member is optional.
+ */
+export interface HostObserver {
+  /** One user message, from `send` until its answer. */
+  message?(info: { conversationId: string; signal: AbortSignal }, run: () => Promise<Answer>): Promise<Answer>;
+  /** One model turn: a step of a message, or the answer to a server's sampling request (`server` set). */
+  modelCall?(info: ModelCallInfo, run: () => Promise<ModelResponse>): Promise<ModelResponse>;
+  /** One call to a server's tool, after approval: `run` makes the `tools/call` (it rejects on timeout, cancellation, a protocol error). */
+  toolCall?(info: ToolCallInfo & { signal: AbortSignal }, run: () => Promise<CallToolResult>): Promise<CallToolResult>;
+  /** Waiting for the user to allow a tool call; `run` resolves with their answer. */
+  approval?(info: ToolCallInfo & { reason: string; signal: AbortSignal }, run: () => Promise<boolean>): Promise<boolean>;
+  /** Message middleware for the pool's client of `server` (called for each connection it opens). */
+  clientMiddleware?(server: string): MessageMiddleware[];
+}
+
+/** A model turn as a HostObserver sees it. */
+export interface ModelCallInfo {
+  /** `openai`, `anthropic` (the provider's `kind`). */
+  provider: string;
+  model: string;
+  request: ModelRequest;
+  /** The server whose sampling request this turn answers. */
+  server?: string;
 }
 
 /** Everything the host does, as it happens. */

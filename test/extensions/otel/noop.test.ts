@@ -9,7 +9,18 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { McpClient } from '../../../src/client/client.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
-import { otel, otelClient } from '../../../src/entries/otel.js';
+import { otel, otelClient, otelHost } from '../../../src/entries/otel.js';
+
+test('no SDK: otelHost() hands back what the loop's work returns, unwrapped', async () => {
+  const host = otelHost();
+  const info = { id: 'c1', name: 'echo', server: 's', tool: 'echo' };
+  const result = Promise.resolve({ isError: true });
+  assert.equal(host.toolCall(info, () => result), result, 'the same promise: no span around it');
+  const granted = Promise.resolve(true);
+  assert.equal(host.approval({ ...info, reason: 'r' }, () => granted), granted);
+  const turn = Promise.resolve({ stopReason: 'end' });
+  assert.equal(host.modelCall({ provider: 'openai', model: 'm', request: {} }, () => turn), turn);
+});
 
 test('no SDK: requests pass untouched; an SDK registered later is used from then on', async () => {
   const metas: unknown[] = [];
