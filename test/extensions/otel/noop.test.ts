@@ -11,7 +11,7 @@ import { McpClient } from '../../../src/client/client.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 import { otel, otelClient, otelHost } from '../../../src/entries/otel.js';
 
-test('no SDK: otelHost() hands back what the loop's work returns, unwrapped', async () => {
+test('no SDK: otelHost() hands back what the loop runs, unwrapped', async () => {
   const host = otelHost();
   const info = { id: 'c1', name: 'echo', server: 's', tool: 'echo' };
   const result = Promise.resolve({ isError: true });
