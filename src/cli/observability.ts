@@ -1,6 +1,7 @@
 // --otel and --log-format for the long-running commands: one object that says how this run is
 // observed, so serve, bridge, gateway and chat set it up the same way.
 import type { MessageMiddleware } from '../engine/middleware.js';
+import type { HostObserver } from '../host/loop/types.js';
 import type { Server } from '../server/server.js';
 import { flag, str, UsageError, type OptionSpecs } from './args.js';
 import type { CliIo } from './io.js';
@@ -27,6 +28,8 @@ export interface Observability {
   instrumentServer(server: Server): Promise<void>;
   /** Client-side spans for a connection the command makes; none without telemetry. */
   clientMiddleware(transport: 'http' | 'stdio', url?: string): Promise<MessageMiddleware[]>;
+  /** The Host's observer (HostOptions.observer): its loop's spans and its clients'; undefined without telemetry. */
+  hostObserver(): Promise<HostObserver | undefined>;
   /** Flushes telemetry. */
   shutdown(): Promise<void>;
 }
@@ -51,6 +54,9 @@ export async function startObservability(values: Values, serviceName: string, io
     },
     async clientMiddleware(transport, url) {
       return telemetry ? [await telemetry.clientMiddleware(transport, url)] : [];
+    },
+    async hostObserver() {
+      return telemetry?.hostObserver();
     },
     async shutdown() {
       if (stopped || telemetry === undefined) return;

@@ -4,6 +4,7 @@
 // loads none of it, and mcpkit does not depend on the SDK (an optional install next to it).
 import type { Server } from '../server/server.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
+import type { HostObserver } from '../host/loop/types.js';
 import { CommandError } from './args.js';
 
 type Env = Record<string, string | undefined>;
@@ -28,6 +29,8 @@ export interface Telemetry {
   instrumentServer(server: Server): Promise<void>;
   /** Client-side spans for a connection the command makes (bridge, gateway backends, chat). */
   clientMiddleware(transport: 'http' | 'stdio', url?: string): Promise<MessageMiddleware>;
+  /** Spans of a host's loop (chat), with client spans for its servers. */
+  hostObserver(): Promise<HostObserver>;
   activeIds: ActiveIds;
   /** Exports what is buffered and stops the SDK (bounded by the SDK's own export timeout). */
   shutdown(): Promise<void>;
@@ -61,6 +64,10 @@ export async function startTelemetry(serviceName: string, env: Env): Promise<Tel
     async clientMiddleware(transport, url) {
       const { otelClient } = await import('../extensions/otel/client.js');
       return otelClient(url === undefined ? { transport } : { transport, url });
+    },
+    async hostObserver() {
+      const { otelHost } = await import('../extensions/otel/host.js');
+      return otelHost();
     },
     activeIds() {
       const ctx = api.trace.getActiveSpan()?.spanContext();

@@ -15,11 +15,21 @@ test('no SDK: otelHost() hands back what the loop runs, unwrapped', async () => 
   const host = otelHost();
   const info = { id: 'c1', name: 'echo', server: 's', tool: 'echo' };
   const result = Promise.resolve({ isError: true });
-  assert.equal(host.toolCall(info, () => result), result, 'the same promise: no span around it');
+  assert.equal(
+    host.toolCall(info, () => result),
+    result,
+    'the same promise: no span around it',
+  );
   const granted = Promise.resolve(true);
-  assert.equal(host.approval({ ...info, reason: 'r' }, () => granted), granted);
+  assert.equal(
+    host.approval({ ...info, reason: 'r' }, () => granted),
+    granted,
+  );
   const turn = Promise.resolve({ stopReason: 'end' });
-  assert.equal(host.modelCall({ provider: 'openai', model: 'm', request: {} }, () => turn), turn);
+  assert.equal(
+    host.modelCall({ provider: 'openai', model: 'm', request: {} }, () => turn),
+    turn,
+  );
 });
 
 test('no SDK: requests pass untouched; an SDK registered later is used from then on', async () => {
