@@ -7,7 +7,7 @@ import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import type { HostObserver } from '../../../src/host/loop/types.js';
+import type { HostObserver } from '../../../src/entries/host.js';
 import { otel, otelHost, OTEL_ATTRIBUTES as A } from '../../../src/entries/otel.js';
 import { deferred, startLoopRig, textTurn, toolCallsTurn, waitFor, within } from '../../support/index.js';
 import { telemetry } from './helpers.js';
