@@ -227,6 +227,13 @@ export interface RunningServer {
   httpServer: NodeHttpServer;
   handler: McpHttpHandler;
   close(): Promise<void>;
+  /**
+   * A graceful shutdown: drains (readiness 503, new MCP requests refused with 503, standalone
+   * GET streams ended for their clients to reconnect elsewhere), lets running POSTs finish for
+   * up to `graceMs`, ends the streams of those still running without their response (their
+   * clients resume them with Last-Event-ID on an instance sharing the event store), then closes.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 /** Listens on `host:port` and serves MCP at `/mcp` (and `/sse` + `/messages`). */
@@ -237,6 +244,17 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
   const allowedHosts = options.allowedHosts ?? (loopback ? ['localhost', '127.0.0.1', '[::1]'] : undefined);
   const listener = toNodeHandler(server, { ...options, allowedHosts });
   const httpServer = createServer(listener);
+  // POSTs whose response is not complete: what a drain waits for (GETs are streams that never
+  // finish on their own; drain ends them).
+  let posts = 0;
+  let settled: (() => void) | undefined;
+  httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return;
+    posts++;
+    res.once('close', () => {
+      if (--posts === 0) settled?.();
+    });
+  });
   // Long-lived SSE streams must not be cut by Node's default 5-minute request timeout.
   httpServer.requestTimeout = 0;
   httpServer.keepAliveTimeout = 65_000;
@@ -251,10 +269,24 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
     port,
     httpServer,
     handler: listener.handler,
-    async close() {
-      await listener.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    close,
+    async drain(graceMs: number) {
+      listener.handler.drain();
+      if (posts > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          settled = resolve;
+          timer = setTimeout(resolve, Math.max(0, graceMs));
+        });
+        clearTimeout(timer);
+      }
+      listener.handler.hangUp();
+      await close();
     },
   };
+  async function close(): Promise<void> {
+    await listener.close();
+    httpServer.closeAllConnections();
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  }
 }
