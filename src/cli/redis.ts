@@ -43,8 +43,8 @@ interface IoRedisClient {
   call(command: string, args: string[]): Promise<unknown>;
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;
-  on(event: string, listener: (...args: any[]) => void): unknown;
-  off(event: string, listener: (...args: any[]) => void): unknown;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  off(event: string, listener: (...args: never[]) => void): unknown;
 }
 type IoRedisConstructor = new (url: string, options: Record<string, unknown>) => IoRedisClient;
 
@@ -80,7 +80,8 @@ function seconds(values: Values, name: string, fallback: number, min: number, ma
   const raw = str(values, name);
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name}: expected a number of seconds from ${min} to ${max}, got "${raw}"`);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name}: expected a number of seconds from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
@@ -136,6 +137,7 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
     io.stderr.write(`mcpkit: Redis at ${where} is unreachable (${e.message}); requests get 503 until it is back\n`);
   };
   client.on('error', report);
+  client.on('close', () => report(new Error('connection closed')));
   subscriber.on('error', () => {}); // its outage is the same one, reported once above
   try {
     await client.connect();

@@ -231,7 +231,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     throw err;
   }
   tracer?.httpServer(running.httpServer);
-  if (observed.json) observed.log('info', 'listening', { server: name, url: running.url, ...(scaled ? { redis: scaled.url, instance: scaled.instanceId } : {}) });
+  if (observed.json)
+    observed.log('info', 'listening', { server: name, url: running.url, ...(scaled ? { redis: scaled.url, instance: scaled.instanceId } : {}) });
   else
     io.stdout.write(
       listeningText(

@@ -219,8 +219,9 @@ export class SessionTable {
       if (this.sessions.get(id) === live) this.sessions.delete(id);
       // Its event logs can never be resumed now (resuming needs the session): free them. Only
       // this handler's streams: other instances serving the session keep theirs. Not when the
-      // handler shuts down: the session lives on elsewhere, and its clients resume there.
-      if (!this.closing) for (let n = 1; n <= live.streams; n++) this.eventStore?.dropStream?.(streamPrefix + n);
+      // handler shuts down with a shared store: the session lives on elsewhere, and its clients
+      // resume there.
+      if (!this.closing || !this.store) for (let n = 1; n <= live.streams; n++) this.eventStore?.dropStream?.(streamPrefix + n);
     });
     return live;
   }

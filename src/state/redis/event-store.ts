@@ -110,7 +110,7 @@ export class RedisEventStore implements EventStore {
     this.ttl = ttlArg(options.streamTtlMs ?? 15 * 60_000, 'streamTtlMs');
     this.lease = options.lease;
     if (this.lease && options.instanceId !== undefined && options.instanceId !== this.lease.instanceId)
-      throw new TypeError('instanceId must be the lease\'s instanceId (or left out)');
+      throw new TypeError("instanceId must be the lease's instanceId (or left out)");
     this.instanceId = options.instanceId ?? this.lease?.instanceId ?? randomBytes(6).toString('base64url');
     if (!INSTANCE_ID.test(this.instanceId)) throw new TypeError('instanceId must be 1 to 64 letters, digits, "_" or "-"');
     this.prefix = `${checkPrefix(options.keyPrefix ?? 'mcpkit:')}events:`;
