@@ -91,7 +91,7 @@ test('RedisTaskStore with a lease: a task left working by a dead instance fails,
     await a.put(record('lt-2', 'completed'));
     const read = await b.get('lt-1');
     assert.equal(read?.task.status, 'working');
-    assert.equal((read as Record<string, unknown>).instance, undefined, 'the instance stays inside the store');
+    assert.equal((read as unknown as Record<string, unknown>).instance, undefined, 'the instance stays inside the store');
 
     await leaseA.close();
     const failed = await b.get('lt-1');
