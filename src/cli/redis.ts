@@ -131,8 +131,9 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
   const client = new Redis(url, options);
   const subscriber = client.duplicate();
   let down = false;
+  let closing = false;
   const report = (e: Error) => {
-    if (down) return;
+    if (down || closing) return;
     down = true;
     io.stderr.write(`mcpkit: Redis at ${where} is unreachable (${e.message}); requests get 503 until it is back\n`);
   };
@@ -174,6 +175,7 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
       });
     },
     async close() {
+      closing = true;
       await lease.close();
       await Promise.allSettled([client.quit(), subscriber.quit()]);
       client.disconnect();
