@@ -120,11 +120,11 @@ export class Server {
 
   /**
    * Joins a deployment after construction, for code that runs a server it did not build (the
-   * CLI's `--redis`): a message bus (only while there is none), and a task store for the
-   * extensions that were given none. Call it before serving.
+   * CLI's `--redis`): a message bus (a server built with its own keeps that one), and a task
+   * store for the extensions that were given none. Call it before serving.
    */
   share(shared: { bus?: MessageBus; taskStore?: TaskStore }): void {
-    if (shared.bus !== undefined) this.useBus(shared.bus);
+    if (shared.bus !== undefined && this.bus === undefined) this.useBus(shared.bus);
     if (shared.taskStore !== undefined) this.taskStore = shared.taskStore;
   }
 
