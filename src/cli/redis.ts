@@ -119,13 +119,14 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
   const Redis = await importIoRedis(load);
   const where = shown(url);
   // Fail fast while Redis is away: no queue of commands waiting for it (a request would hang
-  // on one), a bound on each command, and reconnection in the background.
+  // on one), a bound on each command, and reconnection in the background. A connection attempt
+  // may take its time (a loaded host): requests meanwhile are refused at once all the same.
   const options = {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
+    connectTimeout: 10_000,
+    commandTimeout: 5000,
     retryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
   };
   const client = new Redis(url, options);
