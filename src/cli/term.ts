@@ -61,6 +61,11 @@ export class StatusLine {
     this.style = styleFor(stream, env);
   }
 
+  /** The terminal's width (80 when it does not say). */
+  get columns(): number {
+    return this.stream.columns || 80;
+  }
+
   /** Writes whole lines above the status line. */
   print(text: string): void {
     const body = text.endsWith('\n') ? text : `${text}\n`;
