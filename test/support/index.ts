@@ -25,3 +25,5 @@ export {
   type Turn,
   type TurnReply,
 } from './llm.js';
+// A Host between mcpkit servers over HTTP and a scripted model, recording its events.
+export { startLoopRig, type LoopRig, type LoopRigOptions } from './host-loop.js';
