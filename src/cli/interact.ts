@@ -104,7 +104,7 @@ export async function fillElicitation(params: ElicitParams, q: Question, write: 
   const content: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(schema.properties ?? {})) {
     const opts = choices(f);
-    if (opts) opts.forEach((o, i) => write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
+    opts?.forEach((o, i) => void write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
     const hint = [f.description, f.format].filter(Boolean).join(', ');
     const dflt = f.default !== undefined ? s.dim(` [${String(f.default)}]`) : '';
     const label = `  ${s.bold(f.title ?? name)}${required.has(name) ? s.red('*') : ''}${hint ? s.dim(` (${hint})`) : ''}${dflt}: `;

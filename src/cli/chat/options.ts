@@ -81,6 +81,9 @@ export function approvalPolicy(mode: string | undefined): ApprovalPolicy {
   }
 }
 
+const SCRIPT = /\.(m?[jt]s|c[jt]s|py)$/;
+const LAUNCHER = /^(npx|uvx|node|python3?|deno|bun|pnpm|yarn)(\.exe)?$/;
+
 /**
  * A short name for a server given as a TARGET: the config's name for it, the host of a URL, or
  * what a command line runs (`node weather.js` → weather, `npx -y @scope/server-x` → server-x).
@@ -94,13 +97,16 @@ export function serverName(target: Target, spec: string): string {
   } else if (target.kind === 'http') {
     const host = new URL(target.url).hostname.replace(/[[\]]/g, '');
     const local = host === 'localhost' || /^[\d.]+$|:/.test(host);
-    raw = local ? `${host}_${new URL(target.url).port || 'http'}` : host.split('.').at(-2) ?? host;
+    raw = local ? `${host}_${new URL(target.url).port || 'http'}` : (host.split('.').at(-2) ?? host);
   } else {
-    // The first argument that looks like what runs (a script, a package), else the command.
+    // What runs: the last script named (options before it may name files too: --import x.mjs),
+    // else the first package or path, else the first word that is not a launcher.
+    const script = SCRIPT.test(target.command) ? target.command : target.args.findLast((a) => SCRIPT.test(a));
     const main =
+      script ??
       target.args.find((a) => !a.startsWith('-') && /[./@]/.test(a)) ??
-      [target.command, ...target.args].find((w) => !w.startsWith('-') && !/^(npx|uvx|node|python3?|deno|bun)$/.test(basename(w)));
-    raw = basename(main ?? target.command).replace(/\.(m?[jt]s|cjs|py)$/, '');
+      [target.command, ...target.args].find((w) => !w.startsWith('-') && !LAUNCHER.test(basename(w)));
+    raw = basename(main ?? target.command).replace(SCRIPT, '');
   }
   const name = raw.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
   return name === '' ? 'server' : name.slice(0, 32);

@@ -6,19 +6,11 @@ import type { CliIo } from '../io.js';
 import type { StatusLine } from '../term.js';
 import { EndOfInput, type LineInput } from './input.js';
 import type { ChatView } from './view.js';
-import type { HostEvent } from './host-types.js';
+import type { Answer, HostEvent } from '../../host/loop/types.js';
 
 /** What chat needs of the host library's Conversation. */
 export interface ChatConversation {
-  send(text: string, options: { signal?: AbortSignal; onEvent?: (event: HostEvent) => void }): Promise<ChatAnswer>;
-}
-
-export interface ChatAnswer {
-  text: string;
-  stopReason: string;
-  steps: number;
-  toolCalls: Array<{ id: string; name: string; server: string; tool: string; arguments: unknown; result?: unknown; error?: string }>;
-  usage?: unknown;
+  send(text: string, options: { signal?: AbortSignal; onEvent?: (event: HostEvent) => void }): Promise<Answer>;
 }
 
 export interface SessionParts {
@@ -72,7 +64,11 @@ export async function interactive(parts: SessionParts, input: LineInput, banner:
     else input.close();
   };
   input.onInterrupt(onInterrupt);
-  const unsubscribe = io.onSignal((signal) => (signal === 'SIGINT' ? onInterrupt() : (turns.interrupt(), input.close())));
+  const unsubscribe = io.onSignal((signal) => {
+    if (signal === 'SIGINT') return onInterrupt();
+    turns.interrupt();
+    input.close();
+  });
   let chat = parts.conversation();
   let failed = false;
   status.print(banner);
@@ -133,8 +129,18 @@ export async function oneTurn(parts: SessionParts, question: string, json: boole
   try {
     const answer = await parts.conversation().send(question, { signal: turn.signal, onEvent: (e) => view.handle(e) });
     if (json) {
-      const toolCalls = answer.toolCalls.map((c) => ({ id: c.id, name: c.name, server: c.server, tool: c.tool, arguments: c.arguments, result: c.result, error: c.error }));
-      io.stdout.write(`${JSON.stringify({ answer: answer.text, stopReason: answer.stopReason, steps: answer.steps, toolCalls, usage: answer.usage }, null, 2)}\n`);
+      const toolCalls = answer.toolCalls.map((c) => ({
+        id: c.id,
+        name: c.name,
+        server: c.server,
+        tool: c.tool,
+        arguments: c.arguments,
+        result: c.result,
+        error: c.error,
+      }));
+      io.stdout.write(
+        `${JSON.stringify({ answer: answer.text, stopReason: answer.stopReason, steps: answer.steps, toolCalls, usage: answer.usage }, null, 2)}\n`,
+      );
     } else io.stdout.write(answer.text.endsWith('\n') ? answer.text : `${answer.text}\n`);
     return 0;
   } catch (err) {

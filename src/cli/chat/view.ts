@@ -6,7 +6,7 @@ import { renderCallResult } from '../render.js';
 import { truncate, visibleLength, type StatusLine } from '../term.js';
 import type { CliWritable } from '../io.js';
 import { callLabel } from './ask.js';
-import type { HostEvent } from './host-types.js';
+import type { HostEvent } from '../../host/loop/types.js';
 
 export interface ViewOptions {
   /** Where the answer goes (stdout). */
@@ -89,7 +89,12 @@ export class ChatView {
         this.breakLine();
         return;
       case 'tool_call': {
-        const call: ShownCall = { n: this.calls.length + 1, id: event.id, tool: event.tool, label: callLabel(event.server, event.tool, event.arguments, this.width()) };
+        const call: ShownCall = {
+          n: this.calls.length + 1,
+          id: event.id,
+          tool: event.tool,
+          label: callLabel(event.server, event.tool, event.arguments, this.width()),
+        };
         this.calls.push(call);
         this.byId.set(event.id, call);
         this.print(`${s.cyan('→')} ${s.dim(`[${call.n}]`)} ${s.bold(call.label)}`);
@@ -160,7 +165,9 @@ export class ChatView {
     const s = this.s;
     switch (e.type) {
       case 'failed':
-        this.print(`${s.yellow('!')} ${e.server}: ${e.error.message}${e.retryInMs !== undefined ? s.dim(` (trying again in ${Math.round(e.retryInMs / 1000)}s)`) : ''}`);
+        this.print(
+          `${s.yellow('!')} ${e.server}: ${e.error.message}${e.retryInMs !== undefined ? s.dim(` (trying again in ${Math.round(e.retryInMs / 1000)}s)`) : ''}`,
+        );
         return;
       case 'closed':
         this.print(`${s.yellow('!')} ${e.server} went away${e.error ? `: ${e.error.message}` : ''}`);

@@ -98,7 +98,8 @@ function banner(host: Host, settings: ChatSettings, status: StatusLine): string 
 function logEvent(obs: Observability, e: HostEvent): void {
   if (!obs.json) return;
   if (e.type === 'tool_call') obs.log('info', 'tool call', { id: e.id, server: e.server, tool: e.tool });
-  else if (e.type === 'tool_result') obs.log(e.isError ? 'warn' : 'info', 'tool result', { id: e.id, isError: e.isError, durationMs: Math.round(e.durationMs) });
+  else if (e.type === 'tool_result')
+    obs.log(e.isError ? 'warn' : 'info', 'tool result', { id: e.id, isError: e.isError, durationMs: Math.round(e.durationMs) });
   else if (e.type === 'tool_error') obs.log('warn', 'tool error', { id: e.id, name: e.name, message: e.message });
   else if (e.type === 'model_end') obs.log('info', 'model step', { step: e.step, stopReason: e.response.stopReason, usage: e.response.usage });
   else if (e.type === 'server' && (e.event.type === 'failed' || e.event.type === 'closed'))
@@ -145,7 +146,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       approval: settings.approval,
       interaction: chatInteraction({ input, status, yes: settings.yes }),
       maxSteps: settings.maxSteps,
-      toolTimeoutMs: settings.toolTimeoutMs === 0 ? Number.POSITIVE_INFINITY : settings.toolTimeoutMs,
+      toolTimeoutMs: settings.toolTimeoutMs, // 0: none (the engine waits)
       // Server events reach every running turn too; shown once, from here.
       onEvent: (e) => {
         if (e.type === 'server') view.handle(e);

@@ -62,7 +62,10 @@ describe('approval', () => {
     assert.equal(await t.ask.approve(request(), signal), false);
     assert.equal(await t.ask.approve(request(), signal), false);
     assert.equal(await t.ask.approve(request(), signal), true);
-    const asked = t.io.err().split('\n').filter((l) => l.startsWith('? Run'));
+    const asked = t.io
+      .err()
+      .split('\n')
+      .filter((l) => l.startsWith('? Run'));
     assert.equal(asked.length, 5);
     assert.equal(asked[0], '? Run fs › delete_file {"path":"/tmp/x"} (destructive tool)? [y]es / [N]o / [a]lways for this tool y');
   });
@@ -72,7 +75,13 @@ describe('approval', () => {
     assert.equal(await t.ask.approve(request(), signal), true);
     assert.equal(await t.ask.approve(request(), signal), true);
     assert.equal(await t.ask.approve(request('write_file'), signal), false);
-    assert.equal(t.io.err().split('\n').filter((l) => l.startsWith('? Run')).length, 2);
+    assert.equal(
+      t.io
+        .err()
+        .split('\n')
+        .filter((l) => l.startsWith('? Run')).length,
+      2,
+    );
   });
 
   test('the end of input refuses', async () => {
@@ -83,7 +92,10 @@ describe('approval', () => {
   test('nobody to ask: refused with the reason, unless --yes', async () => {
     const t = setup(undefined);
     assert.equal(await t.ask.approve(request(), signal), false);
-    assert.match(t.io.err(), /fs › delete_file \{"path":"\/tmp\/x"\}: refused, it needs approval and there is no terminal to ask \(--yes approves such calls\)/);
+    assert.match(
+      t.io.err(),
+      /fs › delete_file \{"path":"\/tmp\/x"\}: refused, it needs approval and there is no terminal to ask \(--yes approves such calls\)/,
+    );
     assert.equal(await setup(undefined, true).ask.approve(request(), signal), true);
   });
 });

@@ -22,6 +22,8 @@ describe('server names', () => {
     assert.equal(name('python3 -m my.server'), 'my_server');
     assert.equal(name('docker run -i --rm mcp/time'), 'time');
     assert.equal(name('my-server --port 3'), 'my-server');
+    assert.equal(name('node --import file:///x/tsx/dist/esm/index.mjs test/weather-server.ts'), 'weather-server');
+    assert.equal(name('python server.py --config conf.json'), 'server');
   });
   test('from a URL', () => {
     assert.equal(name('http://localhost:3000/mcp'), 'localhost_3000');
@@ -69,7 +71,24 @@ describe('chatSettings', () => {
   });
 
   test('options carried over', () => {
-    const s = settings(['-m', 'x', '--system', 'Be brief.', '-p', 'hi', '--json', '--yes', '--max-steps', '3', '--era', 'handshake', '--prefix', 'always', '--timeout', '0']);
+    const s = settings([
+      '-m',
+      'x',
+      '--system',
+      'Be brief.',
+      '-p',
+      'hi',
+      '--json',
+      '--yes',
+      '--max-steps',
+      '3',
+      '--era',
+      'handshake',
+      '--prefix',
+      'always',
+      '--timeout',
+      '0',
+    ]);
     assert.equal(s.system, 'Be brief.');
     assert.equal(s.print, 'hi');
     assert.equal(s.json, true);
@@ -91,7 +110,12 @@ describe('chatSettings', () => {
       [['-m', 'x', '--era', 'old'], /--era: one of auto, modern, handshake/],
       [['-m', 'x', '-s', ''], /the TARGET is empty/],
     ];
-    for (const [argv, message] of bad) assert.throws(() => settings(argv), (e: Error) => (e instanceof UsageError || e.name === 'TargetError') && message.test(e.message), argv.join(' '));
+    for (const [argv, message] of bad)
+      assert.throws(
+        () => settings(argv),
+        (e: Error) => (e instanceof UsageError || e.name === 'TargetError') && message.test(e.message),
+        argv.join(' '),
+      );
   });
 });
 

@@ -14,7 +14,14 @@ function setup(options: { stream?: boolean; verbose?: boolean; tty?: boolean } =
   out.on('data', (c: Buffer) => (o += c));
   err.on('data', (c: Buffer) => (e += c));
   const status = new StatusLine(err, { NO_COLOR: '1', TERM: 'xterm' });
-  const view = new ChatView({ out, status, stream: options.stream ?? true, verbose: options.verbose ?? false, maxLines: 4, hint: (n) => `/show ${n} prints it all` });
+  const view = new ChatView({
+    out,
+    status,
+    stream: options.stream ?? true,
+    verbose: options.verbose ?? false,
+    maxLines: 4,
+    hint: (n) => `/show ${n} prints it all`,
+  });
   return { view, status, out: () => o, err: () => e };
 }
 
@@ -41,7 +48,16 @@ describe('ChatView', () => {
     const t = setup();
     t.view.handle({ type: 'tool_call', id: 'c1', name: 'count', server: 'demo', tool: 'count', arguments: {} });
     t.view.handle({ type: 'tool_progress', id: 'c1', progress: 1, total: 2, message: 'half' });
-    t.view.handle({ type: 'tool_result', id: 'c1', name: 'count', server: 'demo', result: text('Counted to 2.'), isError: false, truncated: false, durationMs: 1234 });
+    t.view.handle({
+      type: 'tool_result',
+      id: 'c1',
+      name: 'count',
+      server: 'demo',
+      result: text('Counted to 2.'),
+      isError: false,
+      truncated: false,
+      durationMs: 1234,
+    });
     assert.equal(t.err(), '→ [1] demo › count\nprogress 1/2 (50%) half\n✔ [1] count 1.2s\n  Counted to 2.\n');
   });
 
@@ -51,8 +67,8 @@ describe('ChatView', () => {
     t.view.handle({ type: 'tool_progress', id: 'c1', progress: 1, total: 4 });
     t.view.handle({ type: 'tool_result', id: 'c1', name: 'count', server: 'demo', result: text('ok'), isError: false, truncated: false, durationMs: 10 });
     t.status.clear();
-    assert.match(t.err(), /\[1\] count █+░+ 1\/4  25%/);
-    assert.match(t.err(), /✔ \[1\] count █+░+ 1\/4  25%[^\n]*\n✔ \[1\] count 0\.0s\n  ok\n$/);
+    assert.match(t.err(), /\[1\] count █+░+ 1\/4 {2}25%/);
+    assert.match(t.err(), /✔ \[1\] count █+░+ 1\/4 {2}25%[^\n]*\n✔ \[1\] count 0\.0s\n {2}ok\n$/);
   });
 
   test('a long result is collapsed with a hint, and kept whole for /show', () => {
@@ -60,7 +76,10 @@ describe('ChatView', () => {
     const long = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n');
     t.view.handle({ type: 'tool_call', id: 'c1', name: 'ls', server: 'fs', tool: 'ls', arguments: { path: '.' } });
     t.view.handle({ type: 'tool_result', id: 'c1', name: 'ls', server: 'fs', result: text(long), isError: false, truncated: true, durationMs: 5 });
-    assert.match(t.err(), /✔ \[1\] ls 0\.0s \(cut for the model: its head and tail were sent\)\n  line 1\n  line 2\n  line 3\n  … 7 more lines: \/show 1 prints it all\n$/);
+    assert.match(
+      t.err(),
+      /✔ \[1\] ls 0\.0s \(cut for the model: its head and tail were sent\)\n {2}line 1\n {2}line 2\n {2}line 3\n {2}… 7 more lines: \/show 1 prints it all\n$/,
+    );
     assert.equal(t.view.full(1)?.text, long);
     assert.equal(t.view.full(2), undefined);
   });
@@ -68,7 +87,16 @@ describe('ChatView', () => {
   test('errors: an isError result, a call that could not be made, a refused call', () => {
     const t = setup();
     t.view.handle({ type: 'tool_call', id: 'a', name: 'rm', server: 'fs', tool: 'rm', arguments: {} });
-    t.view.handle({ type: 'tool_result', id: 'a', name: 'rm', server: 'fs', result: { ...text('no such file'), isError: true }, isError: true, truncated: false, durationMs: 0 });
+    t.view.handle({
+      type: 'tool_result',
+      id: 'a',
+      name: 'rm',
+      server: 'fs',
+      result: { ...text('no such file'), isError: true },
+      isError: true,
+      truncated: false,
+      durationMs: 0,
+    });
     t.view.handle({ type: 'tool_call', id: 'b', name: 'nope', server: 'fs', tool: 'nope', arguments: {} });
     t.view.handle({ type: 'tool_error', id: 'b', name: 'nope', message: 'No tool is named "nope"' });
     t.view.handle({ type: 'approval', id: 'c', name: 'rm', approved: false, by: 'user' });
@@ -91,7 +119,12 @@ describe('ChatView', () => {
       t.view.handle({ type: 'server', event: { type: 'stderr', server: 'w', line: 'booting' } });
       t.view.handle({ type: 'server', event: { type: 'connected', server: 'w', era: 'modern', protocolVersion: '2026-07-28', tools: 3 } });
       t.view.handle({ type: 'server', event: { type: 'closed', server: 'w', error: undefined } });
-      const expected = ['! w: command not found (trying again in 2s)', ...(verbose ? ['w │ booting', '  w connected (modern 2026-07-28, 3 tools)'] : []), '! w went away', ''];
+      const expected = [
+        '! w: command not found (trying again in 2s)',
+        ...(verbose ? ['w │ booting', '  w connected (modern 2026-07-28, 3 tools)'] : []),
+        '! w went away',
+        '',
+      ];
       assert.deepEqual(t.err().split('\n'), expected);
     }
   });
