@@ -43,6 +43,14 @@ function chat(args: string[], options: { input?: string; keepOpen?: boolean; env
   };
 }
 
+/** Waits for `probe`; a failure shows what the chat printed. */
+function until(probe: () => boolean, what: string, c: Chat): Promise<unknown> {
+  return waitFor(() => {
+    if (!probe()) throw new Error(`stdout: ${c.stdout()}\nstderr: ${c.stderr()}`);
+    return true;
+  }, what);
+}
+
 const model = (llm: ScriptedLlm, ...more: string[]) => ['--base-url', llm.baseUrl, '--model', 'scripted', ...more];
 const noStack = (stderr: string) => assert.doesNotMatch(stderr, /\n\s+at /, stderr);
 
@@ -245,24 +253,12 @@ describe('mcpkit chat, interactive over a piped stdin', () => {
     const llm = await openai(toolCallsTurn({ name: 'slow', arguments: {} }), textTurn('after the cancel'));
     const c = chat(model(llm, '-s', WEATHER, '--verbose'), { keepOpen: true });
     c.type('Run the slow one');
-    await waitFor(
-      () => /progress 1\b/.test(c.stderr()),
-      () => `the slow call's progress\n${c.stderr()}`,
-    );
+    await until(() => /progress 1\b/.test(c.stderr()), "the slow call's progress", c);
     c.signal('SIGINT');
-    await waitFor(
-      () => /weather-server │ slow: cancelled/.test(c.stderr()),
-      () => `the server's cancellation\n${c.stderr()}`,
-    );
-    await waitFor(
-      () => /Cancelled\.\n/.test(c.stderr()),
-      () => `the turn's end\n${c.stderr()}`,
-    );
+    await until(() => /weather-server │ slow: cancelled/.test(c.stderr()), "the server's cancellation", c);
+    await until(() => /Cancelled\.\n/.test(c.stderr()), "the turn's end", c);
     c.type('And now?');
-    await waitFor(
-      () => c.stdout().includes('after the cancel\n'),
-      () => `the next turn\n${c.stderr()}`,
-    );
+    await until(() => c.stdout().includes('after the cancel\n'), 'the next turn', c);
     c.type('/exit');
     const r = await c.done;
     assert.equal(r.code, 0, r.stderr);
