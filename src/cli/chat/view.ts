@@ -17,6 +17,8 @@ export interface ViewOptions {
   stream: boolean;
   /** Server stderr and connection steps too. */
   verbose: boolean;
+  /** The model's name, on the spinner while it thinks. */
+  model?: string;
   /** Lines of a result shown before it is collapsed. Default 8. */
   maxLines?: number;
   /** What to say about a collapsed result, given its number (`/show 3 prints it all`). */
@@ -51,6 +53,8 @@ export class ChatView {
   /** Whether stdout is at the start of a line (the answer streams without a final newline). */
   private atLineStart = true;
   private readonly maxLines: number;
+  /** The model's spinner is up. */
+  private thinking = false;
 
   constructor(private readonly o: ViewOptions) {
     this.maxLines = o.maxLines ?? 8;
@@ -79,13 +83,19 @@ export class ChatView {
   handle(event: HostEvent): void {
     const s = this.s;
     switch (event.type) {
+      case 'model_start':
+        // Until the first token (a local model may take a while): a spinner on a terminal.
+        if (this.barFor === undefined) this.o.status.begin(this.o.model ?? 'model', 'thinking…');
+        this.thinking = true;
+        return;
       case 'text':
         if (!this.o.stream || event.delta === '') return;
-        this.o.status.clear();
+        this.stopThinking();
         this.o.out.write(event.delta);
         this.atLineStart = event.delta.endsWith('\n');
         return;
       case 'model_end':
+        this.stopThinking();
         this.breakLine();
         return;
       case 'tool_call': {
@@ -105,6 +115,7 @@ export class ChatView {
         return;
       case 'tool_progress': {
         const call = this.byId.get(event.id);
+        this.stopThinking();
         if (this.barFor !== event.id) {
           this.o.status.begin(call ? `[${call.n}] ${call.tool}` : event.id);
           this.barFor = event.id;
@@ -134,6 +145,12 @@ export class ChatView {
       default:
         return;
     }
+  }
+
+  private stopThinking(): void {
+    if (!this.thinking) return;
+    this.thinking = false;
+    if (this.barFor === undefined) this.o.status.clear();
   }
 
   private endBar(id: string, ok: boolean): void {

@@ -127,6 +127,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
     out: io.stdout,
     status,
     stream: !print,
+    model: settings.model,
     verbose: settings.verbose,
     hint: print ? () => (settings.json ? 'the JSON has it all' : '--json has it all') : (n) => `/show ${n} prints it all`,
   });
