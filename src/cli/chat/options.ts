@@ -83,6 +83,16 @@ export function approvalPolicy(mode: string | undefined): ApprovalPolicy {
 
 const SCRIPT = /\.(m?[jt]s|c[jt]s|py)$/;
 const LAUNCHER = /^(npx|uvx|node|python3?|deno|bun|pnpm|yarn)(\.exe)?$/;
+/** Names that say nothing about a server (`dist/index.js`): the folder above says more. */
+const GENERIC = new Set(['index', 'main', 'cli', 'server', 'app', 'dist', 'build', 'src', 'bin', 'lib', 'out']);
+
+/** The file's name without its extension, or the nearest folder's when the file's is generic. */
+function telling(path: string): string {
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  const file = (parts.at(-1) ?? path).replace(SCRIPT, '');
+  if (!GENERIC.has(file)) return file;
+  return parts.slice(0, -1).findLast((p) => !GENERIC.has(p) && !p.includes(':')) ?? file;
+}
 
 /**
  * A short name for a server given as a TARGET: the config's name for it, the host of a URL, or
@@ -106,7 +116,7 @@ export function serverName(target: Target, spec: string): string {
       script ??
       target.args.find((a) => !a.startsWith('-') && /[./@]/.test(a)) ??
       [target.command, ...target.args].find((w) => !w.startsWith('-') && !LAUNCHER.test(basename(w)));
-    raw = basename(main ?? target.command).replace(SCRIPT, '');
+    raw = telling(main ?? target.command);
   }
   const name = raw.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
   return name === '' ? 'server' : name.slice(0, 32);
@@ -117,9 +127,12 @@ export function serverSpecs(specs: string[], values: Values, cwd: string, home: 
   const headers = headersFrom(strs(values, 'header'));
   const env = envFrom(strs(values, 'env'));
   const taken = new Map<string, number>();
-  return specs.map((spec) => {
+  return specs.map((given) => {
+    // NAME=TARGET names it (lower case: KEY=value before a command is an environment variable).
+    const named = /^([a-z][a-z0-9_-]*)=(.+)$/s.exec(given);
+    const spec = named ? named[2] : given;
     const target = resolveTarget(spec, { config: str(values, 'config'), headers, env, cwd, home });
-    const base = serverName(target, spec);
+    const base = named ? named[1] : serverName(target, spec);
     const n = (taken.get(base) ?? 0) + 1;
     taken.set(base, n);
     return { name: n === 1 ? base : `${base}_${n}`, target };

@@ -36,7 +36,8 @@ Model:
   --max-steps N            model turns per message (default 20)
 
 Servers (TARGET: a URL, a quoted command line, or a server name from a config):
-  -s, --server TARGET      a server whose tools the model gets (repeatable)
+  -s, --server TARGET      a server whose tools the model gets (repeatable); NAME=TARGET names
+                           it, otherwise it is named after its script, package or host
   --config FILE            an mcpServers config: all its servers, or with --server the ones named
                            (default: ./.mcp.json when there is one and no --server is given)
   -H, --header "K: V"      HTTP header for URL servers (repeatable)

@@ -23,7 +23,9 @@ describe('server names', () => {
     assert.equal(name('docker run -i --rm mcp/time'), 'time');
     assert.equal(name('my-server --port 3'), 'my-server');
     assert.equal(name('node --import file:///x/tsx/dist/esm/index.mjs test/weather-server.ts'), 'weather-server');
-    assert.equal(name('python server.py --config conf.json'), 'server');
+    assert.equal(name('python my_server.py --config conf.json'), 'my_server');
+    assert.equal(name('node /home/me/weather-mcp/dist/index.js'), 'weather-mcp');
+    assert.equal(name('node dist/index.js'), 'index');
   });
   test('from a URL', () => {
     assert.equal(name('http://localhost:3000/mcp'), 'localhost_3000');
@@ -54,6 +56,15 @@ describe('chatSettings', () => {
     assert.equal(s.toolTimeoutMs, 60_000);
     assert.equal(s.era, 'auto');
     assert.deepEqual(s.approval, { readOnly: 'auto', destructive: 'ask', default: 'ask' });
+  });
+
+  test('NAME=TARGET names a server; KEY=value before a command stays an environment variable', () => {
+    const s = settings(['-m', 'x', '-s', 'docs=http://localhost:3000/mcp', '-s', 'DEBUG=1 node a/weather.js']);
+    assert.deepEqual(
+      s.servers.map((x) => x.name),
+      ['docs', 'weather'],
+    );
+    assert.deepEqual(s.servers[1].target, { kind: 'stdio', command: 'node', args: ['a/weather.js'], env: { DEBUG: '1' }, label: 'DEBUG=1 node a/weather.js' });
   });
 
   test('--config alone uses all its servers; ./.mcp.json when nothing is given', () => {
