@@ -173,7 +173,12 @@ describe('mcpkit chat: failures are one line and exit code 1', () => {
     });
     const r = await chat(['--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'x', '-p', 'hi']).done;
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`^mcpkit: cannot reach http://127\\.0\\.0\\.1:${port}/v1/chat/completions: .*ECONNREFUSED.*\\n$`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^mcpkit: cannot reach http://127\\.0\\.0\\.1:${port}/v1/chat/completions: .*ECONNREFUSED.* \\(is the model server running\\? --base-url says where it is\\)\\n$`,
+      ),
+    );
     noStack(r.stderr);
   });
 

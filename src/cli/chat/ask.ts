@@ -64,7 +64,9 @@ export function chatInteraction(o: AskOptions): ChatInteraction {
         return false;
       }
       status.clear();
-      const why = request.reason ? s.dim(` (${request.reason})`) : '';
+      // The policy's words for a tool without annotations say little to a person at a prompt.
+      const reason = request.reason === 'default policy' ? 'not marked read-only' : request.reason;
+      const why = reason ? s.dim(` (${reason})`) : '';
       for (;;) {
         let raw: string;
         try {

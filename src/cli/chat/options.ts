@@ -32,6 +32,9 @@ export const CHAT_OPTIONS: OptionSpecs = {
   ...OBSERVABILITY_OPTIONS,
 };
 
+/** A server of the pool, given as a resolved TARGET (a ServerSpec). */
+export type NamedTarget = Extract<ServerSpec, { target: unknown }> & { target: Target };
+
 export type ApproveMode = 'auto' | 'ask' | 'never';
 /** What the host does with a tool call: run it, ask the user first, or refuse it. */
 export type Decision = 'auto' | 'ask' | 'deny';
@@ -59,7 +62,7 @@ export interface ChatSettings {
   era: EraChoice;
   prefix: PrefixPolicy | undefined;
   /** Servers from --server, named. */
-  servers: ServerSpec[];
+  servers: NamedTarget[];
   /** The config file whose servers are all used (--config without --server, or ./.mcp.json). */
   config: string | undefined;
   verbose: boolean;
@@ -123,7 +126,7 @@ export function serverName(target: Target, spec: string): string {
 }
 
 /** The servers of the --server options, named (a repeated name gets _2, _3...). */
-export function serverSpecs(specs: string[], values: Values, cwd: string, home: string | undefined): ServerSpec[] {
+export function serverSpecs(specs: string[], values: Values, cwd: string, home: string | undefined): NamedTarget[] {
   const headers = headersFrom(strs(values, 'header'));
   const env = envFrom(strs(values, 'env'));
   const taken = new Map<string, number>();

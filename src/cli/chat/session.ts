@@ -30,8 +30,8 @@ export function isAbort(err: unknown, signal: AbortSignal): boolean {
 
 /** A turn's failure as one line (ModelError messages already say what and where). */
 export function failureLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0];
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  return /^cannot reach /.test(message) ? `${message} (is the model server running? --base-url says where it is)` : message;
 }
 
 /** Ctrl-C while a turn runs cancels it; a second one quits at once. */

@@ -127,7 +127,7 @@ export class ChatView {
         this.result(event.id, event.name, event.result, event.isError, event.truncated, event.durationMs);
         return;
       case 'tool_error': {
-        this.endBar(event.id, false);
+        this.endBar(event.id);
         const call = this.byId.get(event.id);
         if (call) {
           call.text = event.message;
@@ -153,15 +153,16 @@ export class ChatView {
     if (this.barFor === undefined) this.o.status.clear();
   }
 
-  private endBar(id: string, ok: boolean): void {
+  /** The bar goes when its call ends: the result line below says how it ended. */
+  private endBar(id: string): void {
     if (this.barFor !== id) return;
-    this.o.status.end(ok);
+    this.o.status.clear();
     this.barFor = undefined;
   }
 
   private result(id: string, name: string, result: CallToolResult, isError: boolean, truncated: boolean, durationMs: number): void {
     const s = this.s;
-    this.endBar(id, !isError);
+    this.endBar(id);
     const call = this.byId.get(id);
     const text = renderCallResult(result).replace(/\n$/, '');
     if (call) {

@@ -61,14 +61,12 @@ describe('ChatView', () => {
     assert.equal(t.err(), '→ [1] demo › count\nprogress 1/2 (50%) half\n✔ [1] count 1.2s\n  Counted to 2.\n');
   });
 
-  test('on a terminal the bar is drawn and marked done', () => {
+  test('on a terminal the bar is drawn, and replaced by the result line when the call ends', () => {
     const t = setup({ tty: true });
     t.view.handle({ type: 'tool_call', id: 'c1', name: 'count', server: 'demo', tool: 'count', arguments: {} });
     t.view.handle({ type: 'tool_progress', id: 'c1', progress: 1, total: 4 });
     t.view.handle({ type: 'tool_result', id: 'c1', name: 'count', server: 'demo', result: text('ok'), isError: false, truncated: false, durationMs: 10 });
-    t.status.clear();
-    assert.match(t.err(), /\[1\] count █+░+ 1\/4 {2}25%/);
-    assert.match(t.err(), /✔ \[1\] count █+░+ 1\/4 {2}25%[^\n]*\n✔ \[1\] count 0\.0s\n {2}ok\n$/);
+    assert.match(t.err(), /^→ \[1\] demo › count\n\r\x1b\[K⠋ \[1\] count █+░+ 1\/4 {2}25%[^\n]*\r\x1b\[K✔ \[1\] count 0\.0s\n {2}ok\n$/);
   });
 
   test('a long result is collapsed with a hint, and kept whole for /show', () => {
