@@ -138,6 +138,25 @@ describe('mcpkit chat -p: the weather walkthrough', () => {
     assert.deepEqual(call.result.content, [{ type: 'text', text: 'Oslo: 24°C, light rain' }]);
   });
 
+  test('--log-format json: stderr is one JSON line per tool call, result and model step', async () => {
+    const llm = await openai(toolCallsTurn({ name: 'get_weather', arguments: { city: 'Oslo' } }), textTurn('Rainy.'));
+    const r = await chat([...model(llm, '-s', WEATHER), '-p', 'Oslo?', '--log-format', 'json']).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Rainy.\n');
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; level: string; server?: string; tool?: string; isError?: boolean; stopReason?: string });
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['model step', 'tool call', 'tool result', 'model step'],
+    );
+    assert.equal(lines[1].server, 'weather-server');
+    assert.equal(lines[1].tool, 'get_weather');
+    assert.equal(lines[2].isError, false);
+    assert.equal(lines[3].stopReason, 'end');
+  });
+
   test('without a terminal a call that needs approval is refused (the model is told), unless --yes', async () => {
     const refused = await openai(toolCallsTurn({ name: 'forget_city', arguments: { city: 'Oslo' } }), (req) => {
       assert.match(JSON.stringify(req.body.messages.at(-1).content), /did not allow calling forget_city/);
@@ -254,7 +273,7 @@ describe('mcpkit chat, interactive over a piped stdin', () => {
     assert.match(err, /you› \/tools\n(.*\n)*get_weather \(weather-server › get_weather\) {2}Current weather of a city\n/);
   });
 
-  test('Ctrl-C cancels the running call (the server sees it) and returns to the prompt; EOF leaves', async () => {
+  test('Ctrl-C cancels the running call (the server sees it) and returns to the prompt; at the prompt it leaves', async () => {
     const llm = await openai(toolCallsTurn({ name: 'slow', arguments: {} }), textTurn('after the cancel'));
     const c = chat(model(llm, '-s', WEATHER, '--verbose'), { keepOpen: true });
     c.type('Run the slow one');
@@ -264,7 +283,9 @@ describe('mcpkit chat, interactive over a piped stdin', () => {
     await until(() => /Cancelled\.\n/.test(c.stderr()), "the turn's end", c);
     c.type('And now?');
     await until(() => c.stdout().includes('after the cancel\n'), 'the next turn', c);
-    c.type('/exit');
+    // At the prompt, Ctrl-C leaves.
+    await until(() => c.stderr().endsWith('you› '), 'the prompt', c);
+    c.signal('SIGINT');
     const r = await c.done;
     assert.equal(r.code, 0, r.stderr);
     assert.equal(llm.requests.length, 2, 'the cancelled turn asked the model nothing more');

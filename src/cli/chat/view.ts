@@ -17,6 +17,8 @@ export interface ViewOptions {
   stream: boolean;
   /** Server stderr and connection steps too. */
   verbose: boolean;
+  /** Show nothing (-p with --log-format json: stderr is for the JSON lines). */
+  quiet?: boolean;
   /** The model's name, on the spinner while it thinks. */
   model?: string;
   /** Lines of a result shown before it is collapsed. Default 8. */
@@ -81,6 +83,7 @@ export class ChatView {
   }
 
   handle(event: HostEvent): void {
+    if (this.o.quiet) return;
     const s = this.s;
     switch (event.type) {
       case 'model_start':

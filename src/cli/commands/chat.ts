@@ -124,15 +124,16 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   // Interactive: stdin answers everything (a terminal, or a script piping its answers). One
   // turn: questions only go to a person at a terminal, and stdin is theirs unless -p - read it.
   const input = !print || (canAsk(io) && settings.print !== '-') ? new LineInput(io) : undefined;
+  const obs = await startObservability(values, 'mcpkit-chat', io);
   const view = new ChatView({
     out: io.stdout,
     status,
     stream: !print,
     model: settings.model,
     verbose: settings.verbose,
+    quiet: print && obs.json,
     hint: print ? () => (settings.json ? 'the JSON has it all' : '--json has it all') : (n) => `/show ${n} prints it all`,
   });
-  const obs = await startObservability(values, 'mcpkit-chat', io);
   let host: Host;
   try {
     host = new Host({
