@@ -119,12 +119,15 @@ export async function interactive(parts: SessionParts, input: LineInput, banner:
 }
 
 /** One turn (-p): the answer on stdout (or the JSON of the whole turn); tool activity on stderr. */
-export async function oneTurn(parts: SessionParts, question: string, json: boolean): Promise<number> {
+export async function oneTurn(parts: SessionParts, question: string, json: boolean, input?: LineInput): Promise<number> {
   const { io, status, view } = parts;
   const turns = new Turns(io);
-  const unsubscribe = io.onSignal(() => {
+  const onInterrupt = () => {
     if (turns.interrupt()) status.print(status.style.yellow('Cancelling (Ctrl-C again quits at once)…'));
-  });
+  };
+  // A terminal being read for approvals takes Ctrl-C as a key, not as a signal.
+  input?.onInterrupt(onInterrupt);
+  const unsubscribe = io.onSignal(onInterrupt);
   const turn = (turns.current = new AbortController());
   try {
     const answer = await parts.conversation().send(question, { signal: turn.signal, onEvent: (e) => view.handle(e) });

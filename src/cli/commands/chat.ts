@@ -176,7 +176,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   };
   try {
     await host.start();
-    if (print) return await oneTurn(parts, question!, settings.json);
+    if (print) return await oneTurn(parts, question!, settings.json, input);
     return await interactive(parts, input!, banner(host, settings, status));
   } finally {
     input?.close();
