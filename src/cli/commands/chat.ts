@@ -123,8 +123,8 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   const status = new StatusLine(io.stderr, io.env);
   // Interactive: stdin answers everything (a terminal, or a script piping its answers). One
   // turn: questions only go to a person at a terminal, and stdin is theirs unless -p - read it.
-  const input = !print || (canAsk(io) && settings.print !== '-') ? new LineInput(io) : undefined;
   const obs = await startObservability(values, 'mcpkit-chat', io);
+  const input = !print || (canAsk(io) && settings.print !== '-') ? new LineInput(io) : undefined;
   const view = new ChatView({
     out: io.stdout,
     status,
