@@ -1,10 +1,11 @@
 // `mcpkit chat`'s command line made into settings: which servers (named), which model, how tool
 // calls are approved. Pure (no connection is made here), so every rule is tested directly.
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { PrefixPolicy } from '../../host/names.js';
 import type { ServerSpec } from '../../host/pool-types.js';
-import { resolveTarget, type Target } from '../../host/targets.js';
+import { settingsOf } from '../../host/pool-config.js';
+import { readConfig, resolveTarget, type ConfigEntry, type Target } from '../../host/targets.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, UsageError, type EraChoice, type OptionSpecs } from '../args.js';
 import { OBSERVABILITY_OPTIONS } from '../observability.js';
 
@@ -130,15 +131,23 @@ export function serverSpecs(specs: string[], values: Values, cwd: string, home: 
   const headers = headersFrom(strs(values, 'header'));
   const env = envFrom(strs(values, 'env'));
   const taken = new Map<string, number>();
+  const config = str(values, 'config');
+  const configFile = config === undefined ? undefined : resolve(cwd, config);
+  let read: Record<string, ConfigEntry> | undefined;
+  const servers = () => (read ??= readConfig(configFile!));
   return specs.map((given) => {
     // NAME=TARGET names it (lower case: KEY=value before a command is an environment variable).
     const named = /^([a-z][a-z0-9_-]*)=(.+)$/s.exec(given);
     const spec = named ? named[2] : given;
-    const target = resolveTarget(spec, { config: str(values, 'config'), headers, env, cwd, home });
+    const target = resolveTarget(spec, { config: configFile, headers, env, cwd, home });
     const base = named ? named[1] : serverName(target, spec);
     const n = (taken.get(base) ?? 0) + 1;
     taken.set(base, n);
-    return { name: n === 1 ? base : `${base}_${n}`, target };
+    // A server picked from --config keeps the pool's keys of its entry (allow, deny, prefix...).
+    const entry = configFile !== undefined && Object.hasOwn(servers(), spec) ? servers()[spec] : undefined;
+    const settings = entry ? settingsOf(entry as Record<string, unknown>, `server "${spec}" in ${configFile}`) : {};
+    // Named on the command line: started even if its entry says `disabled`.
+    return { ...settings, enabled: true, name: n === 1 ? base : `${base}_${n}`, target };
   });
 }
 

@@ -67,6 +67,21 @@ describe('chatSettings', () => {
     assert.deepEqual(s.servers[1].target, { kind: 'stdio', command: 'node', args: ['a/weather.js'], env: { DEBUG: '1' }, label: 'DEBUG=1 node a/weather.js' });
   });
 
+  test("a server picked from --config keeps its entry's allow, deny and timeout", () => {
+    const dir = tempDir('chat-pick');
+    writeFileSync(
+      join(dir, 'servers.json'),
+      JSON.stringify({ mcpServers: { fs: { command: 'node', args: ['fs.js'], deny: ['rm'], timeoutMs: 5000 }, other: { url: 'http://localhost:9/mcp' } } }),
+    );
+    const s = settings(['-m', 'x', '--config', 'servers.json', '-s', 'fs'], dir);
+    assert.equal(s.config, undefined, 'only the servers named');
+    assert.equal(s.servers.length, 1);
+    assert.equal(s.servers[0].name, 'fs');
+    assert.deepEqual(s.servers[0].deny, ['rm']);
+    assert.equal(s.servers[0].timeoutMs, 5000);
+    assert.equal(s.servers[0].target.kind, 'stdio');
+  });
+
   test('--config alone uses all its servers; ./.mcp.json when nothing is given', () => {
     const dir = tempDir('chat-cfg');
     assert.equal(settings(['-m', 'x', '--config', 'other.json'], dir).config, 'other.json');
