@@ -44,6 +44,8 @@ export class Host {
       deferTools: _d,
       meta: _me,
       onEvent: _o,
+      temperature: _te,
+      maxTokens: _mt,
       ...poolOptions
     } = options;
     const ctx = () => this.context;
@@ -88,6 +90,7 @@ export class Host {
 
   /** A new conversation: its own message history, the Host's servers, model and policies. */
   conversation(options: ConversationOptions = {}): Conversation {
+    if (this.closed) throw new Error('This host is closed: make a new Host to talk to the servers again');
     return new Conversation(this.context, options);
   }
 

@@ -148,12 +148,15 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
   const timeoutMs = ctx.options.toolTimeoutMs;
   const started = ctx.clock.now();
   try {
-    const result = await ctx.tools.call(call.name, args, {
+    // Raced against the signal too: a call waiting on something that ignores it (a dialog the
+    // server's input request opened) must not hold the cancelled message.
+    const pending = ctx.tools.call(call.name, args, {
       signal: env.signal,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(meta === undefined ? {} : { meta }),
       onprogress: (p) => emit({ type: 'tool_progress', id: call.id, ...p }),
     });
+    const result = await abortable(pending, env.signal);
     const mapped = resultToModel(result);
     const { content, truncated } = env.cut ? env.cut.limit(call.id, mapped) : { content: mapped, truncated: false };
     const isError = result.isError === true;

@@ -146,3 +146,59 @@ test('nobody to ask: elicitation is declined, sampling refused with a message sa
     await rig.close();
   }
 });
+
+test('a sampling request that offers tools: the model may call them (tool_use back to the server), and reads their results', async () => {
+  const rig = await startLoopRig({
+    servers: {
+      srv: (mcp) =>
+        mcp.tool('agent', { input: {} }, async (_args, ctx) => {
+          const tools = [
+            { name: 'lookup', description: 'Looks a word up', inputSchema: { type: 'object' as const, properties: { word: { type: 'string' } } } },
+          ];
+          const first = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Define MCP' } }], maxTokens: 100, tools });
+          const use = (Array.isArray(first.content) ? first.content : [first.content]).find((b) => b.type === 'tool_use');
+          assert.ok(use && use.type === 'tool_use');
+          const second = await ctx.sample({
+            messages: [
+              { role: 'user', content: { type: 'text', text: 'Define MCP' } },
+              { role: 'assistant', content: [use] },
+              { role: 'user', content: [{ type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: 'Model Context Protocol' }] }] },
+            ],
+            maxTokens: 100,
+            tools,
+            toolChoice: { mode: 'none' },
+          });
+          return `${first.stopReason} ${JSON.stringify(use.input)} then ${(second.content as { text: string }).text}`;
+        }),
+    },
+    serverConfig: { srv: { era: 'handshake' } },
+    host: { interaction: { approveSampling: () => true } },
+    script: [
+      toolCallsTurn({ name: 'agent', arguments: {} }),
+      (req) => {
+        assert.deepEqual(
+          req.body.tools.map((t: any) => t.function.name),
+          ['lookup'],
+        );
+        assert.equal(req.body.tool_choice, undefined, 'auto: left to the endpoint');
+        return toolCallsTurn({ id: 'use_1', name: 'lookup', arguments: { word: 'MCP' } });
+      },
+      (req) => {
+        assert.equal(req.body.tool_choice, 'none');
+        assert.deepEqual(req.body.messages.at(-2).tool_calls[0].function, { name: 'lookup', arguments: '{"word":"MCP"}' });
+        assert.deepEqual(req.body.messages.at(-1), { role: 'tool', tool_call_id: 'use_1', content: 'Model Context Protocol' });
+        return textTurn('It is the Model Context Protocol.');
+      },
+      (req) => {
+        assert.equal(req.body.messages.at(-1).content, 'toolUse {"word":"MCP"} then It is the Model Context Protocol.');
+        return textTurn('done');
+      },
+    ],
+  });
+  try {
+    assert.equal((await rig.host.conversation().send('go')).text, 'done');
+    rig.llm.assertNoErrors();
+  } finally {
+    await rig.close();
+  }
+});
