@@ -1,9 +1,10 @@
 // `mcpkit chat` as a user runs it: the built CLI (dist/cli/main.js, `npm run build` first) as a
 // child process, a real stdio MCP server (test/fixtures/cli/weather-server.ts), and a scripted
 // model endpoint speaking the OpenAI or the Anthropic wire format (test/support/llm.ts).
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startScriptedAnthropic, startScriptedOpenAI, textTurn, toolCallsTurn, errorTurn, type ScriptedLlm, waitFor, within } from '../support/index.js';
@@ -53,6 +54,8 @@ function until(probe: () => boolean, what: string, c: Chat): Promise<unknown> {
 
 const model = (llm: ScriptedLlm, ...more: string[]) => ['--base-url', llm.baseUrl, '--model', 'scripted', ...more];
 const noStack = (stderr: string) => assert.doesNotMatch(stderr, /\n\s+at /, stderr);
+
+before(() => assert.ok(existsSync(MAIN), `${MAIN} is missing: run npm run build first`));
 
 const llms: ScriptedLlm[] = [];
 after(() => Promise.all(llms.map((l) => l.close())));
@@ -255,12 +258,31 @@ describe('mcpkit chat, interactive over a piped stdin', () => {
       },
       toolCallsTurn({ name: 'long_report', arguments: {} }),
       textTurn('That is the report.'),
+      (req) => {
+        assert.deepEqual(req.body.messages, [{ role: 'user', content: 'Fresh start' }], '/clear began a new conversation');
+        return textTurn('Hello again.');
+      },
     );
-    const input = ['Forget Hangzhou', 'y', 'Pick a city', 'y', 'Oslo', '3', 'Report please', '/show 3', '/tools', ''].join('\n');
+    const input = [
+      'Forget Hangzhou',
+      'y',
+      'Pick a city',
+      'y',
+      'Oslo',
+      '3',
+      'Report please',
+      '/show 3',
+      '/tools',
+      '/help',
+      '/nope',
+      '/clear',
+      'Fresh start',
+      '',
+    ].join('\n');
     const r = await chat(model(llm, '-s', WEATHER), { input }).done;
     llm.assertNoErrors();
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, 'Hangzhou is forgotten.\nYou picked Oslo.\nThat is the report.\n');
+    assert.equal(r.stdout, 'Hangzhou is forgotten.\nYou picked Oslo.\nThat is the report.\nHello again.\n');
     const err = r.stderr;
     assert.match(err, /^mcpkit chat · scripted via http:\/\/127\.0\.0\.1:\d+\/v1\nservers: weather-server \(5 tools\)\n/);
     assert.match(
@@ -271,6 +293,9 @@ describe('mcpkit chat, interactive over a piped stdin', () => {
     assert.match(err, / {2}report line 7\n {2}… 33 more lines: \/show 3 prints it all\n/);
     assert.match(err, /you› \/show 3\n\[3\] weather-server › long_report\nreport line 1\n(report line \d+\n){38}report line 40\n/);
     assert.match(err, /you› \/tools\n(.*\n)*get_weather \(weather-server › get_weather\) {2}Current weather of a city\n/);
+    assert.match(err, /you› \/help\n {2}\/show N {4}the whole result of tool call N\n/);
+    assert.match(err, /you› \/nope\nunknown command \/nope\n {2}\/show N/);
+    assert.match(err, /you› \/clear\nNew conversation\.\n/);
   });
 
   test('Ctrl-C cancels the running call (the server sees it) and returns to the prompt; at the prompt it leaves', async () => {
