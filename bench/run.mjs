@@ -3,7 +3,7 @@
 // `npm run bench -- --quick` (under 3 minutes). See bench/README.md for what is measured how.
 //
 //   --quick              fewer and shorter runs, smaller memory counts
-//   --only=a,b           scenarios: json,sse,stateful,tools50,modern,stdio,memory,micro
+//   --only=a,b           scenarios: json,sse,stateful,tools50,modern,stdio,memory,micro,redis,redis-sse
 //   --runs=N --duration=S --warmup=S --connections=N   override the mode's settings
 //   --profile            profile mcpkit's (and bare's) stateless JSON path instead (node --cpu-prof)
 //   --no-build           use dist/ as it is
@@ -35,7 +35,7 @@ const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
 const value = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = flag('quick');
-const ALL = ['json', 'sse', 'stateful', 'tools50', 'modern', 'stdio', 'memory', 'micro'];
+const ALL = ['json', 'sse', 'stateful', 'tools50', 'modern', 'stdio', 'memory', 'micro', 'redis', 'redis-sse'];
 const only = value('only')?.split(',');
 for (const s of only ?? []) if (!ALL.includes(s)) throw new Error(`unknown scenario ${s} (known: ${ALL.join(', ')})`);
 const settings = {
@@ -123,6 +123,22 @@ const HTTP_SCENARIOS = {
     title: `3. Stateful: load spread over ${settings.sessions} pre-initialized sessions, JSON responses`,
     impls: ['bare', 'mcpkit', 'sdk1', 'sdk2'],
     mode: 'stateful',
+    body: R.ECHO_CALL_UNIQUE,
+    headers: R.headers(),
+    sessions: settings.sessions,
+  },
+  redis: {
+    title: `9. Stateful with --redis vs in memory: load spread over ${settings.sessions} sessions, JSON responses`,
+    impls: ['bare', 'mcpkit-mem', 'mcpkit-redis'],
+    mode: 'stateful',
+    body: R.ECHO_CALL_UNIQUE,
+    headers: R.headers(),
+    sessions: settings.sessions,
+  },
+  'redis-sse': {
+    title: `10. Stateful with --redis vs in memory, SSE responses (every event stored: in memory, or XADD in Redis)`,
+    impls: ['bare', 'mcpkit-mem', 'mcpkit-redis'],
+    mode: 'stateful-sse',
     body: R.ECHO_CALL_UNIQUE,
     headers: R.headers(),
     sessions: settings.sessions,

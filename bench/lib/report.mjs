@@ -36,6 +36,8 @@ const NAMES = {
   sdk2: 'official SDK v2',
   'sdk2-handler': 'official SDK v2 (createMcpHandler)',
   'mcpkit-base': 'mcpkit, base build (--base)',
+  'mcpkit-mem': '**mcpkit** as `mcpkit serve` runs it (in-memory stores)',
+  'mcpkit-redis': '**mcpkit** as `mcpkit serve --redis` runs it (Redis stores, bus, lease)',
 };
 const STDIO_NAMES = { bare: 'bare line loop (no MCP)', mcpkit: '**mcpkit**', sdk1: 'official SDK v1', sdk2: 'official SDK v2' };
 

@@ -1,6 +1,6 @@
 // One HTTP server under test, in its own process: `node http.mjs <impl> <mode>`.
 //   impl: bare | mcpkit | sdk1 | sdk2 | sdk2-handler
-//   mode: json | sse | stateful | tools50 | modern
+//   mode: json | sse | stateful | stateful-sse | tools50 | modern
 // Listens on 127.0.0.1, port 0, endpoint /mcp; tells the parent its port over IPC and answers
 // stats requests (lib/child-stats.mjs). Each implementation is written the way its own docs
 // recommend, in their most favourable variant (see bench/README.md).
@@ -13,8 +13,8 @@ import { TOOLS, callResultText } from './tools.mjs';
 
 const [impl, mode] = process.argv.slice(2);
 const withTools = mode === 'tools50';
-const stateful = mode === 'stateful';
-const sse = mode === 'sse';
+const stateful = mode === 'stateful' || mode === 'stateful-sse';
+const sse = mode === 'sse' || mode === 'stateful-sse';
 
 const INIT_RESULT = {
   protocolVersion: '2025-11-25',
@@ -114,6 +114,44 @@ async function mcpkitServer(base) {
     ...(process.env.BENCH_SESSION_IDLE_MS ? { sessionIdleMs: Number(process.env.BENCH_SESSION_IDLE_MS) } : {}),
   });
   return { port: running.port, close: () => running.close() };
+}
+
+// `mcpkit-mem` / `mcpkit-redis`: the server the way `mcpkit serve` runs it, without and with
+// `--redis` (the CLI's own wiring, from dist/cli/redis.js: session and event stores, the bus and
+// the task store, the instance lease, probes gated on Redis). The event store is on in both
+// (in memory by default), as in the CLI. Keys go under a prefix of this run, deleted at close.
+async function mcpkitServeServer(withRedis) {
+  const { McpServer, serve } = { ...(await import('mcpkit/server')), ...(await import('mcpkit/node')) };
+  const server = new McpServer({ name: 'bench', version: '1.0.0' });
+  server.tool('echo', { description: 'Echoes the message', input: { message: z.string() } }, ({ message }) => message);
+  const options = { port: 0, host: '127.0.0.1', stateful, responseMode: sse ? 'sse' : 'json', health: true };
+  let scaled;
+  const prefix = `mcpkit-bench:${process.pid}:`;
+  if (withRedis) {
+    const { scaleOut } = await import(new URL('../../dist/cli/redis.js', import.meta.url).href);
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    scaled = await scaleOut(url, { 'redis-prefix': prefix }, { stderr: process.stderr });
+    Object.assign(options, scaled.options);
+    scaled.share(server.server);
+  }
+  const running = await serve(server, options);
+  return {
+    port: running.port,
+    close: async () => {
+      await running.close();
+      if (!scaled) return;
+      const { Redis } = await import('ioredis');
+      const r = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      for (let cursor = '0'; ; ) {
+        const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (keys.length > 0) await r.del(...keys);
+        cursor = next;
+        if (cursor === '0') break;
+      }
+      await r.quit();
+      await scaled.close();
+    },
+  };
 }
 
 // ------------------------------------------------------------------------- official SDK v1
@@ -291,6 +329,8 @@ const builders = {
   },
   mcpkit: () => mcpkitServer(),
   'mcpkit-base': () => mcpkitServer(process.env.MCPKIT_BASE),
+  'mcpkit-mem': () => mcpkitServeServer(false),
+  'mcpkit-redis': () => mcpkitServeServer(true),
   sdk1: sdk1Server,
   sdk2: sdk2Server,
   'sdk2-handler': sdk2HandlerServer,

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { McpError } from '../jsonrpc/errors.js';
 import type { ElicitationHandler, SamplingHandler } from '../client/client.js';
 import type { CreateMessageParams, ElicitParams, ElicitResult } from '../protocol/types.js';
-import type { StatusLine } from './term.js';
+import type { StatusLine, Style } from './term.js';
 import type { CliIo } from './io.js';
 
 type Field = {
@@ -80,6 +80,53 @@ function convert(f: Field, raw: string): { value: unknown } | { error: string } 
   return { value: raw };
 }
 
+/** Asks the user one line; what the terminal (or a script on stdin) answers. */
+export type Question = (text: string) => Promise<string>;
+
+/**
+ * Puts an elicitation request to the user, one question at a time through `q`: a URL to open
+ * (url mode), or the form's fields typed by its requestedSchema (retyped until they fit).
+ * `who` names the asker ("The server", or a server's name in a host).
+ */
+export async function fillElicitation(params: ElicitParams, q: Question, write: (text: string) => void, s: Style, who = 'The server'): Promise<ElicitResult> {
+  const message = (params as { message?: string }).message ?? '';
+  write(`\n${s.yellow('?')} ${s.bold(`${who} asks:`)} ${message}\n`);
+  if (params.mode === 'url') {
+    write(`  Open this link to continue: ${s.cyan(String((params as { url?: string }).url))}\n`);
+    const a = (await q(`  Done? ${s.dim('[Y]es / [n]o to decline / [c]ancel')} `)).trim().toLowerCase();
+    return { action: a.startsWith('c') ? 'cancel' : a.startsWith('n') ? 'decline' : 'accept' };
+  }
+  const a = (await q(`  Answer? ${s.dim('[Y]es / [n]o to decline / [c]ancel')} `)).trim().toLowerCase();
+  if (a.startsWith('c')) return { action: 'cancel' };
+  if (a.startsWith('n')) return { action: 'decline' };
+  const schema = (params as { requestedSchema?: { properties?: Record<string, Field>; required?: string[] } }).requestedSchema ?? {};
+  const required = new Set(schema.required ?? []);
+  const content: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(schema.properties ?? {})) {
+    const opts = choices(f);
+    opts?.forEach((o, i) => void write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
+    const hint = [f.description, f.format].filter(Boolean).join(', ');
+    const dflt = f.default !== undefined ? s.dim(` [${String(f.default)}]`) : '';
+    const label = `  ${s.bold(f.title ?? name)}${required.has(name) ? s.red('*') : ''}${hint ? s.dim(` (${hint})`) : ''}${dflt}: `;
+    for (;;) {
+      const raw = (await q(label)).trim();
+      if (raw === '') {
+        if (!required.has(name) || f.default !== undefined) break; // defaults are applied by the client
+        write(`    ${s.red('required')}\n`);
+        continue;
+      }
+      const c = convert(f, raw);
+      if ('error' in c) {
+        write(`    ${s.red(c.error)}\n`);
+        continue;
+      }
+      content[name] = c.value;
+      break;
+    }
+  }
+  return { action: 'accept', content: content as ElicitResult['content'] };
+}
+
 export function elicitationHandler(status: StatusLine, io: CliIo): ElicitationHandler {
   return async (params: ElicitParams): Promise<ElicitResult> => {
     const s = status.style;
@@ -88,43 +135,7 @@ export function elicitationHandler(status: StatusLine, io: CliIo): ElicitationHa
       status.print(`${s.yellow('!')} The server asked for input ("${message}") but mcpkit is not running on a terminal: declined.`);
       return { action: 'decline' };
     }
-    return ask(status, io, async (q) => {
-      io.stderr.write(`\n${s.yellow('?')} ${s.bold('The server asks:')} ${message}\n`);
-      if (params.mode === 'url') {
-        io.stderr.write(`  Open this URL to continue: ${s.cyan(String((params as { url?: string }).url))}\n`);
-        const a = (await q(`  Done? ${s.dim('[Y]es / [n]o to decline / [c]ancel')} `)).trim().toLowerCase();
-        return { action: a.startsWith('c') ? 'cancel' : a.startsWith('n') ? 'decline' : 'accept' };
-      }
-      const a = (await q(`  Answer? ${s.dim('[Y]es / [n]o to decline / [c]ancel')} `)).trim().toLowerCase();
-      if (a.startsWith('c')) return { action: 'cancel' };
-      if (a.startsWith('n')) return { action: 'decline' };
-      const schema = (params as { requestedSchema?: { properties?: Record<string, Field>; required?: string[] } }).requestedSchema ?? {};
-      const required = new Set(schema.required ?? []);
-      const content: Record<string, unknown> = {};
-      for (const [name, f] of Object.entries(schema.properties ?? {})) {
-        const opts = choices(f);
-        if (opts) opts.forEach((o, i) => void io.stderr.write(`    ${s.dim(`${i + 1})`)} ${o.label}\n`));
-        const hint = [f.description, f.format].filter(Boolean).join(', ');
-        const dflt = f.default !== undefined ? s.dim(` [${String(f.default)}]`) : '';
-        const label = `  ${s.bold(f.title ?? name)}${required.has(name) ? s.red('*') : ''}${hint ? s.dim(` (${hint})`) : ''}${dflt}: `;
-        for (;;) {
-          const raw = (await q(label)).trim();
-          if (raw === '') {
-            if (!required.has(name) || f.default !== undefined) break; // defaults are applied by the client
-            io.stderr.write(`    ${s.red('required')}\n`);
-            continue;
-          }
-          const c = convert(f, raw);
-          if ('error' in c) {
-            io.stderr.write(`    ${s.red(c.error)}\n`);
-            continue;
-          }
-          content[name] = c.value;
-          break;
-        }
-      }
-      return { action: 'accept', content: content as ElicitResult['content'] };
-    });
+    return ask(status, io, (q) => fillElicitation(params, q, (text) => void io.stderr.write(text), s));
   };
 }
 

@@ -3,6 +3,7 @@
 import { CommandError, isUsageError, ShownError, UsageError, version } from './args.js';
 import { bridgeCommand } from './commands/bridge.js';
 import { cardCommand } from './commands/card.js';
+import { chatCommand } from './commands/chat.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
 import { completeCommand } from './commands/complete.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -43,6 +44,10 @@ Publish:
   mcpkit card MODULE --server-json --name io.github.you/name --package NPM-NAME
                                        a server.json for the MCP Registry
 
+Chat with a model that uses the servers' tools (a terminal host):
+  mcpkit chat --model NAME --server TARGET [--base-url URL]   interactive; -p "question" for one answer
+                                       (OpenAI-compatible endpoints such as Ollama, or --provider anthropic)
+
 Add a server to a host (absolute paths; merges into the host's config, with a backup):
   mcpkit install claude|cursor|vscode|claude-code TARGET   TARGET: a module, a command line or a URL
   mcpkit install mcp-json TARGET       print the mcpServers entry
@@ -54,6 +59,7 @@ Examples:
   mcpkit call "node server.js" echo message=hi
   mcpkit complete http://127.0.0.1:3000/mcp prompt:plan_day city S
   mcpkit install claude server.ts
+  mcpkit chat --base-url http://localhost:11434/v1 --model llama3.2 --server "node server.js"
 
 mcpkit COMMAND --help shows a command's options.  mcpkit --version prints the version.
 `;
@@ -74,6 +80,8 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
 
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const [cmd, ...rest] = argv;
+  // `mcpkit help COMMAND` is `mcpkit COMMAND --help`.
+  if (cmd === 'help' && rest.length > 0) return dispatch([rest[0], '--help'], io);
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     io.stdout.write(HELP);
     return 0;
@@ -86,6 +94,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (cmd === 'bridge') return bridgeCommand(rest, io);
   if (cmd === 'install') return installCommand(rest, io);
   if (cmd === 'card') return cardCommand(rest, io);
+  if (cmd === 'chat') return chatCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];
   if (client) return runClientCommand(client, rest, io);
   throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);

@@ -51,6 +51,7 @@ export class StatusLine {
   private started = 0;
   private frame = 0;
   private label = '';
+  private waiting = '';
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -59,6 +60,11 @@ export class StatusLine {
   ) {
     this.tty = !!stream.isTTY && env.TERM !== 'dumb';
     this.style = styleFor(stream, env);
+  }
+
+  /** The terminal's width (80 when it does not say). */
+  get columns(): number {
+    return this.stream.columns || 80;
   }
 
   /** Writes whole lines above the status line. */
@@ -71,9 +77,13 @@ export class StatusLine {
     this.stream.write(`\r\x1b[K${body}${this.line}`);
   }
 
-  /** Starts timing an operation whose progress may be shown (the label names it). */
-  begin(label: string): void {
+  /**
+   * Starts timing an operation whose progress may be shown (the label names it); `waiting` is
+   * what the spinner says until progress comes.
+   */
+  begin(label: string, waiting = 'waiting for the server…'): void {
     this.label = label;
+    this.waiting = waiting;
     this.started = Date.now();
     this.last = undefined;
     if (!this.tty) return;
@@ -133,7 +143,7 @@ export class StatusLine {
     const elapsed = s.dim(`${((Date.now() - this.started) / 1000).toFixed(1)}s`);
     let line: string;
     if (!p) {
-      line = `${mark} ${s.bold(this.label)}  ${s.dim('waiting for the server…')}  ${elapsed}`;
+      line = `${mark} ${s.bold(this.label)}  ${s.dim(this.waiting)}  ${elapsed}`;
     } else if (p.total !== undefined && p.total > 0) {
       const width = Math.max(10, Math.min(30, cols - 50));
       const frac = Math.min(1, Math.max(0, p.progress / p.total));

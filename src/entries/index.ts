@@ -277,6 +277,7 @@ export {
 export type { DpopOptions } from '../client/auth/dpop.js';
 export { toFetchHandler, type FetchHandler } from '../hosting/fetch.js';
 export { McpHttpHandler, type HttpServerOptions } from '../hosting/http/router.js';
+export type { HealthOptions } from '../hosting/http/lifecycle.js';
 export { StreamableHttpHandler, type StreamableHttpOptions } from '../hosting/http/streamable.js';
 export { LegacySseHandler, type LegacySseOptions } from '../hosting/http/legacy-sse.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from '../state/event-store.js';

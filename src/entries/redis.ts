@@ -17,4 +17,5 @@ export {
   type IoRedisSubscriber,
   type NodeRedisSubscriber,
 } from '../state/redis/bus.js';
+export { RedisInstanceLease, type RedisInstanceLeaseOptions } from '../state/redis/lease.js';
 export { RedisAuthorizationStore, type RedisAuthorizationStoreOptions } from '../hosting/oauth-server/redis-store.js';

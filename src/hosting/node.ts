@@ -227,6 +227,14 @@ export interface RunningServer {
   httpServer: NodeHttpServer;
   handler: McpHttpHandler;
   close(): Promise<void>;
+  /**
+   * A graceful shutdown (best with the `health` option on, which also counts 2026-07-28 requests
+   * in flight): drains (readiness 503, new MCP requests refused with 503, standalone
+   * GET streams ended for their clients to reconnect elsewhere), lets running POSTs finish for
+   * up to `graceMs`, ends the streams of those still running without their response (their
+   * clients resume them with Last-Event-ID on an instance sharing the event store), then closes.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 /** Listens on `host:port` and serves MCP at `/mcp` (and `/sse` + `/messages`). */
@@ -237,6 +245,21 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
   const allowedHosts = options.allowedHosts ?? (loopback ? ['localhost', '127.0.0.1', '[::1]'] : undefined);
   const listener = toNodeHandler(server, { ...options, allowedHosts });
   const httpServer = createServer(listener);
+  // POSTs whose response is not complete: what a drain waits for (GETs are streams that never
+  // finish on their own; drain ends them). Counted only with `health` on, so that a server that
+  // never drains pays nothing per request; without it a drain polls the handshake-era requests.
+  let posts = 0;
+  let settled: (() => void) | undefined;
+  const counting = options.health !== undefined && options.health !== false;
+  if (counting)
+    httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method !== 'POST') return;
+      posts++;
+      res.once('close', () => {
+        if (--posts === 0) settled?.();
+      });
+    });
+  const busy = () => (counting ? posts > 0 : listener.handler.streamable.requestsInFlight > 0);
   // Long-lived SSE streams must not be cut by Node's default 5-minute request timeout.
   httpServer.requestTimeout = 0;
   httpServer.keepAliveTimeout = 65_000;
@@ -251,10 +274,27 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
     port,
     httpServer,
     handler: listener.handler,
-    async close() {
-      await listener.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    close,
+    async drain(graceMs: number) {
+      listener.handler.drain();
+      if (busy()) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let poll: ReturnType<typeof setInterval> | undefined;
+        await new Promise<void>((resolve) => {
+          settled = resolve;
+          timer = setTimeout(resolve, Math.max(0, graceMs));
+          if (!counting) poll = setInterval(() => busy() || resolve(), 20);
+        });
+        clearTimeout(timer);
+        clearInterval(poll);
+      }
+      listener.handler.hangUp();
+      await close();
     },
   };
+  async function close(): Promise<void> {
+    await listener.close();
+    httpServer.closeAllConnections();
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  }
 }

@@ -13,6 +13,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import type { Era } from '../protocol/era.js';
+import type { TaskStore } from '../state/task-store.js';
 import type { RequestContext } from './context.js';
 
 /**
@@ -53,6 +54,8 @@ export interface ExtensionApi {
    * for an extension's own cacheable results.
    */
   cacheHint(method: string): { ttlMs: number; scope: CacheScope };
+  /** The deployment's task store set on the server (`Server.share`), if any: ask when storing. */
+  sharedTaskStore?(): TaskStore | undefined;
 }
 
 /**

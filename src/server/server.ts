@@ -9,6 +9,7 @@ import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
 import type { Transport } from '../engine/transport.js';
 import type { Era } from '../protocol/era.js';
 import { ServerBus, type MessageBus } from '../state/bus.js';
+import type { TaskStore } from '../state/task-store.js';
 import type { RequestContext } from './context.js';
 import { flattenExtensions, type ExtensionApi, type ExtensionHooks, type ListenRequest, type RequestObserver, type ServerExtension } from './extension.js';
 import { ModernEra, type ModernOptions } from './modern.js';
@@ -76,7 +77,12 @@ export class Server {
   /** What installed extensions' `observe` hooks make of every request; undefined (the usual case) costs one check. */
   observer: RequestObserver | undefined;
   /** This instance's end of the deployment's message bus, when there is one. */
-  readonly bus: ServerBus | undefined;
+  bus: ServerBus | undefined;
+  /**
+   * The deployment's task store, for extensions given none of their own (set by `share`, e.g.
+   * by `mcpkit serve --redis`); read when a task is stored, not when the extension is installed.
+   */
+  taskStore: TaskStore | undefined;
   /**
    * A tool's input schema by name, for transports that check tool arguments mirrored in
    * headers (`x-mcp-header`, 2026-07-28 HTTP). McpServer fills it in.
@@ -103,24 +109,36 @@ export class Server {
     this.onerror = onerror ?? defaultOnError;
     this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
-    this.bus =
-      bus === undefined
-        ? undefined
-        : new ServerBus(
-            bus,
-            {
-              notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
-              // An extension this instance lacks has nothing to do with its events.
-              ext: (name, data) => this.hooks.get(name)?.relayed?.(data),
-            },
-            this.onerror,
-          );
+    if (bus !== undefined) this.useBus(bus);
     // A handler like any other, so request middleware sees it too.
     this.setRequestHandler('logging/setLevel', (params, ctx) => {
       if (!ctx.session) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel');
       return ctx.session.setLevel(params);
     });
     for (const ext of flattenExtensions(extensions)) this.install(ext);
+  }
+
+  /**
+   * Joins a deployment after construction, for code that runs a server it did not build (the
+   * CLI's `--redis`): a message bus (a server built with its own keeps that one), and a task
+   * store for the extensions that were given none. Call it before serving.
+   */
+  share(shared: { bus?: MessageBus; taskStore?: TaskStore }): void {
+    if (shared.bus !== undefined && this.bus === undefined) this.useBus(shared.bus);
+    if (shared.taskStore !== undefined) this.taskStore = shared.taskStore;
+  }
+
+  private useBus(bus: MessageBus): void {
+    if (this.bus !== undefined) throw new TypeError('this server is on a message bus already');
+    this.bus = new ServerBus(
+      bus,
+      {
+        notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
+        // An extension this instance lacks has nothing to do with its events.
+        ext: (name, data) => this.hooks.get(name)?.relayed?.(data),
+      },
+      this.onerror,
+    );
   }
 
   /**
@@ -138,6 +156,7 @@ export class Server {
       relay: (data) => this.bus?.send({ k: 'ext', x: name, d: data }),
       publish: (method, params, match) => this.modern?.publishWhere(method, params, match),
       cacheHint: (method) => this.modern?.cacheHint(method) ?? { ttlMs: 0, scope: 'private' },
+      sharedTaskStore: () => this.taskStore,
     };
     const hooks = extension.setup(api) ?? {};
     this.hooks.set(name, hooks);

@@ -1,12 +1,16 @@
-import type { JsonRpcMessage } from '../jsonrpc/messages.js';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
 
 /**
  * The log behind SSE resumability (handshake era). Event ids encode their stream, so a
  * `Last-Event-ID` replays exactly what that stream missed and nothing from other streams.
  */
 export interface EventStore {
-  /** Records a message sent on `streamId`; returns its event id. */
-  storeEvent(streamId: string, message: JsonRpcMessage): Promise<string> | string;
+  /**
+   * Records a message sent on `streamId`; returns its event id. `requestIds` are the requests the
+   * stream answers (none for a GET stream): a shared store may need them to answer for a stream
+   * whose instance died before the responses (RedisEventStore with a `lease`).
+   */
+  storeEvent(streamId: string, message: JsonRpcMessage, requestIds?: readonly RequestId[]): Promise<string> | string;
   /**
    * Replays, in order, the events of the stream `lastEventId` belongs to that came after it.
    * Returns that stream's id, or undefined when the id is unknown or expired.

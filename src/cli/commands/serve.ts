@@ -20,6 +20,7 @@ import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, openApiStdioArgs, wantsOp
 import { Tracer } from '../trace.js';
 import { superviseWatch, WATCHED_ENV } from '../watch.js';
 import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability } from '../observability.js';
+import { REDIS_HELP, REDIS_OPTIONS, redisUrl, scaleOut, shutdownGraceMs, type ScaledOut } from '../redis.js';
 
 export const HTTP_OPTIONS: OptionSpecs = {
   port: { type: 'string', short: 'p' },
@@ -61,6 +62,7 @@ Options:
                            path, status, MCP headers)
   --trace-file FILE        append the same to FILE as JSON lines
 ${OBSERVABILITY_HELP}${HTTP_HELP}
+${REDIS_HELP}
 ${OPENAPI_HELP}`;
 
 type Values = ReturnType<typeof parse>['values'];
@@ -82,7 +84,17 @@ export function httpOptions(values: Values): ServeOptions {
 }
 
 /** Where it listens and how to connect: the lines `serve` and `bridge --http` print. */
-export function listeningText(name: string, boundUrl: string, values: Values, status: StatusLine, demo: boolean, cli: string, card = false): string {
+export function listeningText(
+  name: string,
+  boundUrl: string,
+  values: Values,
+  status: StatusLine,
+  demo: boolean,
+  cli: string,
+  card = false,
+  serving?: { health: boolean; scaled?: { url: string; instanceId: string } },
+): string {
+  const scaled = serving?.scaled;
   const s = status.style;
   // Bound to every interface (0.0.0.0, ::): clients on this machine come in through loopback.
   const url = reachableUrl(boundUrl);
@@ -103,6 +115,8 @@ export function listeningText(name: string, boundUrl: string, values: Values, st
     `  Streamable HTTP  ${url}  ${s.dim(`(${mode})`)}`,
     `  HTTP+SSE         ${base}/sse  ${s.dim('(deprecated transport, for old clients)')}`,
     ...(card ? [`  Server Card      ${url}/server-card  ${s.dim('(also /.well-known/mcp/server-card.json)')}`] : []),
+    ...(serving?.health ? [`  Health           ${base}/healthz, ${base}/readyz`] : []),
+    ...(scaled ? [`  Redis            ${scaled.url}  ${s.dim(`(instance ${scaled.instanceId}; sessions, events, tasks and notifications shared)`)}`] : []),
     '',
     s.dim('Connect a client (mcpServers config):'),
     configSnippet(name, entry),
@@ -131,6 +145,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     skills: { type: 'string' },
     ...OBSERVABILITY_OPTIONS,
     ...OPENAPI_OPTIONS,
+    ...REDIS_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
@@ -143,6 +158,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (stdio && flag(values, 'server-card'))
     throw new UsageError('serve: --server-card is for HTTP (the card names HTTP endpoints); drop --stdio, or print it with mcpkit card');
   const options = stdio ? undefined : httpOptions(values);
+  const redis = redisUrl(values, io.env);
+  if (redis !== undefined && str(values, 'redis') !== undefined) {
+    if (stdio) throw new UsageError('serve --redis: shares HTTP sessions between instances; a stdio server has one client (drop --stdio or --redis)');
+    if (flag(values, 'watch')) throw new UsageError('serve --redis: not with --watch (a development loop runs one instance)');
+  }
+  const graceMs = shutdownGraceMs(values);
   if (flag(values, 'watch')) {
     if (!module || module === 'conformance') throw new UsageError('serve --watch: needs a MODULE to watch');
     return superviseWatch(
@@ -192,17 +213,26 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const card = flag(values, 'server-card');
   if (card && options) options.serverCard = true;
+  let scaled: ScaledOut | undefined;
+  if (redis !== undefined && options && (options.stateful || str(values, 'redis') !== undefined)) {
+    if (!options.stateful) throw new UsageError('serve --redis: shares sessions, which --stateless has none of (drop one of them)');
+    scaled = await scaleOut(redis, values, io);
+    Object.assign(options, scaled.options);
+    scaled.share(low);
+  } else if (options) options.health = true;
   let running: Awaited<ReturnType<typeof serve>>;
   try {
     running = await serve(server, options);
   } catch (err) {
+    await scaled?.close();
     // A card the server's definition cannot make: what to change, in one line.
     if (card && err instanceof TypeError && err.message.startsWith('server card: '))
       throw new UsageError(`serve --server-card: ${err.message.slice('server card: '.length)} (set it on the server; mcpkit card shows the card)`);
     throw err;
   }
   tracer?.httpServer(running.httpServer);
-  if (observed.json) observed.log('info', 'listening', { server: name, url: running.url });
+  if (observed.json)
+    observed.log('info', 'listening', { server: name, url: running.url, ...(scaled ? { redis: scaled.url, instance: scaled.instanceId } : {}) });
   else
     io.stdout.write(
       listeningText(
@@ -213,16 +243,21 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         module === undefined && !openapi && skillsDir === undefined,
         cliLine(io.env),
         card,
+        { health: true, scaled },
       ),
     );
-  // Runs until SIGINT/SIGTERM; a second one quits without waiting for the close.
+  // Runs until SIGINT/SIGTERM: drains (running requests may finish within the grace), then
+  // stops; a second signal quits without waiting.
   return new Promise<number>((resolveCode) => {
     let stopping = false;
     const unsubscribe = io.onSignal(() => {
       if (stopping) return resolveCode(130);
       stopping = true;
       void running
-        .close()
+        .drain(graceMs)
+        // Tasks still running end as failed; the bus lets go. Sessions stay in Redis for others.
+        .then(() => (scaled ? low.close() : undefined))
+        .then(() => scaled?.close())
         .then(() => observed.shutdown())
         .finally(() => {
           unsubscribe();

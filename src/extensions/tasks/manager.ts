@@ -92,6 +92,21 @@ export function taskLimits(options: TaskServerOptions = {}): { ttlMs: number | n
 }
 
 /**
+ * The default store: the deployment's (`Server.share`, e.g. `mcpkit serve --redis`) when there
+ * is one, asked on every call since it may be set after the extension was installed.
+ */
+function sharedOrMemory(api: ExtensionApi, memory: TaskStore): TaskStore {
+  if (api.sharedTaskStore === undefined) return memory;
+  const pick = (): TaskStore => api.sharedTaskStore?.() ?? memory;
+  return {
+    create: (record) => pick().create(record),
+    get: (taskId) => pick().get(taskId),
+    put: (record) => pick().put(record),
+    delete: (taskId) => pick().delete(taskId),
+  };
+}
+
+/**
  * The server side of the tasks extension: decides per tools/call whether a task is made, runs
  * task handlers in the background, and serves `tasks/get`, `tasks/update` and `tasks/cancel`.
  * Tasks are bound to the caller's principal and identified by random UUIDs.
@@ -114,7 +129,7 @@ export class TaskManager {
     this.pollIntervalMs = limits.pollIntervalMs;
     this.maxTasks = limits.maxTasks;
     const clock = limits.clock;
-    this.store = options.store ?? new InMemoryTaskStore({ clock });
+    this.store = options.store ?? sharedOrMemory(api, new InMemoryTaskStore({ clock }));
     this.host = {
       store: this.store,
       clock,

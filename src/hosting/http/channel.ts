@@ -188,6 +188,15 @@ export class ResponseChannel {
     this.startKeepAlive();
   }
 
+  /**
+   * Ends the client's connection but not the channel (an instance shutting down): the client
+   * sees the stream end without its response and resumes it with Last-Event-ID, on any instance
+   * sharing the event store. Nothing for a channel with no open stream.
+   */
+  hangUp(): void {
+    this.writer?.end();
+  }
+
   /** Ends the channel without waiting for responses (session closed, DELETE). */
   close(): void {
     if (this.done) return;
@@ -270,7 +279,7 @@ export class ResponseChannel {
       let id: string | undefined;
       if (store) {
         try {
-          id = await store.storeEvent(this.streamId, message);
+          id = await store.storeEvent(this.streamId, message, this.o.ids);
         } catch (e) {
           this.failed(e); // sent without an id: delivered, though not resumable
         }

@@ -1,6 +1,7 @@
 import type { McpServer } from '../../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../../server/server.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { Lifecycle, type HealthOptions } from './lifecycle.js';
 import { LegacySseHandler, type LegacySseOptions, type Screen } from './legacy-sse.js';
 import { sendError } from './responses.js';
 import { ServerCardHost, type ServerCardHostOptions } from './server-card.js';
@@ -15,6 +16,11 @@ export interface HttpServerOptions extends StreamableHttpOptions {
    * reverse-DNS name and a description. Default off.
    */
   serverCard?: boolean | ServerCardHostOptions;
+  /**
+   * Serve liveness and readiness probes (`/healthz`, `/readyz`), and refuse MCP requests at once
+   * while `unavailable` gives a reason (docs/scaling.md). Default off.
+   */
+  health?: boolean | HealthOptions;
 }
 
 /** Routes one HTTP request to Streamable HTTP or legacy HTTP+SSE, on the same port. */
@@ -25,6 +31,9 @@ export class McpHttpHandler {
   /** Per-request OAuth scopes of HTTP+SSE POSTs (only with `oauth.scopesFor`). */
   private readonly screen: Screen | undefined;
   readonly card: ServerCardHost | undefined;
+  /** Probes, the availability gate and draining; undefined (no cost) until asked for. */
+  private lifecycle: Lifecycle | undefined;
+  private readonly probes: boolean;
 
   constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
     const low = lowLevelServer(server);
@@ -39,6 +48,28 @@ export class McpHttpHandler {
     if (oauth?.perMessage) this.screen = (body, authInfo, req, res) => oauth.checkMessages(Array.isArray(body) ? body : [body], authInfo, req, res);
     if (this.legacy) oauth?.addLegacy(this.legacy.ssePath, this.legacy.messagesPath);
     if (cardOptions) this.card = new ServerCardHost(low, this.streamable.endpoint, this.legacy?.ssePath, cardOptions);
+    const health = options.health ?? false;
+    this.probes = health !== false;
+    if (health !== false) this.lifecycle = new Lifecycle(health === true ? undefined : health);
+  }
+
+  /**
+   * Starts draining (a shutdown): readiness turns 503, new MCP requests are refused with 503 and
+   * a closed connection, and standalone GET streams end so that their clients reconnect
+   * elsewhere. Running requests go on; `hangUp` then ends the streams they still have open.
+   */
+  drain(): void {
+    (this.lifecycle ??= new Lifecycle(undefined)).draining = true;
+    this.streamable.hangUp('standalone');
+  }
+
+  get draining(): boolean {
+    return this.lifecycle?.draining === true;
+  }
+
+  /** Ends every open response stream resumably (see `drain`). */
+  hangUp(): void {
+    this.streamable.hangUp('all');
   }
 
   /**
@@ -50,7 +81,8 @@ export class McpHttpHandler {
       path === this.streamable.endpoint ||
       this.legacy?.matches(path) === true ||
       this.streamable.oauth?.isMetadataPath(path) === true ||
-      this.card?.matches(path) === true
+      this.card?.matches(path) === true ||
+      (this.probes && this.lifecycle!.isProbe(path))
     );
   }
 
@@ -59,6 +91,7 @@ export class McpHttpHandler {
     const out = [this.streamable.endpoint];
     if (this.legacy) out.push(this.legacy.ssePath, this.legacy.messagesPath);
     out.push(...(this.streamable.oauth?.metadataPaths() ?? []), ...(this.card?.paths() ?? []));
+    if (this.probes) out.push(...this.lifecycle!.paths());
     return [...new Set(out)];
   }
 
@@ -66,6 +99,12 @@ export class McpHttpHandler {
     // After close() a late request (a kept-alive connection, a fetch runtime) must not open a
     // session nobody will ever close.
     if (this.closed) return sendError(res, 503, 'Service Unavailable: the server is shutting down', -32603);
+    const life = this.lifecycle;
+    if (life !== undefined) {
+      if (this.probes && life.isProbe(req.path)) return life.probe(req, res);
+      const why = req.method === 'OPTIONS' ? undefined : life.refusal();
+      if (why !== undefined && (req.path === this.streamable.endpoint || this.legacy?.matches(req.path))) return life.refuse(req, res, why);
+    }
     if (req.path === this.streamable.endpoint) return this.streamable.handle(req, res);
     if (this.legacy?.matches(req.path)) {
       const admitted = await this.streamable.admit(req, res);

@@ -57,6 +57,7 @@ function asError(e: unknown): Error {
  */
 export class SessionTable {
   readonly sessions = new Map<string, LiveSession>();
+  private closing = false;
   private ownTag: string | undefined;
   /**
    * Random per handler, part of every stream id: two instances (or two handlers sharing one event
@@ -108,7 +109,18 @@ export class SessionTable {
       return undefined;
     }
     const held = this.sessions.get(id);
-    if (!held) return this.admit(await this.restore(id), res, authInfo);
+    if (!held) {
+      let restored: LiveSession | undefined;
+      try {
+        restored = await this.restore(id);
+      } catch (e) {
+        // The shared store is away: say so, at once (a 404 would make the client start over).
+        this.server.onerror(asError(e));
+        sendError(res, 503, `Service Unavailable: the session store cannot be reached (${asError(e).message}); retry shortly`, -32603, { 'retry-after': '1' });
+        return undefined;
+      }
+      return this.admit(restored, res, authInfo);
+    }
     // Only its owner's requests check (and so keep alive) a session; checkAt is Infinity without a store.
     if (held.principal === authInfo?.principal && held.checkAt <= this.clock.now()) return this.admit(await this.recheck(held), res, authInfo);
     return this.admit(held, res, authInfo);
@@ -206,8 +218,10 @@ export class SessionTable {
     session.onClose(() => {
       if (this.sessions.get(id) === live) this.sessions.delete(id);
       // Its event logs can never be resumed now (resuming needs the session): free them. Only
-      // this handler's streams: other instances serving the session keep theirs.
-      for (let n = 1; n <= live.streams; n++) this.eventStore?.dropStream?.(streamPrefix + n);
+      // this handler's streams: other instances serving the session keep theirs. Not when the
+      // handler shuts down with a shared store: the session lives on elsewhere, and its clients
+      // resume there.
+      if (!this.closing || !this.store) for (let n = 1; n <= live.streams; n++) this.eventStore?.dropStream?.(streamPrefix + n);
     });
     return live;
   }
@@ -240,6 +254,7 @@ export class SessionTable {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.allSettled([...this.sessions.values()].map((l) => l.session.close()));
     this.sessions.clear();
   }

@@ -454,6 +454,28 @@ export class StreamableHttpHandler {
     };
   }
 
+  /**
+   * Ends the connections of open streams, leaving the requests running (see
+   * ResponseChannel.hangUp): the standalone GET streams only, or every stream.
+   */
+  hangUp(which: 'standalone' | 'all'): void {
+    for (const live of this.sessions.values()) {
+      const t = live.transport;
+      if (which === 'standalone') t.standalone?.hangUp();
+      else for (const c of t.openChannels) c.hangUp();
+    }
+  }
+
+  /** Handshake-era requests still running here (their response not complete). */
+  get requestsInFlight(): number {
+    let n = 0;
+    for (const live of this.sessions.values()) {
+      const t = live.transport;
+      for (const c of t.openChannels) if (c !== t.standalone && !c.done) n++;
+    }
+    return n;
+  }
+
   /** Closes every session and stops timers. */
   async close(): Promise<void> {
     this.sweepEveryMs = undefined;

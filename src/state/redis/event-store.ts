@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
 import type { EventStore } from '../event-store.js';
 import { asError, checkPrefix, defaultOnError, replyText, toCommand, ttlArg, type RedisClientLike, type RedisCommand } from './client.js';
+import type { RedisInstanceLease } from './lease.js';
 
 export interface RedisEventStoreOptions {
   /** An ioredis or node-redis client (connected), or a raw command function. */
@@ -22,6 +23,14 @@ export interface RedisEventStoreOptions {
   instanceId?: string;
   /** Where a failed background `dropStream` is reported. Default: stderr. */
   onError?: (error: Error) => void;
+  /**
+   * This instance's lease (its `instanceId` becomes the store's). With it, a client resuming a
+   * stream whose instance is gone (its lease expired, or it gave it up when shutting down) gets
+   * what was stored and then a JSON-RPC error for each request the stream never answered,
+   * instead of a stream that ends and ends again. Every event then records the requests its
+   * stream answers.
+   */
+  lease?: RedisInstanceLease;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -37,9 +46,40 @@ const U64_MAX = (1n << 64n) - 1n;
  * Append, trim and refresh the TTL as one step, so that no stream can be left without an expiry
  * (two separate commands could be cut apart by a lost connection).
  */
-const APPEND = `local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[3])
+const APPEND = `local f = {'m', ARGV[3]}
+if ARGV[4] ~= nil and ARGV[4] ~= '' then f[3] = 'r'; f[4] = ARGV[4] end
+if ARGV[5] == '1' then f[#f + 1] = 'd'; f[#f + 1] = '1' end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(f))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return id`;
+
+/**
+ * Answers for a stream whose instance is gone, in one step (two resuming clients must not both
+ * add them): unless the last event is a response (`d`), one error per request the stream
+ * answers (`r`), each stored as the stream's next event. Returns `[entryId, message, ...]`.
+ */
+const ABANDON = `local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 then return {} end
+local f = last[1][2]
+local ids = nil
+for i = 1, #f, 2 do
+  if f[i] == 'd' then return {} end
+  if f[i] == 'r' then ids = f[i + 1] end
+end
+if not ids then return {} end
+local out = {}
+for _, id in ipairs(cjson.decode(ids)) do
+  local m = cjson.encode({jsonrpc = '2.0', id = id, error = {code = -32603, message = ARGV[3]}})
+  out[#out + 1] = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', m, 'd', '1')
+  out[#out + 1] = m
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return out`;
+
+/** What a client resuming a stream of a dead instance reads for each unanswered request. */
+export const ABANDONED_MESSAGE =
+  'The server instance running this request stopped before it answered (it was killed, crashed or shut down); ' +
+  'the events it sent before were delivered. Send the request again.';
 
 /**
  * The SSE event log in Redis Streams, so a client cut off from one instance can resume on any
@@ -60,6 +100,7 @@ export class RedisEventStore implements EventStore {
   private readonly maxLen: string;
   private readonly ttl: string;
   private readonly onError: (error: Error) => void;
+  private readonly lease: RedisInstanceLease | undefined;
 
   constructor(options: RedisEventStoreOptions) {
     this.command = toCommand(options.client);
@@ -67,7 +108,10 @@ export class RedisEventStore implements EventStore {
     if (!Number.isInteger(max) || max < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
     this.maxLen = String(max);
     this.ttl = ttlArg(options.streamTtlMs ?? 15 * 60_000, 'streamTtlMs');
-    this.instanceId = options.instanceId ?? randomBytes(6).toString('base64url');
+    this.lease = options.lease;
+    if (this.lease && options.instanceId !== undefined && options.instanceId !== this.lease.instanceId)
+      throw new TypeError("instanceId must be the lease's instanceId (or left out)");
+    this.instanceId = options.instanceId ?? this.lease?.instanceId ?? randomBytes(6).toString('base64url');
     if (!INSTANCE_ID.test(this.instanceId)) throw new TypeError('instanceId must be 1 to 64 letters, digits, "_" or "-"');
     this.prefix = `${checkPrefix(options.keyPrefix ?? 'mcpkit:')}events:`;
     this.onError = options.onError ?? defaultOnError;
@@ -78,10 +122,13 @@ export class RedisEventStore implements EventStore {
     return `${this.prefix}${instanceId}:${streamId}`;
   }
 
-  async storeEvent(streamId: string, message: JsonRpcMessage): Promise<string> {
+  async storeEvent(streamId: string, message: JsonRpcMessage, requestIds?: readonly RequestId[]): Promise<string> {
     checkStreamId(streamId);
     const key = this.key(streamId);
-    const reply = await this.command(['EVAL', APPEND, '1', key, this.maxLen, this.ttl, JSON.stringify(message)], key);
+    const args = ['EVAL', APPEND, '1', key, this.maxLen, this.ttl, JSON.stringify(message)];
+    // Only a lease ever reads them back: without one, events stay as small as they were.
+    if (this.lease && requestIds && requestIds.length > 0) args.push(JSON.stringify(requestIds), 'id' in message && !('method' in message) ? '1' : '0');
+    const reply = await this.command(args, key);
     const entry = replyText(reply);
     if (entry === undefined || !ENTRY_ID.test(entry)) throw new Error(`unexpected XADD reply: ${String(reply)}`);
     return this.eventId(streamId, this.instanceId, entry);
@@ -123,7 +170,20 @@ export class RedisEventStore implements EventStore {
     // Nothing after it: fine for a stream that is there, or for a priming id (a stream that has
     // logged nothing yet has no key). Past events of a stream that is gone: unknown or expired.
     if (sent === 0 && at.entry !== FIRST && Number(await this.command(['EXISTS', key], key)) !== 1) return undefined;
+    if (this.lease && at.instanceId !== this.instanceId && !(await this.lease.alive(at.instanceId))) await this.abandon(key, at, send);
     return at.instanceId === this.instanceId ? at.streamId : `${at.streamId}#${at.instanceId}`;
+  }
+
+  /** Ends a dead instance's stream with an error for each request it left unanswered. */
+  private async abandon(key: string, at: { streamId: string; instanceId: string }, send: (eventId: string, message: JsonRpcMessage) => void): Promise<void> {
+    const reply = await this.command(['EVAL', ABANDON, '1', key, this.maxLen, this.ttl, ABANDONED_MESSAGE], key);
+    const out = Array.isArray(reply) ? reply : [];
+    for (let i = 0; i + 1 < out.length; i += 2) {
+      const entry = replyText(out[i]);
+      const text = replyText(out[i + 1]);
+      if (entry === undefined || text === undefined) continue;
+      send(this.eventId(at.streamId, at.instanceId, entry), JSON.parse(text) as JsonRpcMessage);
+    }
   }
 
   /** Frees this instance's log of a stream; another instance's expires by its TTL. */

@@ -1,11 +1,19 @@
 import type { TaskRecord, TaskStore } from '../task-store.js';
 import { checkPrefix, replyText, toCommand, type RedisClientLike, type RedisCommand } from './client.js';
+import type { RedisInstanceLease } from './lease.js';
 
 export interface RedisTaskStoreOptions {
   /** An ioredis or node-redis client (connected), or a raw command function. */
   client: RedisClientLike;
   /** Namespace of every key; a task's key is `<prefix>task:<taskId>`. Default 'mcpkit:'. */
   keyPrefix?: string;
+  /**
+   * This instance's lease. With it, every task records the instance that runs it, and a task
+   * still `working` (or `input_required`) whose instance is gone (its lease expired: killed,
+   * crashed, cut off) is marked `failed` by whichever instance reads it next, instead of staying
+   * unfinished until its TTL.
+   */
+  lease?: RedisInstanceLease;
 }
 
 /** Task ids reach `get` from request params: anything a server would not mint is unknown. */
@@ -26,6 +34,12 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
 return 1`;
 
+/** What `failed` carries for a task whose instance is gone. */
+export const ORPHANED_TASK_MESSAGE = 'The server instance running this task stopped before it finished (its lease ran out); start the task again';
+
+/** A task as stored with a lease: which instance runs it. */
+type LeasedRecord = TaskRecord & { instance?: string };
+
 /**
  * Task state of the tasks extension in Redis, so that any instance behind a load balancer can
  * answer `tasks/get` for a task another one runs. One JSON value per task with a TTL equal to
@@ -38,9 +52,11 @@ return 1`;
 export class RedisTaskStore implements TaskStore {
   private readonly command: RedisCommand;
   private readonly prefix: string;
+  private readonly lease: RedisInstanceLease | undefined;
 
   constructor(options: RedisTaskStoreOptions) {
     this.command = toCommand(options.client);
+    this.lease = options.lease;
     this.prefix = `${checkPrefix(options.keyPrefix ?? 'mcpkit:')}task:`;
   }
 
@@ -52,7 +68,7 @@ export class RedisTaskStore implements TaskStore {
   async create(record: TaskRecord): Promise<void> {
     const id = record.task.taskId;
     if (typeof id !== 'string' || !TASK_ID.test(id)) throw new TypeError('taskId must be 1 to 256 visible ASCII characters');
-    const args = ['SET', this.key(id), JSON.stringify(record), 'NX'];
+    const args = ['SET', this.key(id), JSON.stringify(this.stamp(record)), 'NX'];
     if (record.expiresAt !== null) args.push('PX', String(Math.max(1, Math.ceil(record.expiresAt - Date.now()))));
     // NX: a second task under an existing id would hand one client another's task.
     if ((await this.command(args, args[1])) === null) throw new Error(`task ${id} already exists in Redis`);
@@ -64,12 +80,41 @@ export class RedisTaskStore implements TaskStore {
     const text = replyText(await this.command(['GET', key], key));
     const record = text === undefined ? undefined : parseRecord(text, taskId);
     if (record === undefined || (record.expiresAt !== null && record.expiresAt <= Date.now())) return undefined;
-    return record;
+    return this.orphaned(record, key);
+  }
+
+  /** With a lease: the running instance goes into the record, for others to check on. */
+  private stamp(record: TaskRecord): TaskRecord {
+    return this.lease ? ({ ...record, instance: this.lease.instanceId } as LeasedRecord) : record;
+  }
+
+  /** A task left unfinished by an instance that is gone becomes `failed` (once, for everyone). */
+  private async orphaned(record: LeasedRecord, key: string): Promise<TaskRecord> {
+    const { instance, ...plain } = record;
+    const status = plain.task.status;
+    if (!this.lease || instance === undefined || status === 'completed' || status === 'failed' || status === 'cancelled') return plain;
+    if (await this.lease.alive(instance)) return plain;
+    const task = {
+      ...plain.task,
+      status: 'failed' as const,
+      statusMessage: ORPHANED_TASK_MESSAGE,
+      lastUpdatedAt: new Date().toISOString(),
+      error: { code: -32603, message: ORPHANED_TASK_MESSAGE },
+    };
+    const failed: TaskRecord = { ...plain, task };
+    delete (failed.task as { inputRequests?: unknown }).inputRequests;
+    // The script keeps a terminal state another instance wrote meanwhile; read back what won.
+    await this.command(['EVAL', PUT_SCRIPT, '1', key, JSON.stringify(failed)], key);
+    const text = replyText(await this.command(['GET', key], key));
+    const now = text === undefined ? undefined : parseRecord(text, plain.task.taskId);
+    if (now === undefined) return failed;
+    const { instance: _, ...stored } = now as LeasedRecord;
+    return stored;
   }
 
   async put(record: TaskRecord): Promise<void> {
     const key = this.key(record.task.taskId);
-    await this.command(['EVAL', PUT_SCRIPT, '1', key, JSON.stringify(record)], key);
+    await this.command(['EVAL', PUT_SCRIPT, '1', key, JSON.stringify(this.stamp(record))], key);
   }
 
   async delete(taskId: string): Promise<void> {

@@ -219,11 +219,17 @@ test('two instances serving one session keep their streams apart in a shared eve
       ['B-2', 'B-2', 'result'],
     );
 
-    // A's copy of the session ends (closing A): it drops its own logs only.
+    // A shuts down: the session lives on at B, so A's logs stay for its clients to resume there
+    // (they expire by the store's own rules).
     await a.running.close();
     aClosed = true;
-    await waitFor(() => eventStore.size === 2, "A's logs to be dropped");
+    assert.equal(eventStore.size, 4, "A's logs are handed over, not dropped");
+    assert.deepEqual(await replay(b, a2.priming), a2.events);
     assert.deepEqual(await replay(b, b1.priming), b1.events);
+    // Ending the session (DELETE) is for good: B drops its own logs.
+    const del = await fetch(b.url, { method: 'DELETE', headers });
+    assert.equal(del.status, 200);
+    await waitFor(() => eventStore.size === 2, "B's logs to be dropped");
   } finally {
     await closeAll(aClosed ? [b] : [a, b]);
   }
