@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
-import { deferred, within } from '../support/index.js';
+import { deferred, startScriptedOpenAI, textTurn, toolCallsTurn, within } from '../support/index.js';
 import { CLI, cleanEnv, mcpkit, ROOT } from './helpers.js';
 
 interface OtlpSpan {
@@ -208,6 +208,57 @@ test('bridge --stdio-to-http and serve export one trace: the bridge CLIENT span 
   } finally {
     await client.close();
     await served.stop();
+    await receiver.close();
+  }
+});
+
+test('chat and serve export one trace: the message, the model turns, the tool call, the client and server spans', async () => {
+  const receiver = await otlpReceiver();
+  const otlp = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_METRICS_EXPORTER: 'none',
+  };
+  const served = await serveJson(['--port', '0', '--log-format', 'json'], cleanEnv({ ...otlp, OTEL_SERVICE_NAME: 'the-server' }));
+  const llm = await startScriptedOpenAI([toolCallsTurn({ name: 'echo', arguments: { message: 'five' } }), textTurn('It said five.')]);
+  try {
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'chat', '--base-url', llm.baseUrl, '--model', 'scripted', '--server', served.url, '--yes', '-p', 'echo five'],
+      {
+        cwd: ROOT,
+        env: cleanEnv({ ...otlp, OTEL_SERVICE_NAME: 'the-chat' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c));
+    child.stderr.on('data', (c: Buffer) => (err += c));
+    const code = await within(new Promise<number | null>((r) => child.once('exit', r)), 'mcpkit chat to answer and exit', 60_000);
+    assert.equal(code, 0, err);
+    assert.match(out, /It said five\./);
+    llm.assertNoErrors();
+    const one = (name: string, kind: number) => receiver.spans.find((s) => s.name === name && s.kind === kind);
+    await receiver.until('the chat and server spans', () => one('invoke_agent', 1) !== undefined && one('tools/call echo', 2) !== undefined);
+    const agent = one('invoke_agent', 1)!;
+    const tool = one('execute_tool echo', 1)!;
+    const client = one('tools/call echo', 3)!;
+    const server = one('tools/call echo', 2)!;
+    const turns = receiver.spans.filter((s) => s.name === 'chat scripted' && s.kind === 3);
+    assert.equal(turns.length, 2);
+    for (const s of [...turns, tool]) assert.equal(s.parentSpanId, agent.spanId, `${s.name} is under the message`);
+    assert.equal(client.parentSpanId, tool.spanId, 'the MCP client span is under execute_tool');
+    assert.equal(server.parentSpanId, client.spanId, "the server's span continues the chat's trace");
+    assert.equal(new Set([agent, tool, client, server, ...turns].map((s) => s.traceId)).size, 1);
+    const attrs = Object.fromEntries(turns[0].attributes.map((a) => [a.key, Object.values(a.value)[0]]));
+    assert.equal(attrs['gen_ai.provider.name'], 'openai');
+    assert.equal(attrs['gen_ai.operation.name'], 'chat');
+    assert.ok(receiver.services.has('the-chat') && receiver.services.has('the-server'));
+  } finally {
+    await served.stop();
+    await llm.close();
     await receiver.close();
   }
 });

@@ -136,7 +136,10 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   });
   let host: Host;
   try {
+    // With telemetry on: the loop's spans, and client spans whose context reaches the servers.
+    const observer = await obs.hostObserver();
     host = new Host({
+      ...(observer ? { observer } : {}),
       servers: settings.servers,
       config: settings.config,
       prefix: settings.prefix,
