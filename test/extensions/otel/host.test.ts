@@ -174,3 +174,39 @@ test('otelHost: the wait for the user is a span of its own, granted or not', asy
     await rig.close();
   }
 });
+
+test("otelHost (handshake): a server's sampling request is answered by a chat span under the request's span, in the message's trace", async () => {
+  const t = telemetry();
+  const rig = await startLoopRig({
+    extensions: [otel(t.options)],
+    servers: {
+      srv: (mcp) =>
+        mcp.tool('summarise', { input: {} }, async (_args, ctx) => {
+          const r = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarise MCP.' } }], maxTokens: 50, temperature: 0.2 });
+          return `summary: ${(r.content as { text: string }).text}`;
+        }),
+    },
+    serverConfig: { srv: { era: 'handshake' } },
+    host: { observer: otelHost(t.options), interaction: { approveSampling: () => true } },
+    script: [toolCallsTurn({ name: 'summarise', arguments: {} }), textTurn('It connects models to tools.'), textTurn('done')],
+  });
+  try {
+    await rig.host.conversation().send('go');
+    rig.llm.assertNoErrors();
+    const agent = t.span('invoke_agent', SpanKind.INTERNAL);
+    const turns = t.spans().filter((s) => s.name === 'chat scripted');
+    assert.equal(turns.length, 3);
+    const sampled = turns.filter((s) => s.attributes[A.requestMaxTokens] === 50);
+    assert.equal(sampled.length, 1, "the sampling turn carries the request's max_tokens");
+    assert.equal(sampled[0].attributes[A.requestTemperature], 0.2);
+    // The host's client serves the request in a SERVER span; the server sent it in a CLIENT span inside its tools/call.
+    const served = t.span('sampling/createMessage', SpanKind.SERVER);
+    childOf(sampled[0], served);
+    const asked = t.span('sampling/createMessage', SpanKind.CLIENT);
+    childOf(served, asked);
+    childOf(asked, t.span('tools/call summarise', SpanKind.SERVER));
+    assert.equal(sampled[0].spanContext().traceId, agent.spanContext().traceId);
+  } finally {
+    await rig.close();
+  }
+});
