@@ -28,6 +28,8 @@ export interface Observability {
   instrumentServer(server: Server): Promise<void>;
   /** Client-side spans for a connection the command makes; none without telemetry. */
   clientMiddleware(transport: 'http' | 'stdio', url?: string): Promise<MessageMiddleware[]>;
+  /** Client spans for a pool's connections (PoolOptions.clientMiddleware); undefined without telemetry. */
+  poolMiddleware(): Promise<((server: string) => MessageMiddleware[]) | undefined>;
   /** The Host's observer (HostOptions.observer): its loop's spans and its clients'; undefined without telemetry. */
   hostObserver(): Promise<HostObserver | undefined>;
   /** Flushes telemetry. */
@@ -54,6 +56,9 @@ export async function startObservability(values: Values, serviceName: string, io
     },
     async clientMiddleware(transport, url) {
       return telemetry ? [await telemetry.clientMiddleware(transport, url)] : [];
+    },
+    async poolMiddleware() {
+      return telemetry?.poolMiddleware();
     },
     async hostObserver() {
       return telemetry?.hostObserver();

@@ -29,6 +29,8 @@ export interface Telemetry {
   instrumentServer(server: Server): Promise<void>;
   /** Client-side spans for a connection the command makes (bridge, gateway backends, chat). */
   clientMiddleware(transport: 'http' | 'stdio', url?: string): Promise<MessageMiddleware>;
+  /** Client spans for each connection of a pool (gateway backends): one middleware per client. */
+  poolMiddleware(): Promise<(server: string) => MessageMiddleware[]>;
   /** Spans of a host's loop (chat), with client spans for its servers. */
   hostObserver(): Promise<HostObserver>;
   activeIds: ActiveIds;
@@ -64,6 +66,10 @@ export async function startTelemetry(serviceName: string, env: Env): Promise<Tel
     async clientMiddleware(transport, url) {
       const { otelClient } = await import('../extensions/otel/client.js');
       return otelClient(url === undefined ? { transport } : { transport, url });
+    },
+    async poolMiddleware() {
+      const { otelClient } = await import('../extensions/otel/client.js');
+      return () => [otelClient()];
     },
     async hostObserver() {
       const { otelHost } = await import('../extensions/otel/host.js');
