@@ -86,6 +86,7 @@ export class McpClient extends ServerCalls {
           }
         },
         warn: (m) => this.options.onerror?.(new Error(m)),
+        clock: options.clock,
       },
       typeof options.tasks === 'object' ? options.tasks : {},
     );
