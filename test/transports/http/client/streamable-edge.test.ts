@@ -36,13 +36,8 @@ function capture(t: StreamableHttpClientTransport) {
   return { frames, errors };
 }
 
-const until = async (cond: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+// A deadline of its own (it had 2 s) would bet on the machine's speed: the shared safety net.
+const until = (cond: () => boolean) => waitFor(cond, 'the condition');
 
 test('JSON bodies (object and batch array) are delivered whole; 202 delivers nothing; headers follow the handshake', async () => {
   const srv = await startScriptedServer(
