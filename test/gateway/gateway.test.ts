@@ -5,7 +5,6 @@
 // own elicitation while both calls are in flight.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { connect } from '../../src/client/connect.js';
 import type { McpClient } from '../../src/client/client.js';
 import { SseClientTransport } from '../../src/transports/http/client/sse-legacy.js';
@@ -14,15 +13,8 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { startStreamableServer } from '../fixtures/http/official-servers.js';
-import { latch } from '../support/index.js';
+import { gatewayBackend as stdioBackend, latch } from '../support/index.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BACKEND = fileURLToPath(new URL('../fixtures/gateway/backend.ts', import.meta.url));
-
-/** A stdio mcpServers entry for the fixture; `tag` keeps its era-cache entry to one test. */
-export function stdioBackend(tag: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  return { command: process.execPath, args: ['--import', 'tsx', BACKEND, tag], cwd: ROOT, env, ...extra };
-}
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
