@@ -74,8 +74,10 @@ export function mount(server: McpServer, source: McpServer | Server | Target | s
     for (const [name, t] of now) {
       const { name: _n, inputSchema, outputSchema, ...rest } = t.tool;
       const config = { ...rest, input: inputSchema as JsonObject, ...(outputSchema ? { output: outputSchema as JsonObject } : {}) };
-      const handler = async (args: Record<string, unknown>, ctx: { signal: AbortSignal; progress(p: number, total?: number, message?: string): Promise<void> }) =>
-        (await pool.call(name, args, { signal: ctx.signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as CallToolResult;
+      const handler = async (
+        args: Record<string, unknown>,
+        ctx: { signal: AbortSignal; progress(p: number, total?: number, message?: string): Promise<void> },
+      ) => (await pool.call(name, args, { signal: ctx.signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as CallToolResult;
       const existing = registered.get(name);
       if (existing) existing.update({ ...config, handler } as never);
       else registered.set(name, server.tool(name, config as never, handler as never));

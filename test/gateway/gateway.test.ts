@@ -15,7 +15,6 @@ import { createGateway } from '../../src/gateway/gateway.js';
 import { startStreamableServer } from '../fixtures/http/official-servers.js';
 import { gatewayBackend as stdioBackend, latch } from '../support/index.js';
 
-
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
 /** An mcpkit HTTP server that only takes the bearer token `token`. */
@@ -43,6 +42,7 @@ test('three backends behind one endpoint, for clients of both eras and HTTP+SSE'
     servers: {
       local: stdioBackend('three'),
       official: { url: official.url },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${ENV} syntax, written literally
       secure: { url: secure.url, headers: { Authorization: 'Bearer ${SECURE_TOKEN}' } },
     },
     env: { SECURE_TOKEN: 's3cret' },
@@ -74,7 +74,10 @@ test('three backends behind one endpoint, for clients of both eras and HTTP+SSE'
     assert.equal(text(counted), 'counted to 3');
     assert.deepEqual(progress, [1, 2, 3]);
   }
-  assert.ok(secure.seen.every((s) => s === 's3cret'), 'only the configured token reached the protected backend');
+  assert.ok(
+    secure.seen.every((s) => s === 's3cret'),
+    'only the configured token reached the protected backend',
+  );
 
   // An unknown name is the protocol's "unknown tool", not a tool failure.
   await assert.rejects(handshake.callTool('nope_echo', {}), (e: Error & { code?: number }) => e.code === -32602);
@@ -97,7 +100,11 @@ test('three backends behind one endpoint, for clients of both eras and HTTP+SSE'
 test('two clients on one shared stdio backend each answer their own elicitation, concurrently', async (t) => {
   for (const era of ['modern', 'handshake'] as const) {
     await t.test(`front clients of both eras; backend era: ${era === 'modern' ? '2026-07-28' : 'handshake'}`, async () => {
-      const gateway = createGateway({ servers: { local: stdioBackend(`elicit-${era}`, era === 'handshake' ? { ERA: 'handshake' } : {}, { session: era === 'modern' ? 'shared' : 'per-client' }) } });
+      const gateway = createGateway({
+        servers: {
+          local: stdioBackend(`elicit-${era}`, era === 'handshake' ? { ERA: 'handshake' } : {}, { session: era === 'modern' ? 'shared' : 'per-client' }),
+        },
+      });
       const running = await gateway.listen({ port: 0 });
       try {
         // Each handler waits until both are asked: the two calls are in flight together.

@@ -23,7 +23,11 @@ test('a local server and a stdio server mounted under namespaces, live', async (
     return String(a + b);
   });
   const m1 = mount(app, math, { namespace: 'math' });
-  const m2 = mount(app, { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', BACKEND, 'mount'], env: {}, cwd: ROOT, label: 'backend' }, { namespace: 'files', deny: ['wait'] });
+  const m2 = mount(
+    app,
+    { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', BACKEND, 'mount'], env: {}, cwd: ROOT, label: 'backend' },
+    { namespace: 'files', deny: ['wait'] },
+  );
   t.after(() => Promise.all([m1.close(), m2.close()]));
   await Promise.all([m1.ready, m2.ready]);
   const { client, close } = await createTestPair(app, { era: 'handshake' });

@@ -32,7 +32,10 @@ test('a config change adds and removes backends without dropping the session or 
 
   write({ keep: gatewayBackend('reload-keep'), added: { ...gatewayBackend('reload-added'), allow: ['echo'] } });
   await waitFor(() => events.some((e) => e.type === 'reloaded'));
-  assert.deepEqual(events.find((e) => e.type === 'reloaded'), { type: 'reloaded', added: ['added'], removed: ['drop'], changed: [] });
+  assert.deepEqual(
+    events.find((e) => e.type === 'reloaded'),
+    { type: 'reloaded', added: ['added'], removed: ['drop'], changed: [] },
+  );
   await waitFor(() => changes > 0);
   assert.deepEqual(await names(), ['added_echo', 'keep_ask', 'keep_echo', 'keep_pid', 'keep_wait']);
   assert.equal(text(await client.callTool('added_echo', { text: 'new' })), 'echo:new');
