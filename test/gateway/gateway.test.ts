@@ -17,8 +17,8 @@ import { gatewayBackend as stdioBackend, latch } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
-/** An mcpkit HTTP server that only takes the bearer token `token`. */
-async function oauthBackend(token: string) {
+/** An mcpkit HTTP server that only takes the bearer tokens given (token -> principal). */
+async function oauthBackend(tokens: Record<string, string>) {
   const server = new McpServer({ name: 'secure', version: '1.0.0' });
   server.tool('whoami', { description: 'Who the token says you are' }, (_args, ctx) => `principal:${ctx.authInfo?.principal}`);
   const seen: Array<string | undefined> = [];
@@ -28,7 +28,7 @@ async function oauthBackend(token: string) {
       authorizationServers: ['https://auth.example.com'],
       verifyToken: (t) => {
         seen.push(t);
-        return t === token ? { principal: 'gateway-service', scopes: [], token: t } : undefined;
+        return Object.hasOwn(tokens, t) ? { principal: tokens[t], scopes: [], token: t } : undefined;
       },
     },
   });
@@ -37,7 +37,7 @@ async function oauthBackend(token: string) {
 
 test('three backends behind one endpoint, for clients of both eras and HTTP+SSE', async (t) => {
   const official = await startStreamableServer();
-  const secure = await oauthBackend('s3cret');
+  const secure = await oauthBackend({ s3cret: 'gateway-service' });
   const gateway = createGateway({
     servers: {
       local: stdioBackend('three'),
@@ -147,4 +147,26 @@ test('a cancelled call leaves the shared backend usable; a backend that never co
   assert.equal(text(await client.callTool('local_echo', { text: 'after' })), 'echo:after');
   const names = (await client.listTools()).tools.map((x) => x.name);
   assert.ok(!names.some((n) => n.startsWith('gone_')), 'a backend that never connected offers nothing');
+});
+
+test('a passthrough backend gets the token of each caller, on a connection of its own', async (t) => {
+  const crm = await oauthBackend({ 'alice-token': 'alice', 'bob-token': 'bob' });
+  const gateway = createGateway({ servers: { crm: { url: crm.url, auth: 'passthrough' } } });
+  // The gateway's own front: it takes the same tokens (in production, its own OAuth or API keys).
+  const running = await gateway.listen({
+    port: 0,
+    oauth: { authorizationServers: ['https://auth.example.com'], verifyToken: (token) => ({ principal: token.split('-')[0], scopes: [], token }) },
+  });
+  t.after(async () => {
+    await gateway.close();
+    await crm.close();
+  });
+  const as = (token: string, era: 'modern' | 'handshake') => connect({ url: running.url, headers: { Authorization: `Bearer ${token}` } }, { era });
+  const alice = await as('alice-token', 'handshake');
+  const bob = await as('bob-token', 'modern');
+  t.after(() => Promise.all([alice.close(), bob.close()]));
+  const [a, b] = await Promise.all([alice.callTool('crm_whoami', {}), bob.callTool('crm_whoami', {})]);
+  assert.equal(text(a), 'principal:alice');
+  assert.equal(text(b), 'principal:bob');
+  assert.deepEqual([...new Set(crm.seen)].sort(), ['alice-token', 'bob-token']);
 });
