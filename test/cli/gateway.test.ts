@@ -40,7 +40,7 @@ test('mcpkit gateway serves the config, reloads on SIGHUP, and stops cleanly on 
   const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], 'the URL the gateway prints');
   const client = await connect(url, { era: 'handshake' });
   t.after(() => client.close());
-  assert.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), ['one_ask', 'one_echo', 'one_pid', 'one_wait']);
+  assert.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), ['one_ask', 'one_cancelled', 'one_echo', 'one_pid', 'one_wait']);
   const pid = Number(text(await client.callTool('one_pid', {})));
   assert.ok(alive(pid));
 

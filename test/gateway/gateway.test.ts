@@ -13,7 +13,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { startStreamableServer } from '../fixtures/http/official-servers.js';
-import { gatewayBackend as stdioBackend, latch } from '../support/index.js';
+import { gatewayBackend as stdioBackend, latch, waitFor } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
@@ -133,7 +133,7 @@ test('two clients on one shared stdio backend each answer their own elicitation,
   }
 });
 
-test('a cancelled call leaves the shared backend usable; a backend that never connects offers nothing', async (t) => {
+test('a cancelled call is cancelled on the backend, which stays usable; a backend that never connects offers nothing', async (t) => {
   const gateway = createGateway({ servers: { local: stdioBackend('cancel'), gone: { url: 'http://127.0.0.1:9/mcp' } }, requestTimeoutMs: 20_000 });
   const running = await gateway.listen({ port: 0 });
   t.after(() => gateway.close());
@@ -143,6 +143,8 @@ test('a cancelled call leaves the shared backend usable; a backend that never co
   const controller = new AbortController();
   const started = client.callTool('local_wait', {}, { signal: controller.signal, onprogress: () => controller.abort() });
   await assert.rejects(started);
+  // The backend saw the cancellation: its handler's signal fired.
+  await waitFor(async () => text(await client.callTool('local_cancelled', {})) === '1');
   // The backend is still usable, so the cancelled call did not wedge it.
   assert.equal(text(await client.callTool('local_echo', { text: 'after' })), 'echo:after');
   const names = (await client.listTools()).tools.map((x) => x.name);

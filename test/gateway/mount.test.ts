@@ -26,7 +26,7 @@ test('a local server and a stdio server mounted under namespaces, live', async (
   const m2 = mount(
     app,
     { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', BACKEND, 'mount'], env: {}, cwd: ROOT, label: 'backend' },
-    { namespace: 'files', deny: ['wait'] },
+    { namespace: 'files', deny: ['wait', 'cancelled'] },
   );
   t.after(() => Promise.all([m1.close(), m2.close()]));
   await Promise.all([m1.ready, m2.ready]);

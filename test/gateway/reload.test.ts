@@ -26,7 +26,18 @@ test('a config change adds and removes backends without dropping the session or 
   let changes = 0;
   client.on('notifications/tools/list_changed', () => changes++);
   const names = async () => (await client.listTools()).tools.map((x) => x.name).sort();
-  assert.deepEqual(await names(), ['drop_ask', 'drop_echo', 'drop_pid', 'drop_wait', 'keep_ask', 'keep_echo', 'keep_pid', 'keep_wait']);
+  assert.deepEqual(await names(), [
+    'drop_ask',
+    'drop_cancelled',
+    'drop_echo',
+    'drop_pid',
+    'drop_wait',
+    'keep_ask',
+    'keep_cancelled',
+    'keep_echo',
+    'keep_pid',
+    'keep_wait',
+  ]);
   const pid = text(await client.callTool('keep_pid', {}));
   const session = client.sessionState;
 
@@ -37,7 +48,7 @@ test('a config change adds and removes backends without dropping the session or 
     { type: 'reloaded', added: ['added'], removed: ['drop'], changed: [] },
   );
   await waitFor(() => changes > 0);
-  assert.deepEqual(await names(), ['added_echo', 'keep_ask', 'keep_echo', 'keep_pid', 'keep_wait']);
+  assert.deepEqual(await names(), ['added_echo', 'keep_ask', 'keep_cancelled', 'keep_echo', 'keep_pid', 'keep_wait']);
   assert.equal(text(await client.callTool('added_echo', { text: 'new' })), 'echo:new');
   assert.equal(text(await client.callTool('keep_pid', {})), pid, 'the unchanged backend kept its process');
   assert.equal(client.sessionState, session);
