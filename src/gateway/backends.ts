@@ -7,6 +7,7 @@ import type { Clock } from '../engine/clock.js';
 import type { AuthInfo } from '../engine/transport.js';
 import { ServerPool, type PoolEvent } from '../host/pool.js';
 import type { ServerSpec } from '../host/pool-types.js';
+import type { LoggingLevel } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import type { Session } from '../server/context.js';
 import type { BackendDef } from './config.js';
@@ -164,6 +165,13 @@ export class Backends {
           const client = pool.client(event.server);
           client?.on('notifications/prompts/list_changed', () => o.changed('prompts'));
           client?.on('notifications/resources/list_changed', () => o.changed('resources'));
+          // Everything the backend logs comes here; each client's own level filters it on the way out.
+          if (client?.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
+          // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
+          client?.on('notifications/message', (params: { level?: LoggingLevel; data?: unknown; logger?: string }) => {
+            const ctx = router.sole(event.server);
+            if (ctx && typeof params?.level === 'string') void ctx.log(params.level, params.data, params.logger ?? event.server).catch(() => {});
+          });
         }
         o.onEvent?.(event, owner);
       },

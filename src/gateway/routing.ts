@@ -41,6 +41,15 @@ export class InputRouter {
     };
   }
 
+  /**
+   * The call a message that names none (a log line) belongs to: the latest call on `server` when
+   * all its calls in flight are one client's; undefined when none are, or several clients' are.
+   */
+  sole(server: string): RequestContext | undefined {
+    const candidates = [...this.flights].filter((f) => f.server === server);
+    return new Set(candidates.map((f) => f.owner)).size === 1 ? candidates[candidates.length - 1].ctx : undefined;
+  }
+
   /** The request context of the call a backend's question belongs to. Throws when it cannot be told. */
   route(server: string, signal: AbortSignal | undefined): RequestContext {
     const exact = signal && this.bySignal.get(signal);

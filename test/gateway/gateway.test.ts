@@ -133,7 +133,7 @@ test('two clients on one shared stdio backend each answer their own elicitation,
   }
 });
 
-test('a cancelled call is cancelled on the backend, which stays usable; a backend that never connects offers nothing', async (t) => {
+test('logs reach the calling client; a cancelled call is cancelled on the backend, which stays usable; a backend that never connects offers nothing', async (t) => {
   const gateway = createGateway({ servers: { local: stdioBackend('cancel'), gone: { url: 'http://127.0.0.1:9/mcp' } }, requestTimeoutMs: 20_000 });
   const running = await gateway.listen({ port: 0 });
   t.after(() => gateway.close());
@@ -141,6 +141,11 @@ test('a cancelled call is cancelled on the backend, which stays usable; a backen
   const client: McpClient = await connect(running.url, { era: 'handshake' });
   t.after(() => client.close());
   const controller = new AbortController();
+  // A backend's log line during a call reaches the client that made it.
+  const logs: unknown[] = [];
+  client.on('notifications/message', (params: { data?: unknown }) => logs.push(params.data));
+  assert.equal(text(await client.callTool('local_echo', { text: 'logged' })), 'echo:logged');
+  await waitFor(() => logs.includes('echoing logged'));
   const started = client.callTool('local_wait', {}, { signal: controller.signal, onprogress: () => controller.abort() });
   await assert.rejects(started);
   // The backend saw the cancellation: its handler's signal fired.
