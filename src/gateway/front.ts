@@ -30,6 +30,7 @@ interface Named<T> {
 
 export function installFront(server: Server, o: FrontOptions): void {
   const { backends, policy } = o;
+  let requests = 0;
   const caller = (ctx: RequestContext) => policy.identify(ctx.authInfo);
   const lanesOf = (ctx: RequestContext, who: CallerIdentity) => backends.lanesFor(ctx, who.id);
 
@@ -83,6 +84,7 @@ export function installFront(server: Server, o: FrontOptions): void {
         item: named.item,
         durationMs: performance.now() - started,
         outcome,
+        ...(ctx.session ? { session: backends.ownerOf(ctx, who.id) } : {}),
       };
       try {
         policy.record(error === undefined ? entry : { ...entry, error });
@@ -95,7 +97,9 @@ export function installFront(server: Server, o: FrontOptions): void {
       log('refused', admission.reason);
       throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
     }
-    const owner = named.lane.owner === 'shared' ? backends.ownerOf(ctx, who.id) : named.lane.owner;
+    // Whose question it may be: a session is one client; stateless requests are each their own
+    // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
+    const owner = ctx.session ? backends.ownerOf(ctx, who.id) : `request:${++requests}`;
     const flight = named.lane.router.begin(named.item.server, ctx, owner);
     try {
       const result = await run(flight.signal);

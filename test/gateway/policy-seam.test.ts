@@ -57,5 +57,8 @@ test('identify, visible, admit and record are called where the seam says', async
     ],
   );
   assert.equal(records[1].error, 'rate limit: 1 call a minute');
+  // A handshake-era client's calls are recorded with its session, all the same one.
+  assert.match(String(records[0].session), /^session:\d+$/);
+  assert.equal(records[1].session, records[0].session);
   assert.ok(asked.length >= 4, 'every request identifies its caller');
 });
