@@ -105,6 +105,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const reload = () => {
     // One reload at a time, each reading the file as it is when its turn comes.
     const run = reloading.then(async () => {
+      if (closed) throw new Error('The gateway is closed');
       const summary = await backends.reload(load().backends);
       emit({ type: 'reloaded', ...summary });
       return summary;
@@ -114,8 +115,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   let watcher: FSWatcher | undefined;
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
   if (options.watch && file !== undefined) {
-    let pending: ReturnType<typeof setTimeout> | undefined;
     // The directory, not the file: editors replace a file by renaming another over it.
     watcher = watch(dirname(file), (_event, name) => {
       if (name !== null && name !== basename(file)) return;
@@ -123,7 +125,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (pending !== undefined) clearTimeout(pending);
       pending = setTimeout(() => {
         pending = undefined;
-        reload().catch((error: Error) => emit({ type: 'reloadFailed', error }));
+        if (!closed) reload().catch((error: Error) => emit({ type: 'reloadFailed', error }));
       }, 100);
     });
     watcher.on('error', (error) => emit({ type: 'reloadFailed', error }));
@@ -140,7 +142,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       return r;
     },
     async close() {
+      closed = true;
       watcher?.close();
+      if (pending !== undefined) clearTimeout(pending);
       await Promise.all(running.map((r) => r.close()));
       await backends.close();
       await server.close();

@@ -53,8 +53,16 @@ test('a config change adds and removes backends without dropping the session or 
   assert.equal(text(await client.callTool('keep_pid', {})), pid, 'the unchanged backend kept its process');
   assert.equal(client.sessionState, session);
 
+  // A changed entry is restarted (a new process), with its new settings.
+  write({ keep: { ...gatewayBackend('reload-keep'), deny: ['wait'] }, added: { ...gatewayBackend('reload-added'), allow: ['echo'] } });
+  const second = await waitFor(() => events.find((e) => e.type === 'reloaded' && e.changed.length > 0));
+  assert.deepEqual(second, { type: 'reloaded', added: [], removed: [], changed: ['keep'] });
+  assert.ok(!(await names()).includes('keep_wait'));
+  const restarted = text(await client.callTool('keep_pid', {}));
+  assert.notEqual(restarted, pid);
+
   // reload() on demand, with a broken file: the error says why, the running backends stay.
   writeFileSync(file, '{ not json');
   await assert.rejects(gateway.reload(), /gateway\.json/);
-  assert.equal(text(await client.callTool('keep_pid', {})), pid);
+  assert.equal(text(await client.callTool('keep_pid', {})), restarted);
 });
