@@ -3,7 +3,7 @@
 // and the client's session survives it all. reload() does the same on demand (SIGHUP in the CLI).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '../../src/client/connect.js';
 import { createGateway, type GatewayEvent } from '../../src/gateway/gateway.js';
@@ -14,10 +14,15 @@ const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string 
 test('a config change adds and removes backends without dropping the session or restarting the others', async (t) => {
   const dir = tempDir();
   const file = join(dir, 'gateway.json');
-  const write = (servers: Record<string, unknown>) => writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  // As editors save: a new file renamed over the old one (the watch must survive that).
+  const write = (servers: Record<string, unknown>) => {
+    writeFileSync(`${file}.tmp`, JSON.stringify({ mcpServers: servers }));
+    renameSync(`${file}.tmp`, file);
+  };
   write({ keep: gatewayBackend('reload-keep'), drop: gatewayBackend('reload-drop') });
   const events: GatewayEvent[] = [];
-  const gateway = createGateway({ config: file, watch: true, onEvent: (e) => events.push(e) });
+  // The era is pinned only to spare a loaded machine the probe of each new process.
+  const gateway = createGateway({ config: file, watch: true, era: 'modern', onEvent: (e) => events.push(e) });
   const running = await gateway.listen({ port: 0 });
   t.after(() => gateway.close());
   await gateway.ready;
@@ -42,7 +47,9 @@ test('a config change adds and removes backends without dropping the session or 
   const session = client.sessionState;
 
   write({ keep: gatewayBackend('reload-keep'), added: { ...gatewayBackend('reload-added'), allow: ['echo'] } });
-  await waitFor(() => events.some((e) => e.type === 'reloaded'));
+  // A reload ends once new servers have connected: on a loaded machine starting one takes a while.
+  const slow = { timeoutMs: 60_000, what: 'the reload' };
+  await waitFor(() => events.some((e) => e.type === 'reloaded'), slow);
   assert.deepEqual(
     events.find((e) => e.type === 'reloaded'),
     { type: 'reloaded', added: ['added'], removed: ['drop'], changed: [] },
@@ -55,7 +62,7 @@ test('a config change adds and removes backends without dropping the session or 
 
   // A changed entry is restarted (a new process), with its new settings.
   write({ keep: { ...gatewayBackend('reload-keep'), deny: ['wait'] }, added: { ...gatewayBackend('reload-added'), allow: ['echo'] } });
-  const second = await waitFor(() => events.find((e) => e.type === 'reloaded' && e.changed.length > 0));
+  const second = await waitFor(() => events.find((e) => e.type === 'reloaded' && e.changed.length > 0), slow);
   assert.deepEqual(second, { type: 'reloaded', added: [], removed: [], changed: ['keep'] });
   assert.ok(!(await names()).includes('keep_wait'));
   const restarted = text(await client.callTool('keep_pid', {}));
