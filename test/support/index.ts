@@ -28,3 +28,5 @@ export {
 } from './llm.js';
 // A Host between mcpkit servers over HTTP and a scripted model, recording its events.
 export { startLoopRig, type LoopRig, type LoopRigOptions } from './host-loop.js';
+// The stdio backend of the gateway tests.
+export { gatewayBackend } from './gateway.js';
