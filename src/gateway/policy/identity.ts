@@ -36,7 +36,12 @@ interface KnownKey {
 export class ApiKeyTable {
   private readonly keys: KnownKey[] = [];
 
-  constructor(apiKeys: Readonly<Record<string, ApiKeyEntry>>, env: Readonly<Record<string, string | undefined>>) {
+  /** `compare` is for tests that count comparisons; it must be constant-time like the default. */
+  constructor(
+    apiKeys: Readonly<Record<string, ApiKeyEntry>>,
+    env: Readonly<Record<string, string | undefined>>,
+    private readonly compare: (a: Uint8Array, b: Uint8Array) => boolean = sameDigest,
+  ) {
     for (const [ref, entry] of Object.entries(apiKeys)) {
       if (ref.startsWith('sha256:')) {
         this.keys.push({ digest: Buffer.from(ref.slice(7), 'hex'), entry });
@@ -59,7 +64,7 @@ export class ApiKeyTable {
   lookup(presented: string): ApiKeyEntry | undefined {
     const digest = sha256(presented);
     let found: ApiKeyEntry | undefined;
-    for (const k of this.keys) if (sameDigest(k.digest, digest) && found === undefined) found = k.entry;
+    for (const k of this.keys) if (this.compare(k.digest, digest) && found === undefined) found = k.entry;
     return found;
   }
 }
