@@ -11,7 +11,8 @@ import type { Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import { jwtAccessTokens } from '../../hosting/http/jwt-access-token.js';
 import type { OAuthResourceOptions } from '../../hosting/http/oauth-resource.js';
-import { extractApiKey, type Authenticate } from '../../hosting/http/security.js';
+import type { Authenticate } from '../../hosting/http/security.js';
+import type { HttpRequestView } from '../../hosting/http/exchange.js';
 import type { CallerIdentity } from '../policy-types.js';
 import { PolicyConfigError, type ApiKeyEntry, type AuthConfig } from './config.js';
 
@@ -67,6 +68,16 @@ export class ApiKeyTable {
     for (const k of this.keys) if (this.compare(k.digest, digest) && found === undefined) found = k.entry;
     return found;
   }
+}
+
+/**
+ * The key from `Authorization: Bearer` or `X-API-Key`. Not from the query string, as the
+ * generic API key guard also allows: a key in a URL ends up in proxies' and servers' access logs.
+ */
+export function presentedKey(req: HttpRequestView): string | undefined {
+  const auth = req.header('authorization');
+  if (auth !== undefined && /^bearer +/i.test(auth)) return auth.replace(/^bearer +/i, '').trim() || undefined;
+  return req.header('x-api-key') || undefined;
 }
 
 /** The AuthInfo of an API key: its id and attributes, and no token (the key must not travel to backends). */
@@ -138,7 +149,7 @@ export function frontAuth(auth: AuthConfig | undefined, options: FrontAuthOption
   }
   return {
     authenticate: (req) => {
-      const key = extractApiKey(req);
+      const key = presentedKey(req);
       if (key === undefined) return anonymous ? { principal: ANONYMOUS_ID, extra: { [ANONYMOUS_MARK]: true } } : undefined;
       const entry = table.lookup(key);
       return entry ? apiKeyAuthInfo(entry) : undefined;

@@ -113,6 +113,8 @@ test('front with API keys: Bearer or X-API-Key in, wrong or missing key 401, and
     assert.deepEqual(await whoami({ 'x-api-key': BOB_KEY }), { id: 'bob', scopes: [], claims: { groups: ['ops'] } });
     assert.equal(await status(running.url, { 'x-api-key': 'wrong' }), 401);
     assert.equal(await status(running.url, {}), 401);
+    // Not from the query string: a key in a URL lands in access logs.
+    assert.equal(await status(`${running.url}?api_key=${BOB_KEY}`, {}), 401);
     // Past authentication, a ping without a session is a 400 (not 401): the key was accepted.
     assert.equal(await status(running.url, { 'x-api-key': BOB_KEY }), 400);
     // The key is not passed on as a token (backends would receive the gateway's own credential).
