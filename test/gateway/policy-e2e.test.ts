@@ -2,7 +2,8 @@
 // stdio backend and its own policy built from the same config) in front of a stdio backend and
 // an HTTP one; callers with API keys alice and bob see different tools; a rate limit counted in
 // the real Redis refuses alice's fourth call whichever instance she uses, with retryAfterMs; and
-// each instance's call log is read back line by line.
+// each instance's call log is read back line by line. Then OAuth in front: JWT access tokens whose
+// scopes and claims choose the tools.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -16,6 +17,7 @@ import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';
 import type { CallLogLine } from '../../src/gateway/policy/call-log.js';
 import { tempDir } from '../support/index.js';
+import { startIssuer } from '../fixtures/oauth/jwt-issuer.js';
 import { cleanup, connectRedis, PREFIX, REDIS_URL } from '../state/redis/helpers.js';
 import { fileURLToPath } from 'node:url';
 
@@ -134,4 +136,37 @@ test('two gateway instances: per-caller tools, a rate limit shared over Redis, a
   assert.equal(gw1[1]!.original, 'echo');
   const all = readFileSync(join(dir, 'gw1.jsonl'), 'utf8') + readFileSync(join(dir, 'gw2.jsonl'), 'utf8');
   assert.ok(!all.includes(ALICE_KEY) && !all.includes(BOB_KEY));
+});
+
+test("OAuth in front of the gateway: a token's sub, scopes and claims decide what its bearer sees", async (t) => {
+  const as = await startIssuer();
+  const audience = 'http://gateway.example.test/mcp';
+  const policy = createPolicy({
+    auth: { oauth: { issuer: as.issuer, audience } },
+    visibility: [
+      { when: { scope: 'admin' }, allow: ['*'] },
+      { when: { claim: { team: 'support' } }, allow: ['local_echo'] },
+    ],
+  });
+  const gateway = createGateway({ servers: { local: stdioBackend('policy-e2e-oauth') }, policy });
+  const url = (await gateway.listen({ port: 0, ...policy.front })).url;
+  const clients: McpClient[] = [];
+  t.after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await gateway.close();
+    await as.close();
+  });
+  await gateway.ready;
+  const withToken = async (claims: Record<string, unknown>) => {
+    const c = await connect({ url, headers: { authorization: `Bearer ${as.token({ aud: audience, ...claims })}` } });
+    clients.push(c);
+    return c;
+  };
+  const carol = await withToken({ sub: 'carol', scope: 'admin' });
+  const dave = await withToken({ sub: 'dave', team: 'support' });
+  assert.deepEqual(await names(carol), ['local_ask', 'local_echo', 'local_pid', 'local_wait']);
+  assert.deepEqual(await names(dave), ['local_echo']);
+  assert.equal(text(await dave.callTool('local_echo', { text: 'd' })), 'echo:d');
+  await assert.rejects(dave.callTool('local_pid', {}), (e: Error & { code?: number }) => e.code === -32602);
+  await assert.rejects(connect(url), /401/);
 });

@@ -77,8 +77,8 @@ export interface LimitRule {
   kinds?: readonly ItemKind[];
   /** Globs of the items the rule counts; absent: every item. */
   items?: readonly string[];
-  /** One counter per caller (default), or per caller and item. */
-  per?: 'caller' | 'caller-item';
+  /** One counter per caller (default), per caller and item, or per item shared by every caller (to spare a backend). */
+  per?: 'caller' | 'caller-item' | 'item';
   /** Fixed window: at most `limit` calls per `windowMs` (quotas: a day is 86400000). */
   limit?: number;
   windowMs?: number;
@@ -235,7 +235,8 @@ function checkLimits(v: unknown, path: string): void {
     if (rule.when !== undefined) checkMatch(rule.when, `${p}.when`);
     if (rule.kinds !== undefined) checkKinds(rule.kinds, `${p}.kinds`);
     if (rule.items !== undefined) strings(rule.items, `${p}.items`);
-    if (rule.per !== undefined && rule.per !== 'caller' && rule.per !== 'caller-item') fail(`${p}.per`, 'must be "caller" or "caller-item"');
+    if (rule.per !== undefined && !['caller', 'caller-item', 'item'].includes(rule.per as string))
+      fail(`${p}.per`, 'must be "caller", "caller-item" or "item"');
     const window = rule.limit !== undefined || rule.windowMs !== undefined;
     if (window === (rule.tokenBucket !== undefined)) fail(p, 'needs either "limit" with "windowMs" (a fixed window) or "tokenBucket", not both');
     if (window) {

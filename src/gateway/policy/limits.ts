@@ -84,7 +84,7 @@ interface CompiledRule {
   when: CallerCondition;
   kinds: LimitRule['kinds'];
   items: NameSet;
-  perItem: boolean;
+  per: NonNullable<LimitRule['per']>;
   spec: LimitSpec;
   /** For refusals: "60 calls per 60s". */
   says: string;
@@ -117,7 +117,7 @@ export class Limits {
         when: new CallerCondition(rule.when),
         kinds: rule.kinds,
         items: new NameSet(rule.items),
-        perItem: rule.per === 'caller-item',
+        per: rule.per ?? 'caller',
         spec,
         says:
           spec.kind === 'window'
@@ -134,10 +134,15 @@ export class Limits {
   async admit(caller: CallerIdentity, item: GatewayItem): Promise<Admission> {
     for (const r of this.rules) {
       if (!kindMatches(r.kinds, item) || !r.items.has(item.name) || !r.when.matches(caller)) continue;
-      const key = r.perItem ? `${r.name}:${part(caller.id)}:${item.kind}:${part(item.name)}` : `${r.name}:${part(caller.id)}`;
+      const key =
+        r.per === 'caller'
+          ? `${r.name}:${part(caller.id)}`
+          : r.per === 'item'
+            ? `${r.name}:${item.kind}:${part(item.name)}`
+            : `${r.name}:${part(caller.id)}:${item.kind}:${part(item.name)}`;
       const d = await this.counter.take(key, r.spec);
       if (!d.ok) {
-        const scope = r.perItem ? ` for ${item.name}` : '';
+        const scope = r.per === 'caller' ? '' : ` for ${item.name}${r.per === 'item' ? ' (all callers)' : ''}`;
         return {
           ok: false,
           reason: d.reason ?? `Rate limit "${r.name}" reached${scope} (${r.says}); retry in ${Math.ceil(d.retryAfterMs / 1000)}s`,

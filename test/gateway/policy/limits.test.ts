@@ -76,6 +76,15 @@ test('per caller-item: each item has its own count; items, kinds and when choose
   assert.equal((await limits.admit(bob, prompt)).ok, false);
 });
 
+test('per item: one counter for every caller, to spare a backend', async () => {
+  const limits = new Limits([{ name: 'backend', per: 'item', items: ['jira_*'], limit: 2, windowMs: 1000 }], new MemoryCounter({ clock: new ManualClock(0) }));
+  assert.deepEqual(await outcomes(limits, alice, 'jira_create'), [true]);
+  assert.deepEqual(await outcomes(limits, bob, 'jira_create', 2), [true, 1000]);
+  assert.deepEqual(await outcomes(limits, bob, 'jira_search'), [true]);
+  const refused = await limits.admit(alice, tool('jira_create'));
+  assert.match(!refused.ok ? refused.reason : '', /"backend" reached for jira_create \(all callers\)/);
+});
+
 test('every applicable rule must pass: a quota and a rate limit together', async () => {
   const clock = new ManualClock(0);
   const limits = new Limits(
