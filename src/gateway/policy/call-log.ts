@@ -48,6 +48,7 @@ export class CallLog {
   private scheduled = false;
   private waitingForDrain = false;
   private broken = false;
+  private closed = false;
   private dropped = 0;
   private idle: Array<() => void> = [];
 
@@ -70,7 +71,7 @@ export class CallLog {
 
   /** Queues the call's line. Never throws, never waits. */
   record(entry: CallRecord): void {
-    if (this.broken) return;
+    if (this.broken || this.closed) return;
     if (this.queue.length >= this.max) {
       this.dropped++;
       return;
@@ -91,6 +92,8 @@ export class CallLog {
 
   /** Writes what is queued, then ends the file (standard streams stay open). */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.drained();
     if (this.owned && !this.broken) await new Promise<void>((resolve) => this.stream.end(resolve));
   }

@@ -73,6 +73,9 @@ test('lines in a file, parsed back: who, what, how long, how it ended; arguments
   const again = new CallLog({ to: file });
   again.record(entry({ caller: 'carol' }));
   await again.close();
+  // After close, records are ignored (not written to an ended stream), and close again is harmless.
+  again.record(entry({ caller: 'late' }));
+  await again.close();
   assert.deepEqual(
     readLines(file).map((l) => l.caller),
     ['alice', 'bob', 'anonymous', 'carol'],
