@@ -50,7 +50,11 @@ export class Backends {
     private readonly options: BackendsOptions,
   ) {
     this.defs = [...defs];
-    this.shared = this.lane('shared', this.defs.filter((d) => d.session === 'shared'), undefined);
+    this.shared = this.lane(
+      'shared',
+      this.defs.filter((d) => d.session === 'shared'),
+      undefined,
+    );
   }
 
   /** Whom a request's per-client backends belong to: its session, or (stateless) its caller. */

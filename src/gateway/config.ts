@@ -66,7 +66,8 @@ export function backendFromEntry(name: string, raw: unknown, o: { file?: string;
   const target = targetFromEntry(name, expanded, { file: o.file, cwd: o.cwd });
   if (target.kind === 'stdio' && target.cwd !== undefined) target.cwd = resolve(o.cwd, target.cwd);
   if (entry.bearerEnv !== undefined) {
-    if (typeof entry.bearerEnv !== 'string' || target.kind !== 'http') throw new TargetError(`${where}: "bearerEnv" names an environment variable, for a "url" server`);
+    if (typeof entry.bearerEnv !== 'string' || target.kind !== 'http')
+      throw new TargetError(`${where}: "bearerEnv" names an environment variable, for a "url" server`);
     target.headers.Authorization = `Bearer ${expandEnv(`\${${entry.bearerEnv}}`, o.env, `${where}: "bearerEnv"`)}`;
   }
   if (entry.auth !== undefined && entry.auth !== 'passthrough') throw new TargetError(`${where}: "auth" can only be "passthrough"`);

@@ -35,7 +35,11 @@ export function installFront(server: Server, o: FrontOptions): void {
 
   const tools = async (ctx: RequestContext, who: CallerIdentity): Promise<Named<JsonObject>[]> =>
     (await lanesOf(ctx, who)).flatMap((lane) =>
-      lane.pool.tools().map((t) => ({ lane, item: { kind: 'tool', name: t.name, server: t.server, original: t.tool.name } as GatewayItem, value: { ...t.tool, name: t.name } })),
+      lane.pool.tools().map((t) => ({
+        lane,
+        item: { kind: 'tool', name: t.name, server: t.server, original: t.tool.name } as GatewayItem,
+        value: { ...t.tool, name: t.name },
+      })),
     );
 
   /** Every prompt of every connected backend of the caller's lanes, named like tools are. */
@@ -72,7 +76,14 @@ export function installFront(server: Server, o: FrontOptions): void {
   const forward = async <R extends JsonObject>(ctx: RequestContext, who: CallerIdentity, named: Named<unknown>, run: (signal: AbortSignal) => Promise<R>) => {
     const started = performance.now();
     const log = (outcome: CallRecord['outcome'], error?: string) => {
-      const entry: CallRecord = { time: new Date().toISOString(), caller: who.id, method: ctx.method, item: named.item, durationMs: performance.now() - started, outcome };
+      const entry: CallRecord = {
+        time: new Date().toISOString(),
+        caller: who.id,
+        method: ctx.method,
+        item: named.item,
+        durationMs: performance.now() - started,
+        outcome,
+      };
       try {
         policy.record(error === undefined ? entry : { ...entry, error });
       } catch {
@@ -142,13 +153,23 @@ export function installFront(server: Server, o: FrontOptions): void {
 
   server.setRequestHandler('resources/list', async (_params, ctx) => {
     const who = caller(ctx);
-    const found = await resources<Resource>(ctx, who, (l, s) => l.pool.client(s)!.listAllResources({ signal: ctx.signal }), (r) => r.uri);
+    const found = await resources<Resource>(
+      ctx,
+      who,
+      (l, s) => l.pool.client(s)!.listAllResources({ signal: ctx.signal }),
+      (r) => r.uri,
+    );
     return { resources: found.filter((r) => policy.visible(who, r.item)).map((r) => ({ ...r.value, uri: r.item.name })) as unknown as JsonObject[] };
   });
 
   server.setRequestHandler('resources/templates/list', async (_params, ctx) => {
     const who = caller(ctx);
-    const found = await resources<ResourceTemplate>(ctx, who, (l, s) => l.pool.client(s)!.listAllResourceTemplates({ signal: ctx.signal }), (r) => r.uriTemplate);
+    const found = await resources<ResourceTemplate>(
+      ctx,
+      who,
+      (l, s) => l.pool.client(s)!.listAllResourceTemplates({ signal: ctx.signal }),
+      (r) => r.uriTemplate,
+    );
     const visible = found.filter((r) => policy.visible(who, r.item));
     return { resourceTemplates: visible.map((r) => ({ ...r.value, uriTemplate: r.item.name })) as unknown as JsonObject[] };
   });

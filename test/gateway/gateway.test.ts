@@ -5,7 +5,6 @@
 // own elicitation while both calls are in flight.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { connect } from '../../src/client/connect.js';
 import type { McpClient } from '../../src/client/client.js';
 import { SseClientTransport } from '../../src/transports/http/client/sse-legacy.js';
@@ -14,20 +13,12 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { startStreamableServer } from '../fixtures/http/official-servers.js';
-import { latch } from '../support/index.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BACKEND = fileURLToPath(new URL('../fixtures/gateway/backend.ts', import.meta.url));
-
-/** A stdio mcpServers entry for the fixture; `tag` keeps its era-cache entry to one test. */
-export function stdioBackend(tag: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  return { command: process.execPath, args: ['--import', 'tsx', BACKEND, tag], cwd: ROOT, env, ...extra };
-}
+import { gatewayBackend as stdioBackend, latch } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
-/** An mcpkit HTTP server that only takes the bearer token `token`. */
-async function oauthBackend(token: string) {
+/** An mcpkit HTTP server that only takes the bearer tokens given (token -> principal). */
+async function oauthBackend(tokens: Record<string, string>) {
   const server = new McpServer({ name: 'secure', version: '1.0.0' });
   server.tool('whoami', { description: 'Who the token says you are' }, (_args, ctx) => `principal:${ctx.authInfo?.principal}`);
   const seen: Array<string | undefined> = [];
@@ -37,7 +28,7 @@ async function oauthBackend(token: string) {
       authorizationServers: ['https://auth.example.com'],
       verifyToken: (t) => {
         seen.push(t);
-        return t === token ? { principal: 'gateway-service', scopes: [], token: t } : undefined;
+        return Object.hasOwn(tokens, t) ? { principal: tokens[t], scopes: [], token: t } : undefined;
       },
     },
   });
@@ -46,11 +37,12 @@ async function oauthBackend(token: string) {
 
 test('three backends behind one endpoint, for clients of both eras and HTTP+SSE', async (t) => {
   const official = await startStreamableServer();
-  const secure = await oauthBackend('s3cret');
+  const secure = await oauthBackend({ s3cret: 'gateway-service' });
   const gateway = createGateway({
     servers: {
       local: stdioBackend('three'),
       official: { url: official.url },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${ENV} syntax, written literally
       secure: { url: secure.url, headers: { Authorization: 'Bearer ${SECURE_TOKEN}' } },
     },
     env: { SECURE_TOKEN: 's3cret' },
@@ -82,7 +74,10 @@ test('three backends behind one endpoint, for clients of both eras and HTTP+SSE'
     assert.equal(text(counted), 'counted to 3');
     assert.deepEqual(progress, [1, 2, 3]);
   }
-  assert.ok(secure.seen.every((s) => s === 's3cret'), 'only the configured token reached the protected backend');
+  assert.ok(
+    secure.seen.every((s) => s === 's3cret'),
+    'only the configured token reached the protected backend',
+  );
 
   // An unknown name is the protocol's "unknown tool", not a tool failure.
   await assert.rejects(handshake.callTool('nope_echo', {}), (e: Error & { code?: number }) => e.code === -32602);
@@ -105,7 +100,11 @@ test('three backends behind one endpoint, for clients of both eras and HTTP+SSE'
 test('two clients on one shared stdio backend each answer their own elicitation, concurrently', async (t) => {
   for (const era of ['modern', 'handshake'] as const) {
     await t.test(`front clients of both eras; backend era: ${era === 'modern' ? '2026-07-28' : 'handshake'}`, async () => {
-      const gateway = createGateway({ servers: { local: stdioBackend(`elicit-${era}`, era === 'handshake' ? { ERA: 'handshake' } : {}, { session: era === 'modern' ? 'shared' : 'per-client' }) } });
+      const gateway = createGateway({
+        servers: {
+          local: stdioBackend(`elicit-${era}`, era === 'handshake' ? { ERA: 'handshake' } : {}, { session: era === 'modern' ? 'shared' : 'per-client' }),
+        },
+      });
       const running = await gateway.listen({ port: 0 });
       try {
         // Each handler waits until both are asked: the two calls are in flight together.
@@ -148,4 +147,26 @@ test('a cancelled call leaves the shared backend usable; a backend that never co
   assert.equal(text(await client.callTool('local_echo', { text: 'after' })), 'echo:after');
   const names = (await client.listTools()).tools.map((x) => x.name);
   assert.ok(!names.some((n) => n.startsWith('gone_')), 'a backend that never connected offers nothing');
+});
+
+test('a passthrough backend gets the token of each caller, on a connection of its own', async (t) => {
+  const crm = await oauthBackend({ 'alice-token': 'alice', 'bob-token': 'bob' });
+  const gateway = createGateway({ servers: { crm: { url: crm.url, auth: 'passthrough' } } });
+  // The gateway's own front: it takes the same tokens (in production, its own OAuth or API keys).
+  const running = await gateway.listen({
+    port: 0,
+    oauth: { authorizationServers: ['https://auth.example.com'], verifyToken: (token) => ({ principal: token.split('-')[0], scopes: [], token }) },
+  });
+  t.after(async () => {
+    await gateway.close();
+    await crm.close();
+  });
+  const as = (token: string, era: 'modern' | 'handshake') => connect({ url: running.url, headers: { Authorization: `Bearer ${token}` } }, { era });
+  const alice = await as('alice-token', 'handshake');
+  const bob = await as('bob-token', 'modern');
+  t.after(() => Promise.all([alice.close(), bob.close()]));
+  const [a, b] = await Promise.all([alice.callTool('crm_whoami', {}), bob.callTool('crm_whoami', {})]);
+  assert.equal(text(a), 'principal:alice');
+  assert.equal(text(b), 'principal:bob');
+  assert.deepEqual([...new Set(crm.seen)].sort(), ['alice-token', 'bob-token']);
 });

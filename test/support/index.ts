@@ -25,3 +25,5 @@ export {
   type Turn,
   type TurnReply,
 } from './llm.js';
+// The stdio backend of the gateway tests.
+export { gatewayBackend } from './gateway.js';
