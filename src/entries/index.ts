@@ -407,25 +407,3 @@ export type { OpenApiAuth, ClientCredentials } from '../gateway/openapi/auth.js'
 export type { OperationFilter } from '../gateway/openapi/filter.js';
 export type { OpenApiOperation, ParameterSpec, BodySpec } from '../gateway/openapi/operations.js';
 export type { SchemaOptions } from '../gateway/openapi/schema.js';
-// Gateway policies: who calls, what they see, how often, the call log (docs/gateway.md#policies).
-export type { Admission, CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../gateway/policy-types.js';
-export { createPolicy, type Policy, type PolicyOptions } from '../gateway/policy/create.js';
-export {
-  checkPolicyConfig,
-  PolicyConfigError,
-  type ApiKeyEntry,
-  type AuthConfig,
-  type CallerMatch,
-  type CallLogConfig,
-  type ItemKind,
-  type LimitRule,
-  type LimitsConfig,
-  type OAuthConfig,
-  type PolicyConfig,
-  type RedisLimitStore,
-  type VisibilityConfig,
-  type VisibilityRule,
-} from '../gateway/policy/config.js';
-export type { FrontAuth } from '../gateway/policy/identity.js';
-export { MemoryCounter, type LimitCounter, type LimitDecision, type LimitSpec } from '../gateway/policy/limits.js';
-export { RedisCounter, type RedisCounterOptions } from '../gateway/policy/redis-counter.js';
