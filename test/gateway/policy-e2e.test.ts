@@ -16,17 +16,11 @@ import { serve } from '../../src/hosting/node.js';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';
 import type { CallLogLine } from '../../src/gateway/policy/call-log.js';
-import { tempDir } from '../support/index.js';
+import { gatewayBackend, tempDir } from '../support/index.js';
 import { startIssuer } from '../fixtures/oauth/jwt-issuer.js';
 import { cleanup, connectRedis, PREFIX, REDIS_URL } from '../state/redis/helpers.js';
-import { fileURLToPath } from 'node:url';
 
 after(cleanup);
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BACKEND = fileURLToPath(new URL('../fixtures/gateway/backend.ts', import.meta.url));
-/** The stdio fixture backend (`tag` keeps its era-cache entry to this test). */
-const stdioBackend = (tag: string) => ({ command: process.execPath, args: ['--import', 'tsx', BACKEND, tag], cwd: ROOT });
 
 const ALICE_KEY = 'alice-e2e-key-4f1c';
 const BOB_KEY = 'bob-e2e-key-9a2d';
@@ -69,7 +63,7 @@ test('two gateway instances: per-caller tools, a rate limit shared over Redis, a
   const urls: string[] = [];
   for (const n of [1, 2]) {
     const policy = createPolicy(policyConfig(`gw${n}.jsonl`), { env });
-    const gateway = createGateway({ servers: { local: stdioBackend(`policy-e2e-${n}`), admin: { url: admin.url } }, policy });
+    const gateway = createGateway({ servers: { local: gatewayBackend(`policy-e2e-${n}`), admin: { url: admin.url } }, policy });
     gateways.push(gateway);
     urls.push((await gateway.listen({ port: 0, ...policy.front })).url);
   }
@@ -148,7 +142,7 @@ test("OAuth in front of the gateway: a token's sub, scopes and claims decide wha
       { when: { claim: { team: 'support' } }, allow: ['local_echo'] },
     ],
   });
-  const gateway = createGateway({ servers: { local: stdioBackend('policy-e2e-oauth') }, policy });
+  const gateway = createGateway({ servers: { local: gatewayBackend('policy-e2e-oauth') }, policy });
   const url = (await gateway.listen({ port: 0, ...policy.front })).url;
   const clients: McpClient[] = [];
   t.after(async () => {
