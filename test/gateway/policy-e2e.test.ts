@@ -135,8 +135,10 @@ test('two gateway instances: per-caller tools, a rate limit shared over Redis, a
 test("OAuth in front of the gateway: a token's sub, scopes and claims decide what its bearer sees", async (t) => {
   const as = await startIssuer();
   const audience = 'http://gateway.example.test/mcp';
+  const log = join(tempDir('policy-e2e'), 'oauth.jsonl');
   const policy = createPolicy({
     auth: { oauth: { issuer: as.issuer, audience } },
+    callLog: { to: log, arguments: true },
     visibility: [
       { when: { scope: 'admin' }, allow: ['*'] },
       { when: { claim: { team: 'support' } }, allow: ['local_echo'] },
@@ -163,4 +165,14 @@ test("OAuth in front of the gateway: a token's sub, scopes and claims decide wha
   assert.equal(text(await dave.callTool('local_echo', { text: 'd' })), 'echo:d');
   await assert.rejects(dave.callTool('local_pid', {}), (e: Error & { code?: number }) => e.code === -32602);
   await assert.rejects(connect(url), /401/);
+  await gateway.close();
+  // Configured to keep them, the log has the call's arguments.
+  const lines = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CallLogLine);
+  assert.deepEqual(
+    lines.map((l) => [l.caller, l.item, l.outcome, l.arguments]),
+    [['dave', 'local_echo', 'ok', { text: 'd' }]],
+  );
 });
