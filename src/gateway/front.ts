@@ -74,7 +74,13 @@ export function installFront(server: Server, o: FrontOptions): void {
   };
 
   /** Admits, forwards and records one call on an item. */
-  const forward = async <R extends JsonObject>(ctx: RequestContext, who: CallerIdentity, named: Named<unknown>, run: (signal: AbortSignal) => Promise<R>) => {
+  const forward = async <R extends JsonObject>(
+    ctx: RequestContext,
+    who: CallerIdentity,
+    named: Named<unknown>,
+    args: Record<string, unknown> | undefined,
+    run: (signal: AbortSignal) => Promise<R>,
+  ) => {
     const started = performance.now();
     const log = (outcome: CallRecord['outcome'], error?: string) => {
       const entry: CallRecord = {
@@ -85,6 +91,8 @@ export function installFront(server: Server, o: FrontOptions): void {
         durationMs: performance.now() - started,
         outcome,
         ...(ctx.session ? { session: backends.ownerOf(ctx, who.id) } : {}),
+        // For a call log configured to keep them; policies leave them out by default.
+        ...(args !== undefined && { arguments: args }),
       };
       try {
         policy.record(error === undefined ? entry : { ...entry, error });
@@ -125,7 +133,7 @@ export function installFront(server: Server, o: FrontOptions): void {
     const named = (await tools(ctx, who)).find((t) => t.item.name === name);
     if (!named || !policy.visible(who, named.item)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const args = (params?.arguments ?? {}) as Record<string, unknown>;
-    return forward(ctx, who, named, async (signal) => {
+    return forward(ctx, who, named, args, async (signal) => {
       try {
         return (await named.lane.pool.call(name, args, {
           signal,
@@ -150,9 +158,8 @@ export function installFront(server: Server, o: FrontOptions): void {
     const name = typeof params?.name === 'string' ? params.name : '';
     const named = (await prompts(ctx, who)).find((p) => p.item.name === name);
     if (!named || !policy.visible(who, named.item)) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-    return forward(ctx, who, named, (signal) =>
-      clientOf(named).request('prompts/get', { name: named.item.original, arguments: (params?.arguments ?? {}) as JsonObject }, { signal }),
-    );
+    const args = (params?.arguments ?? {}) as JsonObject;
+    return forward(ctx, who, named, args, (signal) => clientOf(named).request('prompts/get', { name: named.item.original, arguments: args }, { signal }));
   });
 
   server.setRequestHandler('resources/list', async (_params, ctx) => {
@@ -186,7 +193,9 @@ export function installFront(server: Server, o: FrontOptions): void {
     if (!target || !lanes || lanes.length === 0) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
     const named: Named<unknown> = { lane: lanes[0], item: { kind: 'resource', name: uri, server: target.server, original: target.uri }, value: undefined };
     if (!policy.visible(who, named.item)) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
-    const result: JsonObject = await forward(ctx, who, named, (signal) => clientOf(named).request('resources/read', { uri: target.uri }, { signal }));
+    const result: JsonObject = await forward(ctx, who, named, undefined, (signal) =>
+      clientOf(named).request('resources/read', { uri: target.uri }, { signal }),
+    );
     const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : [];
     return { ...result, contents: contents.map((c) => (typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
   });

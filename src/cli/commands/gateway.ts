@@ -1,7 +1,10 @@
 // mcpkit gateway --config FILE: every server of an mcpServers config behind one Streamable HTTP
 // endpoint (and /sse), both eras, reloaded when the file changes or on SIGHUP.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createGateway, type GatewayEvent } from '../../gateway/gateway.js';
+import { PolicyConfigError } from '../../gateway/policy/config.js';
+import { createPolicy, type Policy } from '../../gateway/policy/create.js';
 import { isLoopbackHost } from '../../hosting/http/security.js';
 import type { MessageBus } from '../../state/bus.js';
 import { flag, parse, str, UsageError } from '../args.js';
@@ -17,7 +20,8 @@ Streamable HTTP at /mcp and HTTP+SSE at /sse, for clients of both protocol eras.
 prompts are named <server>_<tool>, resource URIs mcpgw://<server>/<uri>. The file is watched:
 servers added, removed or changed in it are started and stopped without dropping sessions
 (SIGHUP reloads it too). See docs/gateway.md for the config keys (session, headers with
-\${ENV}, bearerEnv, auth: "passthrough", allow, deny).
+\${ENV}, bearerEnv, auth: "passthrough", allow, deny), and for its "policy" section, read at
+start: API keys or OAuth in front, who sees which tools, rate limits, the call log.
 
 Options:
   --config FILE            the mcpServers config (required)
@@ -46,6 +50,32 @@ async function redisBus(url: string): Promise<{ bus: MessageBus; close(): Promis
       await Promise.all([client.quit(), subscriber.quit()]).catch(() => {});
     },
   };
+}
+
+/**
+ * The config file's `policy` section (docs/gateway.md#policies) as a policy; undefined when it has
+ * none, or when the file cannot be read (createGateway then says what is wrong with it).
+ */
+function policyOf(file: string, env: Record<string, string | undefined>, apiKeyFlag: boolean): Policy | undefined {
+  let section: unknown;
+  try {
+    section = (JSON.parse(readFileSync(file, 'utf8')) as { policy?: unknown } | null)?.policy;
+  } catch {
+    return undefined;
+  }
+  if (section === undefined) return undefined;
+  let policy: Policy;
+  try {
+    policy = createPolicy(section, { env });
+  } catch (e) {
+    if (e instanceof PolicyConfigError) throw new UsageError(`gateway: ${file}: ${e.message}`);
+    throw e;
+  }
+  if (apiKeyFlag && (policy.front.authenticate || policy.front.oauth)) {
+    void policy.close();
+    throw new UsageError('gateway: --api-key cannot be combined with the config\'s "policy.auth": put the keys in "policy.auth.apiKeys"');
+  }
+  return policy;
 }
 
 function describe(e: GatewayEvent): string | undefined {
@@ -78,25 +108,35 @@ export async function gatewayCommand(argv: string[], io: CliIo): Promise<number>
   if (config === undefined) throw new UsageError('gateway: --config FILE is required (an mcpServers config)');
   const options = httpOptions(values);
   const status = new StatusLine(io.stderr, io.env);
+  const policy = policyOf(resolve(io.cwd, config), io.env, options.authenticate !== undefined);
   const redisUrl = str(values, 'redis');
   const redis = redisUrl === undefined ? undefined : await redisBus(redisUrl);
   const observed = await startObservability(values, 'mcpkit-gateway', io);
-  const gateway = createGateway({
-    config: resolve(io.cwd, config),
-    cwd: io.cwd,
-    env: io.env,
-    separator: str(values, 'separator'),
-    watch: !flag(values, 'no-watch'),
-    bus: redis?.bus,
-    onEvent: (e) => {
-      const line = describe(e);
-      if (line === undefined) return;
-      if (observed.json) observed.log(e.type === 'reloadFailed' ? 'error' : 'info', line, {});
-      else status.print(`mcpkit gateway: ${line}`);
-    },
-  });
+  let gateway: ReturnType<typeof createGateway>;
+  try {
+    gateway = createGateway({
+      config: resolve(io.cwd, config),
+      policy,
+      cwd: io.cwd,
+      env: io.env,
+      separator: str(values, 'separator'),
+      watch: !flag(values, 'no-watch'),
+      bus: redis?.bus,
+      onEvent: (e) => {
+        const line = describe(e);
+        if (line === undefined) return;
+        if (observed.json) observed.log(e.type === 'reloadFailed' ? 'error' : 'info', line, {});
+        else status.print(`mcpkit gateway: ${line}`);
+      },
+    });
+  } catch (e) {
+    // Its Redis connection would keep the process alive after the usage error.
+    await policy?.close();
+    throw e;
+  }
   await observed.instrumentServer(gateway.server);
-  if (!isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate) {
+  if (policy) Object.assign(options, policy.front);
+  if (!isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate && !options.oauth) {
     status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use every backend.`));
   }
   const running = await gateway.listen(options);
