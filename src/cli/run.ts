@@ -10,6 +10,7 @@ import { inspectCommand } from './commands/inspect.js';
 import { installCommand } from './commands/install.js';
 import { listCommand } from './commands/list.js';
 import { serveCommand } from './commands/serve.js';
+import { gatewayCommand } from './commands/gateway.js';
 import { skillCommand, skillsCommand } from './commands/skills.js';
 import type { CliIo } from './io.js';
 import { runClientCommand, type ClientCommand } from './run-client.js';
@@ -22,6 +23,7 @@ Serve:
   mcpkit serve --stdio [MODULE]        the same over stdin/stdout
   mcpkit serve conformance             the conformance fixture server
   mcpkit serve --skills DIR            the skills in DIR (folders with a SKILL.md)
+  mcpkit gateway --config FILE         every server of an mcpServers config behind one endpoint
 
 Talk to a server (TARGET: a URL, a quoted command line, or a server name from a config):
   mcpkit tools TARGET                  list tools (also: resources, templates, prompts)
@@ -92,6 +94,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   if (cmd === 'serve') return serveCommand(rest, io);
   if (cmd === 'bridge') return bridgeCommand(rest, io);
+  if (cmd === 'gateway') return gatewayCommand(rest, io);
   if (cmd === 'install') return installCommand(rest, io);
   if (cmd === 'card') return cardCommand(rest, io);
   if (cmd === 'chat') return chatCommand(rest, io);

@@ -86,6 +86,7 @@ export class McpClient extends ServerCalls {
           }
         },
         warn: (m) => this.options.onerror?.(new Error(m)),
+        clock: options.clock,
       },
       typeof options.tasks === 'object' ? options.tasks : {},
     );
@@ -215,7 +216,7 @@ export class McpClient extends ServerCalls {
         verdict =
           transport instanceof StreamableHttpClientTransport
             ? judgeHttpProbe(await probeHttp(transport, session.withEnvelope(undefined), this.options.requestTimeoutMs))
-            : await probeOverPeer(peer, session.withEnvelope(undefined), timeout);
+            : await probeOverPeer(peer, session.withEnvelope(undefined), timeout, this.options.clock ?? systemClock);
       } catch (err) {
         // The probe killed a legacy server: the next connection to it (connect() makes one at
         // once; a caller with its own transport makes it) must initialize without probing.

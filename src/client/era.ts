@@ -1,5 +1,6 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
+import { type Clock, systemClock } from '../engine/clock.js';
 import type { Peer } from '../engine/peer.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import type { ProbeAnswer } from '../transports/http/client/modern-post.js';
@@ -147,11 +148,11 @@ export function judgeHttpProbe(a: ProbeAnswer): Verdict {
  * legacy server (never tied to one error code: legacy servers answer -32601, -32602 or nothing).
  * The probe is not cancelled on timeout: a legacy server must see nothing but `initialize` next.
  */
-export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: number): Promise<Verdict> {
+export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: number, clock: Clock = systemClock): Promise<Verdict> {
   const answer = peer.request('server/discover', params, { timeoutMs: 0 });
   answer.catch(() => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  let timer: unknown;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = clock.setTimeout(() => resolve('timeout'), timeoutMs)));
   try {
     const r = await Promise.race([answer, timeout]);
     if (r === 'timeout') return { era: 'handshake' };
@@ -166,7 +167,7 @@ export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: n
     }
     throw err;
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
   }
 }
 

@@ -70,7 +70,7 @@ export interface ClientOptions extends Implementation {
   cache?: boolean;
   /** Default timeout (ms) for requests. Default 60 000. */
   requestTimeoutMs?: number;
-  /** Where request timeouts read the time and arm their timers (default the system clock; tests pass a ManualClock). */
+  /** Where request timeouts and the waits between task polls read the time and arm their timers (default the system clock; tests pass a ManualClock). */
   clock?: Clock;
   /**
    * Refuse, locally, calls to capabilities the server did not declare (the spec's MUST).

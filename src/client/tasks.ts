@@ -1,5 +1,6 @@
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
+import { type Clock, systemClock } from '../engine/clock.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { DetailedTask, Task, TaskStatus } from '../protocol/tasks.js';
 import type { ClientCapabilities, InputRequests } from '../protocol/types.js';
@@ -49,6 +50,8 @@ export interface TaskHost {
   /** Opens a listen stream for one task's notifications (see {@link TaskOptions.listen}). */
   listen(taskId: string): { acknowledged: Promise<unknown>; close(): Promise<void> } | undefined;
   warn(message: string): void;
+  /** Where the waits between polls are timed (the client's `clock`), so that tests drive them by hand. */
+  readonly clock?: Clock;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<TaskStatus>(['working', 'input_required', 'completed', 'failed', 'cancelled']);
@@ -184,8 +187,9 @@ export class TaskDriver {
       let set = this.sleepers.get(taskId);
       if (!set) this.sleepers.set(taskId, (set = new Set()));
       const sleepers = set;
+      const clock = this.host.clock ?? systemClock;
       const finish = (err?: unknown) => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         sleepers.delete(wake);
         if (sleepers.size === 0 && this.sleepers.get(taskId) === sleepers) this.sleepers.delete(taskId);
         signal?.removeEventListener('abort', onAbort);
@@ -194,7 +198,7 @@ export class TaskDriver {
       };
       const wake = () => finish();
       const onAbort = () => finish(signal!.reason ?? new Error('aborted'));
-      const timer = setTimeout(wake, ms);
+      const timer = clock.setTimeout(wake, ms);
       sleepers.add(wake);
       signal?.addEventListener('abort', onAbort, { once: true });
     });

@@ -38,6 +38,8 @@ export interface CallRecord {
   readonly outcome: 'ok' | 'tool_error' | 'error' | 'refused' | 'cancelled';
   readonly error?: string;
   readonly session?: string;
+  /** The call's arguments, given for a call log configured to keep them (policies leave them out by default). */
+  readonly arguments?: Readonly<Record<string, unknown>>;
 }
 
 export interface GatewayPolicy {

@@ -64,6 +64,8 @@ export interface PoolOptions {
   config?: string;
   /** Naming policy for servers that set none. Default `on-clash`. */
   prefix?: PrefixPolicy;
+  /** Joins a server's name and a tool's when prefixing. Default `_`. */
+  separator?: string;
   /** Model-facing names must match this (a provider's `toolNamePattern`). Default `^[a-zA-Z0-9_-]{1,64}$`. */
   namePattern?: RegExp;
   /** One allowed character and the longest name, when `namePattern` is not of the `^[class]{m,n}$` shape. */

@@ -76,6 +76,7 @@ export class ServerPool implements ToolSource {
       charset: options.nameCharset,
       maxLength: options.nameMaxLength,
       prefix: options.prefix,
+      separator: options.separator,
       prefixOf: (server) => this.links.get(server)?.def.settings.prefix ?? prefixes.get(server),
     });
     const retry = options.retry ?? {};

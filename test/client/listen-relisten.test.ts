@@ -12,7 +12,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
-import { sleep, waitFor } from '../support/index.js';
+import { waitFor } from '../support/index.js';
 
 interface Setup {
   mcp: McpServer;
@@ -109,8 +109,9 @@ test('relisten: a broken listen stream is listened again, cached lists are dropp
     assert.equal((tagged?.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'], listens[1].id);
 
     await sub.close();
+    // `ended` settles once the listen loop has returned: every listen it sent is counted, and no
+    // other can follow.
     await sub.ended;
-    await sleep(50);
     assert.equal(t.listenPosts(), 2, 'closed by us: not listened again');
   } finally {
     await t.client.close();
@@ -124,8 +125,9 @@ test('relisten: false ends the subscription when its stream breaks', async () =>
     const sub = t.client.listen({ toolsListChanged: true }, () => {}, { relisten: false });
     await sub.acknowledged;
     t.breakListen();
+    // `ended` settles once the listen loop has returned: every listen it sent is counted, and no
+    // other can follow.
     await sub.ended;
-    await sleep(50);
     assert.equal(t.listenPosts(), 1);
     assert.equal(t.client.connected, true, 'the client itself is fine');
   } finally {
@@ -160,8 +162,9 @@ test('relisten: a server error answer is not retried', async () => {
     // A listen without a filter object is a -32602 answer, which would only come back the same.
     const sub = t.client.listen(null as unknown as SubscriptionFilter, () => {}, { relisten: { initialDelayMs: 10 } });
     await assert.rejects(sub.acknowledged);
+    // `ended` settles once the listen loop has returned: every listen it sent is counted, and no
+    // other can follow.
     await sub.ended;
-    await sleep(50);
     assert.equal(t.listenPosts(), 1);
   } finally {
     await t.client.close();

@@ -11,7 +11,7 @@ import type { DetailedTask } from '../../src/protocol/tasks.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { startTaskServer, TASKS, type TaskServer, type TaskServerOptions } from '../fixtures/tasks-server.js';
-import { waitFor } from '../support/index.js';
+import { flush, waitFor, WatchedClock, within } from '../support/index.js';
 
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const FAST = { minPollIntervalMs: 5, pollIntervalMs: 10 };
@@ -25,7 +25,30 @@ interface Setup {
   server: TaskServer;
   client: McpClient;
   errors: Error[];
+  /** The requests the client sent, with the client clock's time of sending. */
+  sent: Array<{ method: string; at: number }>;
   dispose(): Promise<void>;
+}
+
+/** When (client clock, from `t0`) the client sent each tasks/get. */
+const polls = (s: Setup, t0: number) => s.sent.filter((m) => m.method === 'tasks/get').map((m) => m.at - t0);
+
+/**
+ * Settles `call` on a manual clock: each time the client sleeps (a timer of at most `maxMs`,
+ * shorter than any request timeout in play), time moves to its wake-up, and no further. Nothing
+ * waits on the wall clock, so a loaded machine changes nothing but how long the test takes.
+ */
+async function onClock<T>(clock: WatchedClock, call: Promise<T>, maxMs = 59_999): Promise<T> {
+  let settled = false;
+  call.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (;;) {
+    const due = await waitFor(() => (settled ? 'settled' : clock.nextDue(maxMs)), 'the call to settle or the client to sleep');
+    if (due === 'settled') return call;
+    clock.set(due);
+  }
 }
 
 /** A client opted in to tasks (fast polling) against a scripted server; disposed after the test. */
@@ -38,7 +61,14 @@ async function setup(t: TestContext | undefined, script: TaskServerOptions, opti
   const server = await startTaskServer(script);
   const errors: Error[] = [];
   const client = new McpClient({ name: 'tasks-test', version: '1.0.0', era: 'modern', tasks: FAST, onerror: (e) => errors.push(e), ...options });
-  await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+  const transport = new StreamableHttpClientTransport({ url: server.url });
+  const sent: Setup['sent'] = [];
+  const send = transport.send.bind(transport);
+  transport.send = (message, opts) => {
+    for (const m of Array.isArray(message) ? message : [message]) if ('method' in m) sent.push({ method: m.method, at: (options.clock ?? Date).now() });
+    return send(message, opts);
+  };
+  await client.connect(transport);
   const dispose = async () => {
     await client.close();
     await server.close();
@@ -48,6 +78,7 @@ async function setup(t: TestContext | undefined, script: TaskServerOptions, opti
     server,
     client,
     errors,
+    sent,
     dispose,
   };
 }
@@ -88,21 +119,25 @@ test('tasks: a task given to a client that did not declare the extension is a pr
 
 test("tasks: callTool polls tasks/get at the server's pace and returns the result as if it had come at once", async (t) => {
   const seen: DetailedTask[] = [];
-  const s = await setup(t, {
-    call: (_p, server) => ({
-      result: server.createTask([{ status: 'working' }, { status: 'working', statusMessage: 'half way' }, done('finished')], {
-        pollIntervalMs: 60,
-        first: { statusMessage: 'queued' },
+  const clock = new WatchedClock();
+  const t0 = clock.now();
+  const s = await setup(
+    t,
+    {
+      call: (_p, server) => ({
+        result: server.createTask([{ status: 'working' }, { status: 'working', statusMessage: 'half way' }, done('finished')], {
+          pollIntervalMs: 60,
+          first: { statusMessage: 'queued' },
+        }),
       }),
-    }),
-  });
-  const started = Date.now();
-  const r = await s.client.callTool('slow', { n: 1 }, { ontask: (t) => seen.push(t) });
-  const took = Date.now() - started;
+    },
+    { clock },
+  );
+  const r = await onClock(clock, s.client.callTool('slow', { n: 1 }, { ontask: (t) => seen.push(t) }));
   assert.deepEqual(r, { content: [{ type: 'text', text: 'finished' }] });
   assert.equal('resultType' in r, false);
   assert.equal(s.server.bodies('tasks/get').length, 3);
-  assert.ok(took >= 170, `three polls 60 ms apart took only ${took} ms`);
+  assert.deepEqual(polls(s, t0), [60, 120, 180], 'each poll 60 ms after the one before');
   assert.deepEqual(
     seen.map((t) => [t.status, t.statusMessage]),
     [
@@ -118,22 +153,24 @@ test("tasks: callTool polls tasks/get at the server's pace and returns the resul
 });
 
 test("tasks: the server's poll interval is kept within the configured bounds", async (t) => {
+  const clock = new WatchedClock();
+  const t0 = clock.now();
   const s = await setup(
     t,
     { call: (_p, server) => ({ result: server.createTask([{ status: 'working' }, { status: 'working' }, done('ok')], { pollIntervalMs: 0 }) }) },
-    { tasks: { minPollIntervalMs: 50, maxPollIntervalMs: 60 } },
+    { tasks: { minPollIntervalMs: 50, maxPollIntervalMs: 60 }, clock },
   );
-  const started = Date.now();
-  await s.client.callTool('slow');
-  assert.ok(Date.now() - started >= 140, 'a 0 ms suggestion must not become a busy loop');
+  await onClock(clock, s.client.callTool('slow'));
+  assert.deepEqual(polls(s, t0), [50, 100, 150], 'a 0 ms suggestion must not become a busy loop');
+  const later = new WatchedClock();
+  const t1 = later.now();
   const slow = await setup(
     t,
     { call: (_p, server) => ({ result: server.createTask([{ status: 'working' }, done('ok')], { pollIntervalMs: 60_000 }) }) },
-    { tasks: { minPollIntervalMs: 10, maxPollIntervalMs: 40 } },
+    { tasks: { minPollIntervalMs: 10, maxPollIntervalMs: 40 }, clock: later },
   );
-  const t0 = Date.now();
-  await slow.client.callTool('slow');
-  assert.ok(Date.now() - t0 < 2000, 'the ceiling caps a long suggestion');
+  await onClock(later, slow.client.callTool('slow'));
+  assert.deepEqual(polls(slow, t1), [40, 80], 'the ceiling caps a long suggestion');
 });
 
 test('tasks: tasks/* requests carry Mcp-Name = taskId (and Mcp-Method) on HTTP', async (t) => {
@@ -223,16 +260,17 @@ test('tasks: an input this client cannot give fails the call and cancels the tas
 });
 
 test('tasks: a task created already finished is read once with tasks/get, without waiting', async (t) => {
+  const clock = new WatchedClock();
   const s = await setup(
     t,
     { call: (_p, server) => ({ result: server.createTask([done('instant')], { pollIntervalMs: 60_000, first: { status: 'completed' } }) }) },
-    { tasks: { maxPollIntervalMs: 60_000 } },
+    { tasks: { maxPollIntervalMs: 60_000 }, clock },
   );
-  const started = Date.now();
-  const r = await s.client.callTool('slow');
+  // The clock never moves: a client that slept before reading the task would never finish.
+  const r = await within(s.client.callTool('slow'), 'the call, with the clock standing still');
   assert.deepEqual(r.content, [{ type: 'text', text: 'instant' }]);
   assert.equal(s.server.bodies('tasks/get').length, 1);
-  assert.ok(Date.now() - started < 5000);
+  assert.deepEqual(polls(s, clock.now()), [0]);
 });
 
 test('tasks: a tool error is a completed task: the result comes back with isError', async (t) => {
@@ -289,23 +327,38 @@ test('tasks: aborting the call sends tasks/cancel and rejects at once', async (t
 });
 
 test('tasks: the request timeout applies to each poll, not to the whole task', async (t) => {
-  const s = await setup(t, {
-    call: (_p, server) => ({ result: server.createTask([...Array(25).fill({ status: 'working' }), done('long job')], { pollIntervalMs: 50 }) }),
-  });
-  const started = Date.now();
-  // Generous for one request on a loaded machine, yet shorter than the task.
-  const r = await s.client.callTool('slow', {}, { timeoutMs: 1000 });
-  assert.ok(Date.now() - started > 1000, 'the task outlived the request timeout');
+  const clock = new WatchedClock();
+  const t0 = clock.now();
+  const s = await setup(
+    t,
+    { call: (_p, server) => ({ result: server.createTask([...Array(25).fill({ status: 'working' }), done('long job')], { pollIntervalMs: 50 }) }) },
+    { clock },
+  );
+  // Time moves only between polls (to each 50 ms wake-up), never while a poll is in flight.
+  const r = await onClock(clock, s.client.callTool('slow', {}, { timeoutMs: 1000 }), 999);
+  assert.equal(clock.now() - t0, 26 * 50, 'the task outlived the 1000 ms request timeout');
   assert.deepEqual(r.content, [{ type: 'text', text: 'long job' }]);
   // A poll that is never answered times out like any request, and the task is cancelled.
-  const hung = await setup(t, {
-    call: (_p, server) => ({ result: server.createTask([{ status: 'working' }], { pollIntervalMs: 10 }) }),
-    get: (_id, server) => (server.bodies('tasks/get').length > 1 ? 'silence' : undefined),
-  });
-  await assert.rejects(
-    hung.client.callTool('slow', {}, { timeoutMs: 1000 }),
-    (e: unknown) => e instanceof LocalError && e.kind === 'timeout' && /"tasks\/get" timed out/.test(e.message),
+  const hungClock = new WatchedClock();
+  const hung = await setup(
+    t,
+    {
+      call: (_p, server) => ({ result: server.createTask([{ status: 'working' }], { pollIntervalMs: 10 }) }),
+      get: (_id, server) => (server.bodies('tasks/get').length > 1 ? 'silence' : undefined),
+    },
+    { clock: hungClock },
   );
+  const call = hung.client.callTool('slow', {}, { timeoutMs: 1000 });
+  for (let n = 1; n <= 2; n++) {
+    hungClock.set(await waitFor(() => hungClock.nextDue(10), `the wait before poll ${n}`));
+    await received(hung.server, 'tasks/get', n);
+  }
+  // The second poll is unanswered: only its timeout is left to fire.
+  hungClock.advance(999);
+  await flush();
+  assert.equal(hung.server.bodies('tasks/cancel').length, 0, 'not timed out before its 1000 ms');
+  hungClock.advance(1);
+  await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'timeout' && /"tasks\/get" timed out/.test(e.message));
   await received(hung.server, 'tasks/cancel', 1);
   assert.equal(hung.server.bodies('tasks/cancel').length, 1);
 });
@@ -327,16 +380,21 @@ test('tasks: input_required (MRTR) before the task is created is answered first,
 });
 
 test('tasks: startToolCall hands the task over; getTask / updateTask / cancelTask / waitForTask drive it by hand', async (t) => {
-  const s = await setup(t, {
-    call: (params, server) => {
-      if (params.arguments?.now) return { result: { content: [{ type: 'text', text: 'immediate' }] } };
-      return {
-        result: server.createTask([{ status: 'input_required', inputRequests: { who: form('Name?') } }], {
-          onupdate: (_r, task) => (task.states = [...task.states.slice(0, task.gets), done('by hand')]),
-        }),
-      };
+  const clock = new WatchedClock();
+  const s = await setup(
+    t,
+    {
+      call: (params, server) => {
+        if (params.arguments?.now) return { result: { content: [{ type: 'text', text: 'immediate' }] } };
+        return {
+          result: server.createTask([{ status: 'input_required', inputRequests: { who: form('Name?') } }], {
+            onupdate: (_r, task) => (task.states = [...task.states.slice(0, task.gets), done('by hand')]),
+          }),
+        };
+      },
     },
-  });
+    { clock },
+  );
   const immediate = await s.client.startToolCall('slow', { now: true });
   assert.notEqual(immediate.resultType, 'task');
   assert.deepEqual(immediate, { content: [{ type: 'text', text: 'immediate' }] });
@@ -345,27 +403,30 @@ test('tasks: startToolCall hands the task over; getTask / updateTask / cancelTas
   assert.equal(started.resultType, 'task');
   if (started.resultType !== 'task') return;
   assert.equal(started.status, 'working');
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(s.server.bodies('tasks/get').length, 0, 'a handed-over task is not polled');
+  // Driving would start at once (a poll, or a wait on the clock before it): let that happen if it would.
+  await flush();
+  assert.equal(clock.nextDue(59_999), undefined, 'no wait before a poll is armed');
+  assert.equal(polls(s, 0).length, 0, 'a handed-over task is not polled');
 
   const now = await s.client.getTask(started.taskId);
   assert.equal(now.status, 'input_required');
   assert.equal('resultType' in now, false);
   assert.deepEqual(Object.keys(now.inputRequests ?? {}), ['who']);
   await s.client.updateTask(started.taskId, { who: { action: 'accept', content: { name: 'me' } } });
-  const r = await s.client.waitForTask(started.taskId);
+  const r = await onClock(clock, s.client.waitForTask(started.taskId));
   assert.deepEqual(r, { content: [{ type: 'text', text: 'by hand' }] });
 
   // waitForTask also takes the CreateTaskResult itself.
   const again = await s.client.startToolCall('slow');
   if (again.resultType !== 'task') throw new Error('expected a task');
   await s.client.cancelTask(again.taskId);
-  await assert.rejects(s.client.waitForTask(again), TaskCancelledError);
+  await assert.rejects(onClock(clock, s.client.waitForTask(again)), TaskCancelledError);
 
   await assert.rejects(s.client.getTask('no-such-task'), (e: unknown) => e instanceof McpError && e.code === -32602);
 });
 
 test('tasks: listen({ taskIds }) delivers notifications/tasks, and they wake a waiting poller', async (t) => {
+  const clock = new WatchedClock();
   let id = '';
   const s = await setup(
     t,
@@ -376,23 +437,25 @@ test('tasks: listen({ taskIds }) delivers notifications/tasks, and they wake a w
         return { result: created };
       },
     },
-    { tasks: { listen: true, maxPollIntervalMs: 60_000 } },
+    { tasks: { listen: true, maxPollIntervalMs: 60_000 }, clock },
   );
   const seen: Array<{ method: string; status?: string }> = [];
   const on: string[] = [];
   s.client.on('notifications/tasks', (p) => on.push(String(p?.status)));
-  const started = Date.now();
   const call = s.client.callTool('slow');
   await waitFor(() => id && s.server.bodies('subscriptions/listen').length > 0, 'the task id and the listen request');
   const sub = s.client.listen({ taskIds: [id] }, (n) => seen.push({ method: n.method, status: n.params?.status as string }));
   assert.deepEqual(await sub.acknowledged, { taskIds: [id] });
-  await new Promise((r) => setTimeout(r, 30));
+  // The poller is asleep for its 10 s (the poll its own stream's acknowledgement triggers may come first).
+  await waitFor(() => clock.nextDue(10_000) !== undefined && s.server.bodies('tasks/get').length === polls(s, 0).length, 'the poller to sleep');
+  const gets = s.server.bodies('tasks/get').length;
   const finished = done('woken');
   s.server.tasks.get(id)!.states = [finished];
   assert.equal(s.server.notify({ taskId: id, ...finished }), 2);
-  const r = await call;
+  // The clock stands still: only the notification can end the 10 s wait.
+  const r = await within(call, 'the call, woken by the notification');
   assert.deepEqual(r.content, [{ type: 'text', text: 'woken' }]);
-  assert.ok(Date.now() - started < 5000, 'the notification ended the 10 s wait');
+  assert.equal(s.server.bodies('tasks/get').length, gets + 1, 'one poll, on the notification');
   assert.deepEqual(seen, [{ method: 'notifications/tasks', status: 'completed' }]);
   assert.deepEqual(on, ['completed', 'completed']);
   assert.deepEqual(s.server.bodies('subscriptions/listen')[0].params.notifications, { taskIds: [id] });

@@ -6,7 +6,7 @@ import { InMemoryTaskStore } from '../../src/state/task-store.js';
 import { MemoryBus } from '../../src/state/bus.js';
 import { connect } from '../../src/client/connect.js';
 import { call, crossInstanceChecks, instance } from './bus-helpers.js';
-import { sleep, waitFor } from '../support/index.js';
+import { waitFor } from '../support/index.js';
 
 test('MemoryBus: updates, logs, list changes and task events cross instances; own messages are not applied twice', async () => {
   const bus = new MemoryBus();
@@ -32,10 +32,13 @@ test('MemoryBus: updates, logs, list changes and task events cross instances; ow
     const updates: string[] = [];
     hs.on('notifications/resources/updated', (p) => updates.push(p.uri));
     await hs.subscribeResource('file:///report.txt');
+    await hs.subscribeResource('file:///marker.txt');
     a.mcp.resourceUpdated('file:///report.txt');
-    await waitFor(async () => (updates.length > 0 ? true : undefined), 'the update on A');
-    await sleep(100); // a duplicate from the bus would come within this (one-sided: load only makes it longer)
-    assert.deepEqual(updates, ['file:///report.txt']);
+    // A marker raised on B after it reaches A over the bus behind any echo of A's own update
+    // (the bus keeps order), so once it is in, a duplicate would be too.
+    b.mcp.resourceUpdated('file:///marker.txt');
+    await waitFor(async () => (updates.includes('file:///marker.txt') ? true : undefined), 'the marker on A');
+    assert.deepEqual(updates, ['file:///report.txt', 'file:///marker.txt']);
     await hs.close();
     assert.deepEqual(
       [...a.errors, ...b.errors].map((e) => e.message),

@@ -7,6 +7,7 @@ export { deferred, latch, type Deferred, type Latch } from './latch.js';
 export { tempDir } from './fs.js';
 export type { Equal, Expect } from './types.js';
 export { ManualClock } from '../../src/testing/clock.js';
+export { WatchedClock } from './clock.js';
 // Scripted model endpoints (OpenAI Chat Completions, Anthropic Messages) for host tests.
 export {
   errorTurn,
@@ -27,3 +28,5 @@ export {
 } from './llm.js';
 // A Host between mcpkit servers over HTTP and a scripted model, recording its events.
 export { startLoopRig, type LoopRig, type LoopRigOptions } from './host-loop.js';
+// The stdio backend of the gateway tests.
+export { gatewayBackend } from './gateway.js';

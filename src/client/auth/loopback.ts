@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock, unrefTimer } from '../../engine/clock.js';
 import { OAuthFlowError } from './errors.js';
 import type { AuthorizationRequest } from './options.js';
 
@@ -19,6 +20,8 @@ export interface LoopbackOptions {
   open?: (url: string, request: AuthorizationRequest) => void | Promise<void>;
   /** How long to wait for the user. Default 5 minutes. */
   timeoutMs?: number;
+  /** Where that wait is timed (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 export interface LoopbackAuthorization {
@@ -71,25 +74,26 @@ export async function loopbackAuthorization(options: LoopbackOptions = {}): Prom
   port = (server.address() as AddressInfo).port;
   const redirectUri = `http://127.0.0.1:${port}${path}`;
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  const clock = options.clock ?? systemClock;
   return {
     redirectUri,
     async authorize(request) {
       if (pending) throw new OAuthFlowError('another sign-in is already waiting for the browser');
       let settle!: { resolve(url: string): void; reject(err: Error): void };
       const answer = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
-      const timer = setTimeout(() => {
+      const timer = clock.setTimeout(() => {
         if (pending === mine) pending = undefined;
         settle.reject(new OAuthFlowError(`no sign-in response arrived at ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);
-      timer.unref?.();
+      unrefTimer(timer);
       const mine = {
         state: request.state,
         resolve: (url: string) => {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           settle.resolve(url);
         },
         reject: (err: Error) => {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           settle.reject(err);
         },
       };

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { encodeMessage } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
+import { type Clock, systemClock } from '../../engine/clock.js';
 import type { Transport } from '../../engine/transport.js';
 import { DEFAULT_MAX_LINE_LENGTH, LineReader } from './line-reader.js';
 import { EARLY_LINES, LineWriter } from './line-writer.js';
@@ -27,6 +28,8 @@ export interface StdioClientTransportOptions {
   maxMessageSize?: number;
   /** Wait for each shutdown step (stdin EOF, then SIGTERM) before escalating. Default 2000 ms. */
   shutdownTimeoutMs?: number;
+  /** Where those waits are timed (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 /** How long to wait for the child's pipes to close after it exited (a grandchild may hold them). */
@@ -264,12 +267,13 @@ export class StdioClientTransport implements Transport {
       await exit;
       return true;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    const clock = this.options.clock ?? systemClock;
+    let timer: unknown;
+    const timeout = new Promise<false>((resolve) => (timer = clock.setTimeout(() => resolve(false), ms)));
     try {
       return await Promise.race([exit.then(() => true as const), timeout]);
     } finally {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
     }
   }
 

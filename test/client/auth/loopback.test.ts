@@ -7,6 +7,7 @@ import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import { OAuthFlowError } from '../../../src/client/auth/errors.js';
 import type { AuthorizationRequest } from '../../../src/client/auth/options.js';
 import { authorizations, rpc, setup } from './fixture.js';
+import { flush, ManualClock, within } from '../../support/index.js';
 
 const request = (state: string): AuthorizationRequest => ({
   url: new URL(`https://as.example.com/authorize?state=${state}`),
@@ -113,20 +114,25 @@ test('an open() that fails frees the listener at once and leaves no rejection be
   const onUnhandled = (e: unknown) => unhandled.push(e);
   process.on('unhandledRejection', onUnhandled);
   let fail = true;
+  const clock = new ManualClock();
   const lb = await loopbackAuthorization({
     timeoutMs: 50,
+    clock,
     open: () => {
       if (fail) throw new Error('no browser');
     },
   });
   try {
     await assert.rejects(lb.authorize(request('a')), /no browser/);
+    assert.equal(clock.pending, 0, "the failed attempt's timer is cleared");
     fail = false;
     const next = lb.authorize(request('b'));
-    setTimeout(() => void get(`${lb.redirectUri}?code=ok&state=b`), 5);
+    void get(`${lb.redirectUri}?code=ok&state=b`);
     assert.match(await next, /code=ok/, 'not refused as "already waiting"');
-    // The failed attempt's timer must not fire a rejection nobody handles.
-    await new Promise((r) => setTimeout(r, 120));
+    // Past every timeout: the failed attempt's timer must not fire a rejection nobody handles
+    // (unhandled rejections are reported once the microtasks drain, which flush() lets happen).
+    clock.advance(1000);
+    await flush();
     assert.deepEqual(unhandled, []);
   } finally {
     process.off('unhandledRejection', onUnhandled);
@@ -135,13 +141,11 @@ test('an open() that fails frees the listener at once and leaves no rejection be
 });
 
 test('close() while a sign-in waits fails it at once', async () => {
-  const lb = await loopbackAuthorization({ open: () => {} });
+  // The clock stands still: only close() can end the 5-minute wait.
+  const lb = await loopbackAuthorization({ open: () => {}, clock: new ManualClock() });
   const waiting = lb.authorize(request('a'));
-  await new Promise((r) => setTimeout(r, 10));
-  const started = Date.now();
   await lb.close();
-  await assert.rejects(waiting, (err: Error) => err instanceof OAuthFlowError && /closed/.test(err.message));
-  assert.ok(Date.now() - started < 1000);
+  await assert.rejects(within(waiting, 'the waiting sign-in to fail'), (err: Error) => err instanceof OAuthFlowError && /closed/.test(err.message));
 });
 
 test('a fixed port is used when given', async () => {

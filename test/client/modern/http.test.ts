@@ -44,12 +44,15 @@ interface Fixture {
   running: RunningServer;
   url: string;
   aborted: string[];
+  /** Tools whose handler has started, in order. */
+  started: string[];
   close(): Promise<void>;
 }
 
 async function start(options: Partial<McpServerOptions> = {}, serveOptions: Parameters<typeof serve>[1] = {}): Promise<Fixture> {
   const mcp = new McpServer({ name: 'http-modern', version: '2.0.0', onerror: () => {}, ...options });
   const aborted: string[] = [];
+  const started: string[] = [];
   mcp.tool('echo', { input: { text: z.string() } }, ({ text }) => text);
   mcp.resource('spaced', 'file:///a%20b/read me', () => 'spaced');
   mcp.tool(
@@ -70,6 +73,7 @@ async function start(options: Partial<McpServerOptions> = {}, serveOptions: Para
   // x-mcp-header on a number property is not allowed: HTTP clients must drop this tool.
   mcp.tool('bad-header', { input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } } }, () => 'never listed');
   mcp.tool('wait', async (_a, ctx) => {
+    started.push('wait');
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
     aborted.push('wait');
     return 'cancelled';
@@ -79,7 +83,7 @@ async function start(options: Partial<McpServerOptions> = {}, serveOptions: Para
     return r.action === 'accept' ? `hello ${String(r.content?.name)}` : r.action;
   });
   const running = await serve(mcp, { port: 0, host: '127.0.0.1', ...serveOptions });
-  return { mcp, running, url: running.url, aborted, close: () => running.close() };
+  return { mcp, running, url: running.url, aborted, started, close: () => running.close() };
 }
 
 test('http auto: our server is detected as 2026-07-28; every POST carries the routing headers; no session, GET or DELETE', async () => {
@@ -233,8 +237,7 @@ test('http: cancelling a call aborts its POST; the server handler sees ctx.signa
   try {
     const ctl = new AbortController();
     const call = client.callTool('wait', {}, { signal: ctl.signal });
-    await waitFor(() => rec.posts('tools/call').length === 1);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => fx.started.length === 1, 'the handler to be running');
     ctl.abort();
     await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
     await waitFor(() => fx.aborted.length === 1, 'the server handler to be cancelled');

@@ -8,7 +8,7 @@ import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
 import { discoverResult, initializeResult, M, memoryClient, scriptedClient, text, V } from './helpers.js';
-import { flush, waitFor } from '../../support/index.js';
+import { flush, ManualClock, waitFor, within } from '../../support/index.js';
 
 function ourServer(options: Partial<ConstructorParameters<typeof McpServer>[0]> = {}): McpServer {
   const s = new McpServer({ name: 'ours', version: '3.1.0', instructions: 'be brief', onerror: () => {}, ...options });
@@ -77,12 +77,17 @@ for (const [label, answer] of [
 }
 
 test('auto: a server that never answers the probe is initialized after probeTimeoutMs, without a cancellation', async () => {
+  const clock = new ManualClock();
   const { client, wire, connecting } = await scriptedClient((m) => (m.method === 'initialize' ? { result: initializeResult() } : undefined), {
     probeTimeoutMs: 50,
+    clock,
   });
-  const started = Date.now();
-  await connecting;
-  assert.ok(Date.now() - started < 2000);
+  await waitFor(() => wire.methods().length === 1, 'the probe');
+  clock.advance(49);
+  await flush();
+  assert.deepEqual(wire.methods(), ['server/discover'], 'still waiting for the probe before probeTimeoutMs');
+  clock.advance(1);
+  await within(connecting, 'the fallback to initialize');
   assert.equal(client.era, 'handshake');
   // Nothing but initialize may follow: a legacy server must not see notifications/cancelled first.
   assert.deepEqual(wire.methods(), ['server/discover', 'initialize', 'notifications/initialized']);

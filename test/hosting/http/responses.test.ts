@@ -2,10 +2,15 @@
 // MCP-Protocol-Version header, and server-to-client requests on a POST's stream.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { deferred, latch, within } from '../../support/index.js';
 import { call, initReq, jsonError, LATEST, makeServer, open, post, raw, req, SseReader, start, type Started } from './helpers.js';
 
-async function withServer(options: Parameters<typeof start>[0], fn: (s: Started, headers: Record<string, string>) => Promise<void>): Promise<void> {
-  const s = await start(options);
+async function withServer(
+  options: Parameters<typeof start>[0],
+  fn: (s: Started, headers: Record<string, string>) => Promise<void>,
+  fixture = makeServer(),
+): Promise<void> {
+  const s = await start(options, fixture);
   try {
     const { headers } = await open(s.url, LATEST, {}, { elicitation: {} });
     await fn(s, headers);
@@ -224,18 +229,32 @@ test('tool errors and unknown tools over HTTP', async () => {
 });
 
 test('a request reusing the id of one still in flight is refused; the first is still answered', async () => {
-  await withServer({}, async (s, headers) => {
-    const first = req('tools/call', { name: 'slow', arguments: { ms: 150 } }, 'dup');
-    const pending = post(s.url, first, headers);
-    await new Promise((r) => setTimeout(r, 30));
-    const again = await post(s.url, req('ping', undefined, 'dup'), headers);
-    assert.match((await jsonError(again, 400, -32600)).message, /already in use/);
-    const r = await pending;
-    assert.equal(r.status, 200);
-    const body = (await r.json()) as { id: string; result: { content: Array<{ text: string }> } };
-    assert.equal(body.id, 'dup');
-    assert.equal(body.result.content[0].text, 'slept 150');
+  // The first call is held in its handler until the duplicate has been refused: in flight by
+  // construction, not by a race between a sleep and a slow tool.
+  const running = latch();
+  const release = deferred();
+  const fixture = makeServer();
+  fixture.mcp.tool('hold', async () => {
+    running.arrive();
+    await release.promise;
+    return 'released';
   });
+  await withServer(
+    {},
+    async (s, headers) => {
+      const pending = post(s.url, req('tools/call', { name: 'hold' }, 'dup'), headers);
+      await within(running.opened, 'the first call to be running');
+      const again = await post(s.url, req('ping', undefined, 'dup'), headers);
+      assert.match((await jsonError(again, 400, -32600)).message, /already in use/);
+      release.resolve();
+      const r = await pending;
+      assert.equal(r.status, 200);
+      const body = (await r.json()) as { id: string; result: { content: Array<{ text: string }> } };
+      assert.equal(body.id, 'dup');
+      assert.equal(body.result.content[0].text, 'released');
+    },
+    fixture,
+  );
 });
 
 test('stateless: ctx.elicit/sample/roots blame the transport, not the client, which did declare them', async () => {

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { sleep } from '../../support/index.js';
+import { within } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Generous: only a failing test waits this long (a loaded machine may take seconds to start tsx). */
@@ -93,15 +93,14 @@ class RawServer {
     return r;
   }
 
-  /** Closes stdin: the server must exit by itself, with code 0, within 2 s. */
+  /**
+   * Closes stdin: the server must exit by itself, with code 0. How it exited is the proof (a
+   * server that had to be killed shows a signal); the safety net only turns a hang into a failure.
+   */
   async closeAndExpectCleanExit(): Promise<void> {
-    const t0 = Date.now();
     this.child.stdin.end();
-    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 2000).unref());
-    const outcome = await Promise.race([this.exited, timeout]);
-    assert.notEqual(outcome, 'timeout', 'server did not exit within 2 s of stdin EOF');
+    const outcome = await within(this.exited, 'the server to exit after stdin EOF');
     assert.deepEqual(outcome, { code: 0, signal: null });
-    assert.ok(Date.now() - t0 < 2000);
     assert.deepEqual(this.inbox, [], 'no unexpected messages');
   }
 
@@ -245,8 +244,10 @@ test('notifications/cancelled for an in-flight request: no response for it, serv
   s.send({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'count', arguments: { n: 10 } } });
   s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
   await s.alive();
-  // count(10) takes ≥ 50 ms; give it ample time to (wrongly) answer (one-sided: load only lengthens it).
-  await sleep(300);
+  // The same tool, started later and asked to count further: its answer comes after the moment
+  // c1's handler finished, so a (wrong) answer to c1 would already be in.
+  s.send({ jsonrpc: '2.0', id: 'c2', method: 'tools/call', params: { name: 'count', arguments: { n: 20 } } });
+  await s.response('c2');
   assert.equal(
     s.inbox.some((x) => isObj(x) && x.id === 'c1'),
     false,

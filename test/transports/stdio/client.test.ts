@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { StdioClientTransport, type StdioClientTransportOptions } from '../../../src/transports/stdio/client.js';
 import { ServerExitError } from '../../../src/transports/stdio/exit.js';
-import { SAFETY_NET_MS, waitFor, within } from '../../support/index.js';
+import { flush, SAFETY_NET_MS, waitFor, WatchedClock, within } from '../../support/index.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/stdio/${name}`, import.meta.url));
 
@@ -140,26 +140,40 @@ test("stderr: 'ignore' hides the server's stderr but still quotes its tail when 
 });
 
 test('close() sends SIGTERM when the server ignores stdin EOF', async () => {
-  const { transport, nextFrames, closes } = open('stubborn-server.mjs', { args: ['--honor-sigterm'] });
+  const clock = new WatchedClock();
+  const { transport, nextFrames, closes } = open('stubborn-server.mjs', { args: ['--honor-sigterm'], clock });
   await transport.start();
   await nextFrames(1);
-  const t0 = Date.now();
-  await transport.close();
-  const elapsed = Date.now() - t0;
-  assert.ok(elapsed >= 150 && elapsed < 400, `took ${elapsed} ms`);
+  const closing = transport.close();
+  // stdin is closed; the transport waits shutdownTimeoutMs on its clock, which stands still.
+  const due = await waitFor(() => clock.nextDue(), 'the wait after stdin EOF');
+  await flush();
+  assert.deepEqual(closes, [], 'not closed before the wait is over');
+  clock.set(due);
+  await within(closing, 'the server to exit on SIGTERM');
+  // A second wait was armed after SIGTERM and never had to run out: no SIGKILL.
+  assert.deepEqual(clock.armed, [200, 200]);
+  assert.equal(clock.nextDue(), undefined);
   assert.deepEqual(closes, [undefined]);
 });
 
 test('close() escalates to SIGKILL when the server ignores SIGTERM too', async () => {
-  const { transport, nextFrames, closes } = open('stubborn-server.mjs');
+  const clock = new WatchedClock();
+  const { transport, nextFrames, closes } = open('stubborn-server.mjs', { clock });
   await transport.start();
   await nextFrames(1);
   const pid = transport.pid;
   assert.equal(typeof pid, 'number');
-  const t0 = Date.now();
-  await Promise.all([transport.close(), transport.close()]);
-  const elapsed = Date.now() - t0;
-  assert.ok(elapsed >= 350, `took ${elapsed} ms`);
+  const closing = Promise.all([transport.close(), transport.close()]);
+  // Each step's wait runs out on the clock: stdin EOF, then SIGTERM, both ignored.
+  for (let step = 1; step <= 2; step++) {
+    const due = await waitFor(() => clock.armed.length === step && clock.nextDue(), `shutdown wait ${step}`);
+    await flush();
+    assert.deepEqual(closes, [], `still running after step ${step}`);
+    clock.set(due);
+  }
+  await within(closing, 'the SIGKILL');
+  assert.deepEqual(clock.armed, [200, 200]);
   assert.deepEqual(closes, [undefined]);
   assert.throws(() => process.kill(pid as number, 0), { code: 'ESRCH' });
 });
@@ -186,7 +200,9 @@ test('close() before start() closes once without spawning', async () => {
 });
 
 test('end to end: StdioServerTransport in a child exits by itself on stdin EOF', async () => {
-  const { transport: t, nextFrames, closes } = open('transport-echo-server.ts', { shutdownTimeoutMs: 3000 });
+  // The clock stands still: only the server's own exit on EOF can end close(), never a signal.
+  const clock = new WatchedClock();
+  const { transport: t, nextFrames, closes } = open('transport-echo-server.ts', { shutdownTimeoutMs: 3000, clock });
   await t.start();
   await t.send(ping(1));
   await t.send(ping(2, { pad: 'x'.repeat(2000) }));
@@ -197,9 +213,7 @@ test('end to end: StdioServerTransport in a child exits by itself on stdin EOF',
   assert.equal(tooBig.id, null);
   assert.equal((tooBig.error as { code: number }).code, -32600);
   assert.deepEqual(third.params, { frame: JSON.stringify(ping(3)) });
-  const t0 = Date.now();
-  await t.close();
-  const elapsed = Date.now() - t0;
-  assert.ok(elapsed < 3000, `the server should exit on EOF, before any signal (took ${elapsed} ms)`);
+  await within(t.close(), 'the server to exit on stdin EOF');
+  assert.deepEqual(clock.armed, [3000], 'one wait, never run out');
   assert.deepEqual(closes, [undefined]);
 });

@@ -1,4 +1,5 @@
 /** Pieces shared by the HTTP client transports: errors, headers, small response helpers. */
+import { type Clock, systemClock } from '../../../engine/clock.js';
 
 /** Extra request headers: fixed, or computed before every request (e.g. a fresh access token). */
 export type HeadersOption = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -126,4 +127,17 @@ export async function credentialDigest(option: HeadersOption | undefined): Promi
   // Web Crypto, so the fetch-based client stays usable outside Node.
   const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${auth ?? ''}\n${key ?? ''}`));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Waits `ms` on `clock` (a reconnection delay), or until `signal` aborts; never rejects. */
+export function pause(ms: number, signal: AbortSignal, clock: Clock = systemClock): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clock.clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = clock.setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

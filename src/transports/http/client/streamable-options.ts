@@ -1,4 +1,5 @@
 import type { RequestId } from '../../../jsonrpc/messages.js';
+import type { Clock } from '../../../engine/clock.js';
 import type { HeadersOption } from './http-common.js';
 
 // The Streamable HTTP client transport's options, and the bookkeeping of the SSE streams it follows.
@@ -20,6 +21,8 @@ export interface StreamableHttpClientTransportOptions {
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
   reconnect?: ReconnectOptions;
+  /** Where the reconnection delays are timed (default the system clock; tests pass a ManualClock). */
+  clock?: Clock;
   /** Open the standalone GET stream for server-initiated messages after initialization. Default true. */
   openGetStream?: boolean;
   /** How long close() waits for the DELETE that ends the session (ms). Default 3000. */

@@ -10,6 +10,7 @@ import {
   isAbort,
   mediaType,
   networkError,
+  pause,
   credentialDigest,
   isIdentifiedError,
   SessionExpiredError,
@@ -391,16 +392,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const signal = this.abort.signal;
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return pause(ms, this.abort.signal, this.options.clock);
   }
 
   /**

@@ -5,6 +5,7 @@ import { HttpStatusError, SessionExpiredError } from '../../../../src/transports
 import { StreamableHttpClientTransport } from '../../../../src/transports/http/client/streamable.js';
 import type { JsonRpcMessage } from '../../../../src/jsonrpc/messages.js';
 import { rpcId, rpcMethod, sseHeaders, startScriptedServer, type Script } from '../../../fixtures/http/scripted-server.js';
+import { flush, waitFor, WatchedClock } from '../../../support/index.js';
 
 const INIT: JsonRpcMessage = {
   jsonrpc: '2.0',
@@ -35,13 +36,8 @@ function capture(t: StreamableHttpClientTransport) {
   return { frames, errors };
 }
 
-const until = async (cond: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+// A deadline of its own (it had 2 s) would bet on the machine's speed: the shared safety net.
+const until = (cond: () => boolean) => waitFor(cond, 'the condition');
 
 test('JSON bodies (object and batch array) are delivered whole; 202 delivers nothing; headers follow the handshake', async () => {
   const srv = await startScriptedServer(
@@ -142,27 +138,34 @@ test('an SSE answer without event ids that ends early cannot be resumed: onerror
 });
 
 test('resuming gives up after maxRetries failed GETs, with backoff, and says so', async () => {
+  const clock = new WatchedClock();
+  const t0 = clock.now();
   const gets: number[] = [];
   const srv = await startScriptedServer(
     withInit((req, res) => {
       if (req.method === 'GET') {
-        gets.push(Date.now());
+        gets.push(clock.now() - t0);
         return void res.writeHead(503).end('busy');
       }
       if (rpcMethod(req.body) === 'tools/call') return void res.writeHead(200, sseHeaders).end('id: e1\nretry: 20\ndata: \n\n');
       res.writeHead(202).end();
     }),
   );
-  const t = new StreamableHttpClientTransport({ url: srv.url, openGetStream: false, reconnect: { maxRetries: 3 } });
+  const t = new StreamableHttpClientTransport({ url: srv.url, openGetStream: false, reconnect: { maxRetries: 3 }, clock });
   const { errors } = capture(t);
   await t.start();
   await t.send(INIT);
   await t.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
-  await until(() => errors.length > 0);
+  // Time moves only to each reconnection delay's end, once the transport waits on it.
+  for (;;) {
+    const due = await waitFor(() => (errors.length > 0 ? 'gave up' : clock.nextDue()), 'a reconnection delay or giving up');
+    if (due === 'gave up') break;
+    clock.set(due);
+  }
   assert.match(errors[0].message, /Gave up resuming .*request 1 after 3 attempts.*503/);
-  assert.equal(gets.length, 3);
-  // Delays 20, 40, 80 ms (the server's retry, doubled each time).
-  assert.ok(gets[2] - gets[1] >= 70, `backoff grows: ${gets[2] - gets[1]}`);
+  // Delays 20, 40, 80 ms (the server's retry, doubled each time): the GETs at 20, 60, 140.
+  assert.deepEqual(clock.armed, [20, 40, 80]);
+  assert.deepEqual(gets, [20, 60, 140]);
   for (const r of srv.requests.filter((x) => x.method === 'GET')) assert.equal(r.headers['last-event-id'], 'e1');
   await t.close();
   await srv.close();
@@ -245,7 +248,8 @@ test('no resume for a request that was cancelled, or answered on another stream,
       res.writeHead(202).end();
     }),
   );
-  const t = new StreamableHttpClientTransport({ url: srv.url });
+  const clock = new WatchedClock();
+  const t = new StreamableHttpClientTransport({ url: srv.url, clock });
   const { frames, errors } = capture(t);
   await t.start();
   await t.send(INIT);
@@ -254,7 +258,9 @@ test('no resume for a request that was cancelled, or answered on another stream,
   await t.send(INITIALIZED);
   await t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'y' } });
   await until(() => frames.length === 2);
-  await new Promise((r) => setTimeout(r, 150));
+  // Every resume starts with the server's `retry` (80 ms) on the transport's clock: none was armed.
+  await flush();
+  assert.deepEqual(clock.armed, [], 'no resume scheduled');
   const resumes = srv.requests.filter((r) => r.method === 'GET' && r.headers['last-event-id'] !== undefined);
   assert.deepEqual(resumes, [], 'nothing left to resume');
   assert.deepEqual(errors, []);

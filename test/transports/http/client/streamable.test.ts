@@ -6,7 +6,7 @@ import { HttpStatusError, SessionExpiredError } from '../../../../src/transports
 import { StreamableHttpClientTransport } from '../../../../src/transports/http/client/streamable.js';
 import type { StreamableHttpClientTransportOptions } from '../../../../src/transports/http/client/streamable.js';
 import { startStreamableServer, type StreamableFixture } from '../../../fixtures/http/official-servers.js';
-import { waitFor } from '../../../support/index.js';
+import { waitFor, WatchedClock } from '../../../support/index.js';
 
 const firstText = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 
@@ -222,14 +222,18 @@ test('resumability: a dropped POST stream is resumed with GET + Last-Event-ID (I
 test('polling: the server closes the stream after the priming event; the client waits `retry` and resumes', async () => {
   const fx = await startStreamableServer({ resumable: true, retryInterval: 60 });
   try {
-    const { client, transport, errors } = await open(fx.url);
+    const clock = new WatchedClock();
+    const { client, transport, errors } = await open(fx.url, { clock });
     const progress: number[] = [];
-    const started = Date.now();
-    const r = await client.callTool('poll', { ms: 100 }, { onprogress: (p) => progress.push(p.progress) });
-    assert.equal(firstText(r), 'polled 100');
-    assert.ok(Date.now() - started >= 100);
-    const resumes = fx.seen.filter((s) => s.method === 'GET' && s.lastEventId !== undefined);
-    assert.ok(resumes.length >= 1, 'resumed with Last-Event-ID');
+    const call = client.callTool('poll', { ms: 100 }, { onprogress: (p) => progress.push(p.progress) });
+    const resumed = () => fx.seen.filter((s) => s.method === 'GET' && s.lastEventId !== undefined);
+    // The stream closes after its priming event: the client waits the server's retry on its clock.
+    const due = await waitFor(() => clock.nextDue(), 'the wait before resuming');
+    assert.deepEqual(clock.armed, [60], "the server's retry");
+    assert.equal(resumed().length, 0, 'no resume before the wait is over');
+    clock.set(due);
+    assert.equal(firstText(await call), 'polled 100');
+    assert.ok(resumed().length >= 1, 'resumed with Last-Event-ID');
     // Server-initiated messages still flow on the standalone stream while resuming requests.
     const gotIt = new Promise<void>((resolve) => client.on('notifications/tools/list_changed', () => resolve()));
     await fx.waitForGets(transport.sessionId!);

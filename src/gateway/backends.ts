@@ -1,0 +1,192 @@
+// The gateway's connections to its backends, in lanes: one shared lane (a ServerPool holding
+// every `shared` backend, used by all clients) and one lane per client for `per-client`
+// backends (their own pool: their own stdio processes, the caller's token passed through).
+// Each lane routes its backends' questions to the right client (routing.ts).
+import type { EraOption } from '../client/era.js';
+import type { Clock } from '../engine/clock.js';
+import type { AuthInfo } from '../engine/transport.js';
+import { ServerPool, type PoolEvent } from '../host/pool.js';
+import type { ServerSpec } from '../host/pool-types.js';
+import type { LoggingLevel } from '../protocol/types.js';
+import type { RequestContext } from '../server/context.js';
+import type { Session } from '../server/context.js';
+import type { BackendDef } from './config.js';
+import { InputRouter } from './routing.js';
+
+export interface Lane {
+  readonly pool: ServerPool;
+  readonly router: InputRouter;
+  /** Whose lane: `shared`, or the client's owner key. */
+  readonly owner: string;
+  readonly ready: Promise<void>;
+}
+
+/** What changed, for the list_changed notifications the front sends. */
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+export interface BackendsOptions {
+  separator?: string;
+  era?: EraOption;
+  clock?: Clock;
+  cwd?: string;
+  requestTimeoutMs?: number;
+  /** A backend's list changed (or a backend came or went). */
+  changed(kind: ListKind): void;
+  onEvent?(event: PoolEvent, owner: string): void;
+}
+
+/** Per-client lanes idle this long after their last use by a stateless (2026-07-28) caller are closed. */
+const IDLE_LANE_MS = 15 * 60_000;
+
+export class Backends {
+  private defs: BackendDef[];
+  readonly shared: Lane;
+  private readonly perClient = new Map<string, { lane: Lane; auth: AuthInfo | undefined; used: number }>();
+  private readonly sessionIds = new WeakMap<Session, string>();
+  private nextSession = 0;
+  private closed = false;
+
+  constructor(
+    defs: readonly BackendDef[],
+    private readonly options: BackendsOptions,
+  ) {
+    this.defs = [...defs];
+    this.shared = this.lane(
+      'shared',
+      this.defs.filter((d) => d.session === 'shared'),
+      undefined,
+    );
+  }
+
+  /** Whom a request's per-client backends belong to: its session, or (stateless) its caller. */
+  ownerOf(ctx: RequestContext, callerId: string): string {
+    const s = ctx.session;
+    if (!s) return `caller:${callerId}`;
+    let id = this.sessionIds.get(s);
+    if (id === undefined) {
+      id = `session:${++this.nextSession}`;
+      this.sessionIds.set(s, id);
+      const key = id;
+      s.onClose(() => void this.drop(key));
+    }
+    return id;
+  }
+
+  /** The lanes serving a client: the shared one, and its own when there are per-client backends. */
+  async lanesFor(ctx: RequestContext, callerId: string): Promise<Lane[]> {
+    const mine = this.defs.filter((d) => d.session === 'per-client');
+    if (mine.length === 0 || this.closed) {
+      await this.shared.ready;
+      return [this.shared];
+    }
+    const owner = this.ownerOf(ctx, callerId);
+    let entry = this.perClient.get(owner);
+    if (!entry) {
+      entry = { lane: this.lane(owner, mine, ctx.authInfo), auth: ctx.authInfo, used: 0 };
+      this.perClient.set(owner, entry);
+    }
+    entry.used = this.now();
+    this.sweep();
+    await Promise.all([this.shared.ready, entry.lane.ready]);
+    return [this.shared, entry.lane];
+  }
+
+  /** Applies a new set of backends: removed and changed ones are closed, added ones started, the rest untouched. */
+  async reload(defs: readonly BackendDef[]): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    const before = new Map(this.defs.map((d) => [d.name, d]));
+    const after = new Map(defs.map((d) => [d.name, d]));
+    const removed = [...before.keys()].filter((n) => !after.has(n));
+    const added = [...after.keys()].filter((n) => !before.has(n));
+    const changed = [...after.keys()].filter((n) => before.has(n) && !same(before.get(n)!, after.get(n)!));
+    this.defs = [...defs];
+    const gone = new Set([...removed, ...changed]);
+    const lanes: Array<{ lane: Lane; mode: BackendDef['session']; auth: AuthInfo | undefined }> = [{ lane: this.shared, mode: 'shared', auth: undefined }];
+    for (const e of this.perClient.values()) lanes.push({ lane: e.lane, mode: 'per-client', auth: e.auth });
+    await Promise.all(
+      lanes.map(async ({ lane, mode, auth }) => {
+        for (const name of gone) await lane.pool.remove(name);
+        const fresh = defs.filter((d) => d.session === mode && (added.includes(d.name) || changed.includes(d.name)));
+        await Promise.all(fresh.map((d) => lane.pool.add(specOf(d, auth))));
+      }),
+    );
+    if (removed.length + added.length + changed.length > 0) {
+      // Tools are announced by the pools; prompts and resources have no such bookkeeping.
+      this.options.changed('prompts');
+      this.options.changed('resources');
+    }
+    return { added, removed, changed };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const lanes = [this.shared, ...[...this.perClient.values()].map((e) => e.lane)];
+    this.perClient.clear();
+    await Promise.all(lanes.map((l) => l.pool.close()));
+  }
+
+  private now(): number {
+    return (this.options.clock ?? Date).now();
+  }
+
+  /** Stateless callers never say goodbye: their lanes go after a while unused. */
+  private sweep(): void {
+    const limit = this.now() - IDLE_LANE_MS;
+    for (const [owner, e] of this.perClient) if (owner.startsWith('caller:') && e.used < limit) void this.drop(owner);
+  }
+
+  private async drop(owner: string): Promise<void> {
+    const e = this.perClient.get(owner);
+    if (!e) return;
+    this.perClient.delete(owner);
+    await e.lane.pool.close();
+  }
+
+  private lane(owner: string, defs: readonly BackendDef[], auth: AuthInfo | undefined): Lane {
+    const router = new InputRouter();
+    const o = this.options;
+    const pool: ServerPool = new ServerPool({
+      servers: defs.map((d) => specOf(d, auth)),
+      prefix: 'always',
+      separator: o.separator,
+      era: o.era,
+      clock: o.clock,
+      cwd: o.cwd,
+      // The gateway's own directory is nobody's business upstream.
+      roots: [],
+      requestTimeoutMs: o.requestTimeoutMs,
+      clientInfo: { name: 'mcpkit-gateway', version: '0.1.0' },
+      handlers: {
+        elicitation: (server, params, ctx) => router.route(server, ctx.signal).elicit(params, { signal: ctx.signal }),
+        sampling: (server, params, ctx) => router.route(server, ctx.signal).sample(params, { signal: ctx.signal }),
+      },
+      onEvent: (event) => {
+        if (event.type === 'toolsChanged') o.changed('tools');
+        if (event.type === 'connected') {
+          const client = pool.client(event.server);
+          client?.on('notifications/prompts/list_changed', () => o.changed('prompts'));
+          client?.on('notifications/resources/list_changed', () => o.changed('resources'));
+          // Everything the backend logs comes here; each client's own level filters it on the way out.
+          if (client?.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
+          // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
+          client?.on('notifications/message', (params: { level?: LoggingLevel; data?: unknown; logger?: string }) => {
+            const ctx = router.sole(event.server);
+            if (ctx && typeof params?.level === 'string') void ctx.log(params.level, params.data, params.logger ?? event.server).catch(() => {});
+          });
+        }
+        o.onEvent?.(event, owner);
+      },
+    });
+    return { pool, router, owner, ready: pool.start() };
+  }
+}
+
+function same(a: BackendDef, b: BackendDef): boolean {
+  return a.fingerprint === b.fingerprint && a.session === b.session && JSON.stringify(a.target) === JSON.stringify(b.target);
+}
+
+/** The pool's spec of a backend; a passthrough backend gets the caller's token. */
+function specOf(d: BackendDef, auth: AuthInfo | undefined): ServerSpec {
+  let target = d.target;
+  if (d.passthrough && target.kind === 'http' && auth?.token) target = { ...target, headers: { ...target.headers, Authorization: `Bearer ${auth.token}` } };
+  return { name: d.name, target, ...d.settings };
+}

@@ -1,0 +1,154 @@
+// createGateway: many MCP servers (an mcpServers config) behind one server, in both protocol
+// eras, reloadable without dropping sessions. The CLI's `mcpkit gateway` is this plus flags.
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { EraOption } from '../client/era.js';
+import type { Clock } from '../engine/clock.js';
+import type { PoolEvent } from '../host/pool.js';
+import { serve, type RunningServer, type ServeOptions } from '../hosting/node.js';
+import { Server, type ServerOptions } from '../server/server.js';
+import type { MessageBus } from '../state/bus.js';
+import { allowAllPolicy } from './allow-all.js';
+import { Backends, type ListKind } from './backends.js';
+import { gatewayConfigOf, readGatewayConfig, type GatewayConfig } from './config.js';
+import { installFront } from './front.js';
+import type { GatewayPolicy } from './policy-types.js';
+
+export interface GatewayOptions {
+  /** An `mcpServers` config file (JSON). Reloaded by `reload()`, and on change with `watch`. */
+  config?: string;
+  /** An `mcpServers` object given in code (instead of `config`). */
+  servers?: Record<string, unknown>;
+  /** Who may see and call what, rate limits, the call log. Default: everything allowed, nothing logged. */
+  policy?: GatewayPolicy;
+  /** Joins a backend's name and its tool's or prompt's name. Default `_` (or `gateway.separator` in the config). */
+  separator?: string;
+  /** Reload when the config file changes. Default false (the CLI turns it on). */
+  watch?: boolean;
+  /** The era to speak to backends that set none. Default `auto` (the backend's newest). */
+  era?: EraOption;
+  /** Default timeout of forwarded requests (ms). Default 60 000. */
+  requestTimeoutMs?: number;
+  /** The gateway's name and version, as its clients see them. Default `mcpkit-gateway`. */
+  name?: string;
+  version?: string;
+  /** Shares list changes with the other instances of a deployment (mcpkit/redis `RedisBus`). */
+  bus?: MessageBus;
+  /** Relative stdio `cwd`s and config paths resolve here. Default process.cwd(). */
+  cwd?: string;
+  /** `${VAR}` in headers and env come from here. Default process.env. */
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  /** Backends' connection events (`owner` is `shared` or a client's key), reloads and reload failures. */
+  onEvent?: (event: GatewayEvent) => void;
+  /** Passed to the front Server (instructions, limits, the 2026-07-28 era's options...). */
+  server?: Omit<ServerOptions, 'name' | 'version' | 'capabilities' | 'bus'>;
+}
+
+export type GatewayEvent =
+  | { type: 'backend'; owner: string; event: PoolEvent }
+  | { type: 'reloaded'; added: string[]; removed: string[]; changed: string[] }
+  | { type: 'reloadFailed'; error: Error };
+
+export interface Gateway {
+  /** The front server: serve it with any mcpkit transport (`serve`, `toNodeHandler`, `serveStdio`...). */
+  readonly server: Server;
+  /** Resolves when every shared backend has connected or failed its first attempt. */
+  readonly ready: Promise<void>;
+  /** Reads the config again: new backends start, removed ones stop, unchanged ones keep running. */
+  reload(): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
+  /** Serves the gateway over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse. */
+  listen(options?: ServeOptions): Promise<RunningServer>;
+  /** Stops watching, closes every backend (stdio processes included) and the front server. */
+  close(): Promise<void>;
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const file = options.config === undefined ? undefined : resolve(cwd, options.config);
+  const load = (): GatewayConfig => {
+    if (file !== undefined) return readGatewayConfig(file, { cwd, env });
+    if (options.servers !== undefined) return gatewayConfigOf({ mcpServers: options.servers }, { cwd, env });
+    throw new TypeError('createGateway needs `config` (a file) or `servers` (an mcpServers object)');
+  };
+  const config = load();
+  const policy = options.policy ?? allowAllPolicy();
+  const separator = options.separator ?? config.separator;
+  const server = new Server({
+    ...options.server,
+    name: options.name ?? 'mcpkit-gateway',
+    version: options.version ?? '0.1.0',
+    capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, logging: {} },
+    bus: options.bus,
+  });
+  const emit = (e: GatewayEvent) => {
+    try {
+      options.onEvent?.(e);
+    } catch {
+      // An observer's bug must not stop the gateway.
+    }
+  };
+  const announce = (kind: ListKind) => server.broadcast(`notifications/${kind}/list_changed`);
+  const backends = new Backends(config.backends, {
+    separator,
+    era: options.era,
+    clock: options.clock,
+    cwd,
+    requestTimeoutMs: options.requestTimeoutMs,
+    changed: announce,
+    onEvent: (event, owner) => emit({ type: 'backend', owner, event }),
+  });
+  installFront(server, { backends, policy, separator });
+
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = () => {
+    // One reload at a time, each reading the file as it is when its turn comes.
+    const run = reloading.then(async () => {
+      if (closed) throw new Error('The gateway is closed');
+      const summary = await backends.reload(load().backends);
+      emit({ type: 'reloaded', ...summary });
+      return summary;
+    });
+    reloading = run.catch(() => {});
+    return run;
+  };
+
+  let watcher: FSWatcher | undefined;
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  if (options.watch && file !== undefined) {
+    // The directory, not the file: editors replace a file by renaming another over it.
+    watcher = watch(dirname(file), (_event, name) => {
+      if (name !== null && name !== basename(file)) return;
+      // Editors write a file in several steps: reload once they are done.
+      if (pending !== undefined) clearTimeout(pending);
+      pending = setTimeout(() => {
+        pending = undefined;
+        if (!closed) reload().catch((error: Error) => emit({ type: 'reloadFailed', error }));
+      }, 100);
+    });
+    watcher.on('error', (error) => emit({ type: 'reloadFailed', error }));
+  }
+
+  const running: RunningServer[] = [];
+  return {
+    server,
+    ready: backends.shared.ready,
+    reload,
+    async listen(o: ServeOptions = {}) {
+      const r = await serve(server, o);
+      running.push(r);
+      return r;
+    },
+    async close() {
+      closed = true;
+      watcher?.close();
+      if (pending !== undefined) clearTimeout(pending);
+      await Promise.all(running.map((r) => r.close()));
+      await backends.close();
+      await server.close();
+      await policy.close?.();
+    },
+  };
+}

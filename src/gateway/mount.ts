@@ -1,0 +1,99 @@
+// mount(): another server's tools inside an McpServer, under a namespace: a server defined in
+// this process, a stdio command, or a remote URL. A live link: tools the mounted server adds or
+// removes later (list_changed) appear and go, and a lost stdio/HTTP server is reconnected.
+import { createLinkedPair } from '../transports/memory/index.js';
+import { ServerPool } from '../host/pool.js';
+import type { Target } from '../host/targets.js';
+import type { ServerSpec } from '../host/pool-types.js';
+import { McpServer } from '../server/mcp-server.js';
+import { Server } from '../server/server.js';
+import type { Registered } from '../server/registry.js';
+import type { ToolUpdate } from '../server/tools.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import type { CallToolResult } from '../protocol/types.js';
+
+export interface MountOptions {
+  /** Goes in front of every mounted tool's name, with `separator`. */
+  namespace: string;
+  /** Default `_`. */
+  separator?: string;
+  /** Tools offered: exact names or globs. Default all. */
+  allow?: readonly string[];
+  /** Tools never offered (wins over `allow`). */
+  deny?: readonly string[];
+}
+
+export interface Mounted {
+  /** The namespaced names currently mounted. */
+  tools(): string[];
+  /** Resolves once the mounted server has been connected (or failed its first attempt) and its tools registered. */
+  readonly ready: Promise<void>;
+  /** Removes the mounted tools and closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Mounts `source` into `server` under `namespace`: its tools become `<namespace>_<tool>` of
+ * `server`, their calls forwarded (progress and cancellation included). `source` is an
+ * McpServer (or Server) of this process, a TARGET string (URL or command line) or a Target.
+ *
+ *   const mounted = mount(app, weather, { namespace: 'weather' });
+ *   await mounted.ready; // app now has weather_forecast, ...
+ */
+export function mount(server: McpServer, source: McpServer | Server | Target | string, options: MountOptions): Mounted {
+  const { namespace, allow, deny } = options;
+  if (!/^[a-zA-Z0-9_-]+$/.test(namespace)) throw new TypeError(`mount: the namespace "${namespace}" must be letters, digits, "_" or "-"`);
+  const settings = { allow, deny, prefix: 'always' as const };
+  let spec: ServerSpec;
+  if (source instanceof McpServer || source instanceof Server) {
+    const local = source;
+    spec = {
+      name: namespace,
+      ...settings,
+      // A fresh in-memory connection per attempt, so a reconnect works like any other.
+      transport: () => {
+        const [client, end] = createLinkedPair();
+        void local.connect(end);
+        return client;
+      },
+    };
+  } else spec = { name: namespace, ...settings, target: source };
+  const pool = new ServerPool({ servers: [spec], prefix: 'always', separator: options.separator, roots: [] });
+  const registered = new Map<string, Registered<ToolUpdate>>();
+  let closed = false;
+
+  const sync = () => {
+    if (closed) return;
+    const now = new Map(pool.tools().map((t) => [t.name, t]));
+    for (const [name, reg] of registered) {
+      if (!now.has(name)) {
+        reg.remove();
+        registered.delete(name);
+      }
+    }
+    for (const [name, t] of now) {
+      const { name: _n, inputSchema, outputSchema, ...rest } = t.tool;
+      const config = { ...rest, input: inputSchema as JsonObject, ...(outputSchema ? { output: outputSchema as JsonObject } : {}) };
+      const handler = async (
+        args: Record<string, unknown>,
+        ctx: { signal: AbortSignal; progress(p: number, total?: number, message?: string): Promise<void> },
+      ) => (await pool.call(name, args, { signal: ctx.signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as CallToolResult;
+      const existing = registered.get(name);
+      if (existing) existing.update({ ...config, handler } as never);
+      else registered.set(name, server.tool(name, config as never, handler as never));
+    }
+  };
+  pool.onChange(sync);
+  const ready = pool.start().then(sync);
+
+  return {
+    tools: () => [...registered.keys()],
+    ready,
+    async close() {
+      closed = true;
+      for (const reg of registered.values()) reg.remove();
+      registered.clear();
+      await pool.close();
+    },
+  };
+}
