@@ -4,6 +4,7 @@
 // Each lane routes its backends' questions to the right client (routing.ts).
 import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
 import type { AuthInfo } from '../engine/transport.js';
 import { ServerPool, type PoolEvent } from '../host/pool.js';
 import type { ServerSpec } from '../host/pool-types.js';
@@ -30,6 +31,8 @@ export interface BackendsOptions {
   clock?: Clock;
   cwd?: string;
   requestTimeoutMs?: number;
+  /** Message middleware of each backend connection (tracing: one `otelClient()` per client). */
+  clientMiddleware?: (backend: string) => MessageMiddleware[];
   /** A backend's list changed (or a backend came or went). */
   changed(kind: ListKind): void;
   onEvent?(event: PoolEvent, owner: string): void;
@@ -155,6 +158,7 @@ export class Backends {
       roots: [],
       requestTimeoutMs: o.requestTimeoutMs,
       clientInfo: { name: 'mcpkit-gateway', version: '0.1.0' },
+      ...(o.clientMiddleware ? { clientMiddleware: o.clientMiddleware } : {}),
       handlers: {
         elicitation: (server, params, ctx) => router.route(server, ctx.signal).elicit(params, { signal: ctx.signal }),
         sampling: (server, params, ctx) => router.route(server, ctx.signal).sample(params, { signal: ctx.signal }),

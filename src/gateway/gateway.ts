@@ -4,6 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
+import type { MessageMiddleware } from '../engine/middleware.js';
 import type { PoolEvent } from '../host/pool.js';
 import { serve, type RunningServer, type ServeOptions } from '../hosting/node.js';
 import { Server, type ServerOptions } from '../server/server.js';
@@ -41,6 +42,12 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Backends' connection events (`owner` is `shared` or a client's key), reloads and reload failures. */
   onEvent?: (event: GatewayEvent) => void;
+  /**
+   * Message middleware of each backend connection, asked anew per connection. Tracing: with
+   * `otel()` in `server.extensions` and `() => [otelClient()]` here, a call's front span is the
+   * parent of its backend client span, and the backend's span continues the trace.
+   */
+  clientMiddleware?: (backend: string) => MessageMiddleware[];
   /** Passed to the front Server (instructions, limits, the 2026-07-28 era's options...). */
   server?: Omit<ServerOptions, 'name' | 'version' | 'capabilities' | 'bus'>;
 }
@@ -96,6 +103,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     clock: options.clock,
     cwd,
     requestTimeoutMs: options.requestTimeoutMs,
+    clientMiddleware: options.clientMiddleware,
     changed: announce,
     onEvent: (event, owner) => emit({ type: 'backend', owner, event }),
   });

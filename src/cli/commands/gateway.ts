@@ -112,9 +112,12 @@ export async function gatewayCommand(argv: string[], io: CliIo): Promise<number>
   const redisUrl = str(values, 'redis');
   const redis = redisUrl === undefined ? undefined : await redisBus(redisUrl);
   const observed = await startObservability(values, 'mcpkit-gateway', io);
+  // With telemetry on: a client span per forwarded request, under the front's span.
+  const clientMiddleware = await observed.poolMiddleware();
   let gateway: ReturnType<typeof createGateway>;
   try {
     gateway = createGateway({
+      ...(clientMiddleware ? { clientMiddleware } : {}),
       config: resolve(io.cwd, config),
       policy,
       cwd: io.cwd,
