@@ -4,12 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
-import { deferred, startScriptedOpenAI, textTurn, toolCallsTurn, within } from '../support/index.js';
+import { deferred, startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within } from '../support/index.js';
 import { CLI, cleanEnv, mcpkit, ROOT } from './helpers.js';
 
 interface OtlpSpan {
@@ -65,9 +67,9 @@ async function otlpReceiver() {
   };
 }
 
-/** `mcpkit serve ARGS` as a real process; resolves once its JSON log says where it listens. */
-async function serveJson(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [...CLI, 'serve', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `mcpkit serve ARGS` (or another command) as a real process; resolves once its JSON log says where it listens. */
+async function serveJson(args: string[], env: NodeJS.ProcessEnv, command = 'serve') {
+  const child = spawn(process.execPath, [...CLI, command, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   let err = '';
   const listening = deferred<string>();
@@ -84,14 +86,14 @@ async function serveJson(args: string[], env: NodeJS.ProcessEnv) {
       if (entry.msg === 'listening') listening.resolve(entry.url as string);
     }
   });
-  void ended.then(() => listening.reject(new Error(`mcpkit serve exited: ${err}`)));
-  const url = await within(listening.promise, 'mcpkit serve to listen', 30_000);
+  void ended.then(() => listening.reject(new Error(`mcpkit ${command} exited: ${err}`)));
+  const url = await within(listening.promise, `mcpkit ${command} to listen`, 30_000);
   return {
     url,
     lines,
     stop: async () => {
       child.kill('SIGTERM');
-      await within(ended, 'mcpkit serve to stop (and flush its telemetry)', 30_000);
+      await within(ended, `mcpkit ${command} to stop (and flush its telemetry)`, 30_000);
     },
   };
 }
@@ -259,6 +261,45 @@ test('chat and serve export one trace: the message, the model turns, the tool ca
   } finally {
     await served.stop();
     await llm.close();
+    await receiver.close();
+  }
+});
+
+test("gateway and serve export one trace: the client's trace through the gateway's front and backend spans", async () => {
+  const receiver = await otlpReceiver();
+  const otlp = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_METRICS_EXPORTER: 'none',
+  };
+  const served = await serveJson(['--port', '0', '--log-format', 'json'], cleanEnv({ ...otlp, OTEL_SERVICE_NAME: 'the-server' }));
+  const config = join(tempDir('gateway-otel'), 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { back: { url: served.url } } }));
+  const gateway = await serveJson(
+    ['--config', config, '--port', '0', '--log-format', 'json'],
+    cleanEnv({ ...otlp, OTEL_SERVICE_NAME: 'the-gateway' }),
+    'gateway',
+  );
+  const client = new McpClient({ name: 'otel-test', version: '1.0.0', era: 'modern' });
+  try {
+    await client.connect(new StreamableHttpClientTransport({ url: gateway.url }));
+    await client.request('tools/call', { name: 'back_echo', arguments: { message: 'hi' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT}-01` } });
+    const one = (name: string, kind: number) => receiver.spans.find((s) => s.name === name && s.kind === kind);
+    await receiver.until('the gateway and server spans', () => one('tools/call echo', 2) !== undefined && one('tools/call back_echo', 2) !== undefined);
+    const front = one('tools/call back_echo', 2)!;
+    const forward = one('tools/call echo', 3)!;
+    const server = one('tools/call echo', 2)!;
+    assert.equal(front.traceId, TRACE_ID, "the gateway's front span is in the client's trace");
+    assert.equal(front.parentSpanId, PARENT);
+    assert.equal(forward.parentSpanId, front.spanId, 'the backend call is under the front span');
+    assert.equal(server.parentSpanId, forward.spanId, "the backend's span continues the trace");
+    assert.equal(server.traceId, TRACE_ID);
+    assert.ok(receiver.services.has('the-gateway') && receiver.services.has('the-server'));
+  } finally {
+    await client.close();
+    await gateway.stop();
+    await served.stop();
     await receiver.close();
   }
 });
