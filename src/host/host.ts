@@ -49,7 +49,10 @@ export class Host {
       observer,
       ...poolOptions
     } = options;
-    const clientMiddleware = poolOptions.clientMiddleware ?? (observer?.clientMiddleware && ((server: string) => observer.clientMiddleware!(server)));
+    // The user's middleware and the observer's, both.
+    const own = poolOptions.clientMiddleware;
+    const observed = observer?.clientMiddleware?.bind(observer);
+    const clientMiddleware = own && observed ? (server: string) => [...own(server), ...observed(server)] : (own ?? observed);
     const ctx = () => this.context;
     this.pool =
       pool ??

@@ -132,7 +132,7 @@ export interface HostObserver {
   toolCall?(info: ToolCallInfo & { signal: AbortSignal }, run: () => Promise<CallToolResult>): Promise<CallToolResult>;
   /** Waiting for the user to allow a tool call; `run` resolves with their answer. */
   approval?(info: ToolCallInfo & { reason: string; signal: AbortSignal }, run: () => Promise<boolean>): Promise<boolean>;
-  /** Message middleware for the pool's client of `server` (called for each connection it opens). */
+  /** Message middleware for the pool's client of `server` (called for each connection it opens; not used with a `pool` made elsewhere: give that pool `clientMiddleware`). */
   clientMiddleware?(server: string): MessageMiddleware[];
 }
 
