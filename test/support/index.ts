@@ -25,3 +25,16 @@ export {
   type Turn,
   type TurnReply,
 } from './llm.js';
+// The host end-to-end tests' fixture servers and readers of what a scripted model was sent.
+export {
+  fixtureEntry,
+  HOST_FIXTURES,
+  lastUserText,
+  offeredSchema,
+  offeredTools,
+  REPO_ROOT,
+  sentToolCalls,
+  sentToolResults,
+  startDemoHttp,
+  type SentToolResult,
+} from './host.js';
