@@ -50,6 +50,10 @@ export interface InputContext {
 export interface PoolHandlers {
   sampling?(server: string, params: CreateMessageParams, ctx: InputContext): Promise<CreateMessageResult> | CreateMessageResult;
   elicitation?(server: string, params: ElicitParams, ctx: InputContext): Promise<ElicitResult> | ElicitResult;
+  /** Declare URL-mode elicitation too (the handler can send the user to a URL). Default false: forms only. */
+  elicitationUrl?: boolean;
+  /** Declare `sampling.tools` (the sampling handler accepts requests that offer tools). Default false. */
+  samplingTools?: boolean;
 }
 
 export interface PoolOptions {

@@ -249,6 +249,8 @@ export class ServerPool implements ToolSource {
       roots: this.roots,
       sampling: sampling && ((params, ctx) => sampling.call(h, server, params, ctx)),
       elicitation: elicitation && ((params, ctx) => elicitation.call(h, server, params, ctx)),
+      elicitationUrl: elicitation !== undefined && h.elicitationUrl === true,
+      capabilities: sampling && h.samplingTools ? { sampling: { tools: {} } } : undefined,
       onerror: (error) => this.emit({ type: 'error', server, error }),
     };
   }

@@ -38,3 +38,5 @@ export {
   startDemoHttp,
   type SentToolResult,
 } from './host.js';
+// A Host between mcpkit servers over HTTP and a scripted model, recording its events.
+export { startLoopRig, type LoopRig, type LoopRigOptions } from './host-loop.js';

@@ -1,0 +1,78 @@
+// mcpkit/host: an AI application's core. `Host` connects to many MCP servers (ServerPool), offers
+// their tools to a language model (OpenAI Chat Completions or Anthropic Messages, and every
+// compatible server such as Ollama) and runs the model's tool calls, asking the user where the
+// policy says so. docs/host.md describes it.
+
+export { Host } from '../host/host.js';
+export { Conversation } from '../host/loop/conversation.js';
+export { READ_FULL_RESULT } from '../host/loop/results.js';
+export { SEARCH_TOOLS } from '../host/loop/search.js';
+export type {
+  Answer,
+  ApprovalDecision,
+  ApprovalPolicy,
+  ApprovalRequest,
+  ConversationOptions,
+  DeferToolsOptions,
+  ElicitationRequest,
+  HostEvent,
+  HostEventType,
+  HostInteraction,
+  HostOptions,
+  ResultLimit,
+  SamplingRequest,
+  SendOptions,
+  ToolCallInfo,
+  ToolCallRecord,
+  UserInput,
+} from '../host/loop/types.js';
+export { ServerPool, type ServerInfo } from '../host/pool.js';
+export type {
+  InputContext,
+  PoolEvent,
+  PoolEventOf,
+  PoolEventType,
+  PoolHandlers,
+  PoolOptions,
+  RetryOptions,
+  ServerSettings,
+  ServerSpec,
+  ServerState,
+} from '../host/pool-types.js';
+export type { HostCallOptions, HostTool, ToolSource } from '../host/tool-source.js';
+export { ServerUnavailableError, TargetError, UnknownToolError } from '../host/errors.js';
+export {
+  ModelError,
+  type ModelContent,
+  type ModelEvent,
+  type ModelMessage,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelTool,
+  type ModelToolCall,
+  type ModelUsage,
+} from '../host/model.js';
+export {
+  ANTHROPIC_TOOL_NAME,
+  AnthropicProvider,
+  OPENAI_TOOL_NAME,
+  OpenAIProvider,
+  ProviderConfigError,
+  createProvider,
+  isLoopbackUrl,
+  isStrictCompatible,
+  sanitizeForAnthropic,
+  sanitizeForGemini,
+  sanitizeForOpenAI,
+  sanitizeForOpenAIStrict,
+  toolNamePattern,
+  type AnthropicProviderOptions,
+  type JsonSchema,
+  type OpenAIProviderOptions,
+  type ProviderConfig,
+  type ProviderHttpOptions,
+} from '../host/providers/index.js';
+export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../host/names.js';
+export { globToRegExp, toolFilter } from '../host/tool-filter.js';
+export type { Target } from '../host/targets.js';

@@ -1,0 +1,120 @@
+// The Host: an AI application's core in one object. It owns a ServerPool (the servers and their
+// tools), a ModelProvider, and the user's side (approvals, elicitation, sampling approval); each
+// Conversation (loop/conversation.ts) runs the model/tool loop over them with its own history.
+import { systemClock } from '../engine/clock.js';
+import type { ModelProvider } from './model.js';
+import { ServerPool } from './pool.js';
+import type { PoolEvent, PoolEventType } from './pool-types.js';
+import { createProvider } from './providers/index.js';
+import type { HostTool } from './tool-source.js';
+import { safeCall, type LoopContext } from './loop/context.js';
+import { Conversation } from './loop/conversation.js';
+import { answerElicitation, answerSampling } from './loop/server-requests.js';
+import type { ConversationOptions, HostEvent, HostOptions } from './loop/types.js';
+
+/**
+ * Servers, a model and a user, put together:
+ *
+ *   const host = new Host({ config: '.mcp.json', model: { provider: 'openai', model: 'llama3.2', baseUrl: 'http://localhost:11434/v1' } });
+ *   await host.start();
+ *   const answer = await host.conversation().send('What is the weather in Hangzhou?');
+ *   await host.close();
+ */
+export class Host {
+  readonly pool: ServerPool;
+  readonly model: ModelProvider;
+  private readonly listeners = new Set<(event: HostEvent) => void>();
+  private readonly context: LoopContext;
+  private closed = false;
+
+  constructor(private readonly options: HostOptions) {
+    this.model = isProvider(options.model) ? options.model : createProvider(options.model);
+    const {
+      pool,
+      model: _m,
+      system: _s,
+      approval: _a,
+      interaction,
+      maxSteps: _ms,
+      toolTimeoutMs: _t,
+      resultLimit: _r,
+      deferTools: _d,
+      meta: _me,
+      onEvent: _o,
+      ...poolOptions
+    } = options;
+    const ctx = () => this.context;
+    this.pool =
+      pool ??
+      new ServerPool({
+        ...poolOptions,
+        namePattern: poolOptions.namePattern ?? this.model.toolNamePattern,
+        onEvent: (event: PoolEvent) => this.context.broadcast({ type: 'server', event }),
+        handlers: {
+          sampling: (server, params, c) => answerSampling(ctx(), server, params, c.signal),
+          elicitation: (server, params, c) => answerElicitation(ctx(), server, params, c.signal),
+          elicitationUrl: true,
+          samplingTools: true,
+        },
+      });
+    const sends = new Set<(event: HostEvent) => void>();
+    this.context = {
+      tools: this.pool,
+      model: this.model,
+      options,
+      interaction: interaction ?? {},
+      clock: options.clock ?? systemClock,
+      emit: (event) => this.emit(event),
+      broadcast: (event) => {
+        this.emit(event);
+        for (const l of sends) safeCall(l, event);
+      },
+      sends,
+    };
+    // A pool made elsewhere reports to its own onEvent; the Host passes on what it hears.
+    if (pool) for (const type of SERVER_EVENTS) pool.on(type, (event: PoolEvent) => this.context.broadcast({ type: 'server', event }));
+  }
+
+  /**
+   * Connects every server, in parallel. Resolves when each has connected or failed its first
+   * attempt (failures are reported as `server` events and retried); never rejects.
+   */
+  async start(): Promise<void> {
+    await this.pool.start();
+  }
+
+  /** A new conversation: its own message history, the Host's servers, model and policies. */
+  conversation(options: ConversationOptions = {}): Conversation {
+    return new Conversation(this.context, options);
+  }
+
+  /** The tools currently offered, under their model-facing names. */
+  tools(): readonly HostTool[] {
+    return this.pool.tools();
+  }
+
+  /** Listens to every event of the Host (its conversations' too); returns the unsubscribe function. */
+  on(listener: (event: HostEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Closes every server connection (stdio children included). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.close();
+    this.listeners.clear();
+  }
+
+  private emit(event: HostEvent): void {
+    safeCall(this.options.onEvent, event);
+    for (const l of this.listeners) safeCall(l, event);
+  }
+}
+
+const SERVER_EVENTS: readonly PoolEventType[] = ['connecting', 'connected', 'failed', 'closed', 'reconnecting', 'toolsChanged', 'stderr', 'error'];
+
+function isProvider(model: HostOptions['model']): model is ModelProvider {
+  return typeof (model as ModelProvider).complete === 'function';
+}

@@ -1,0 +1,209 @@
+// The host loop: a user message, then model turns and tool calls until the model answers. Each
+// step reads the tools offered from the pool anew (so a server's list_changed or a reconnect
+// takes effect between steps), runs the step's calls in parallel, and gives the model one tool
+// message per call, errors included, so that it can correct itself.
+import { ModelError, type ModelMessage, type ModelResponse, type ModelTool, type ModelUsage } from '../model.js';
+import type { Tool } from '../../protocol/types.js';
+import type { HostTool } from '../tool-source.js';
+import { approvalPolicy, type PolicyVerdict } from './approval.js';
+import { type CallOutcome, runCall, type StepEnv } from './calls.js';
+import { type LoopContext, safeCall } from './context.js';
+import { CutResults, DEFAULT_MAX_CHARS } from './results.js';
+import { runSearch, searchTool, ToolIndex } from './search.js';
+import type { Answer, ConversationOptions, HostEvent, SendOptions, ToolCallRecord, UserInput } from './types.js';
+
+export type { LoopContext } from './context.js';
+
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_DEFER_THRESHOLD = 64;
+
+/** The error `send` rejects with when its signal is aborted (name `AbortError`, the reason as `cause`). */
+export function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  const error = new Error('The message was cancelled', { cause: reason });
+  error.name = 'AbortError';
+  return error;
+}
+
+/**
+ * One conversation with the model: its message history, and the tools it found through
+ * `search_tools` and the results it may still read in full. Made by `Host.conversation()`.
+ * One message at a time: `send` while another is answered rejects.
+ */
+export class Conversation {
+  private history: ModelMessage[] = [];
+  private readonly cut: CutResults | undefined;
+  /** Model-facing names `search_tools` returned: offered in every later step. */
+  private readonly found = new Set<string>();
+  private readonly policy: (tool: HostTool) => PolicyVerdict;
+  private readonly schemas = new WeakMap<Tool, Record<string, unknown>>();
+  private index: ToolIndex | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly ctx: LoopContext,
+    private readonly options: ConversationOptions = {},
+  ) {
+    const limit = ctx.options.resultLimit;
+    this.cut = limit === false ? undefined : new CutResults(limit?.maxChars ?? DEFAULT_MAX_CHARS);
+    this.policy = approvalPolicy(ctx.options.approval);
+  }
+
+  /** The history so far (user, assistant and tool messages; the system prompt is not in it). */
+  get messages(): readonly ModelMessage[] {
+    return this.history;
+  }
+
+  /** Forgets the history, found tools and cut results. */
+  reset(): void {
+    if (this.busy) throw new Error('Cannot reset a conversation while a message is being answered');
+    this.history = [];
+    this.found.clear();
+  }
+
+  /**
+   * Sends a user message and runs the loop until the model answers, the step limit is reached,
+   * the signal is aborted (rejects with an AbortError), or the model fails (rejects with a
+   * ModelError). A message that rejects leaves the history as it was before it.
+   */
+  async send(input: UserInput, options: SendOptions = {}): Promise<Answer> {
+    if (this.busy) throw new Error('This conversation is still answering the previous message: wait for it, or abort it');
+    const signal = options.signal ?? new AbortController().signal;
+    if (signal.aborted) throw abortError(signal);
+    this.busy = true;
+    const listener = options.onEvent;
+    if (listener) this.ctx.sends.add(listener);
+    const emit = (event: HostEvent) => {
+      this.ctx.emit(event);
+      safeCall(listener, event);
+    };
+    const before = this.history.length;
+    try {
+      return await this.run(input, signal, emit);
+    } catch (err) {
+      this.history.length = before;
+      if (signal.aborted) throw abortError(signal);
+      throw err;
+    } finally {
+      this.busy = false;
+      if (listener) this.ctx.sends.delete(listener);
+    }
+  }
+
+  private async run(input: UserInput, signal: AbortSignal, emit: (event: HostEvent) => void): Promise<Answer> {
+    const o = this.ctx.options;
+    const maxSteps = Math.max(1, o.maxSteps ?? DEFAULT_MAX_STEPS);
+    const system = this.options.system ?? o.system;
+    this.history.push({ role: 'user', content: input });
+    const toolCalls: ToolCallRecord[] = [];
+    let usage: ModelUsage | undefined;
+    let malformedBefore: string | undefined;
+    for (let step = 1; ; step++) {
+      const { tools, offered } = this.stepTools();
+      const last = step === maxSteps;
+      emit({ type: 'model_start', step });
+      const response: ModelResponse = await this.ctx.model.complete(
+        {
+          messages: system ? [{ role: 'system', content: system }, ...this.history] : [...this.history],
+          tools,
+          signal,
+          // The last step asks for an answer: tools cannot run after it.
+          ...(last && tools.length > 0 ? { toolChoice: 'none' as const } : {}),
+          ...(o.maxTokens === undefined ? {} : { maxTokens: o.maxTokens }),
+          ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+        },
+        (event) => {
+          if (event.type === 'text') emit({ type: 'text', delta: event.delta });
+        },
+      );
+      if (signal.aborted) throw abortError(signal);
+      emit({ type: 'model_end', step, response });
+      if (response.usage) {
+        usage = {
+          inputTokens: (usage?.inputTokens ?? 0) + response.usage.inputTokens,
+          outputTokens: (usage?.outputTokens ?? 0) + response.usage.outputTokens,
+        };
+      }
+      const calls = response.toolCalls;
+      this.history.push(calls.length > 0 ? { role: 'assistant', content: response.text, toolCalls: calls } : { role: 'assistant', content: response.text });
+      const finish = (stopReason: Answer['stopReason']): Answer => {
+        emit({ type: 'answer', text: response.text });
+        return { text: response.text, stopReason, steps: step, toolCalls, ...(usage ? { usage } : {}) };
+      };
+      if (calls.length === 0) return finish(response.stopReason);
+      if (last) {
+        // Tool calls after the last step cannot be answered by the model: recorded, not run.
+        for (const call of calls) {
+          const text = `Not run: the limit of ${maxSteps} steps for one message was reached.`;
+          emit({ type: 'tool_error', id: call.id, name: call.name, message: text });
+          toolCalls.push({ id: call.id, name: call.name, server: undefined, tool: undefined, arguments: {}, error: text });
+          this.history.push({ role: 'tool', toolCallId: call.id, name: call.name, content: [{ type: 'text', text }], isError: true });
+        }
+        return finish('max_steps');
+      }
+      const env: StepEnv = {
+        ctx: this.ctx,
+        policy: this.policy,
+        signal,
+        emit,
+        cut: this.cut,
+        offered,
+        search: (args) => this.search(args),
+      };
+      const settled = await Promise.allSettled(calls.map((call) => runCall(env, call)));
+      if (signal.aborted) throw abortError(signal);
+      const outcomes: CallOutcome[] = settled.map((s) => {
+        if (s.status === 'rejected') throw s.reason;
+        return s.value;
+      });
+      for (const out of outcomes) {
+        toolCalls.push(out.record);
+        this.history.push(out.message);
+      }
+      const malformed = outcomes.flatMap((out) => (out.malformed ? [out.malformed] : []));
+      if (malformed.length > 0 && malformedBefore !== undefined) {
+        throw new ModelError(
+          `The model made malformed tool calls in two steps in a row (first: ${malformedBefore}; then: ${malformed.join('; ')}). ` +
+            'It may not support tool calling well: try another model, or fewer tools.',
+        );
+      }
+      malformedBefore = malformed.length > 0 ? malformed.join('; ') : undefined;
+    }
+  }
+
+  /** The tools for the next model turn, read from the pool now. */
+  private stepTools(): { tools: ModelTool[]; offered: Set<string> } {
+    const all = this.ctx.tools.tools();
+    const defer = this.ctx.options.deferTools;
+    const threshold = defer === false ? Infinity : (defer?.threshold ?? DEFAULT_DEFER_THRESHOLD);
+    let tools: ModelTool[];
+    if (all.length > threshold) {
+      if (this.index?.tools !== all) this.index = new ToolIndex(all);
+      tools = [searchTool(all.length), ...all.filter((t) => this.found.has(t.name)).map((t) => this.definition(t))];
+    } else {
+      tools = all.map((t) => this.definition(t));
+    }
+    if (this.cut && this.cut.size > 0) tools.push(this.cut.tool());
+    return { tools, offered: new Set(tools.map((t) => t.name)) };
+  }
+
+  /** A tool as the model sees it; its schema sanitised once per listing of the tool. */
+  private definition(t: HostTool): ModelTool {
+    let schema = this.schemas.get(t.tool);
+    if (!schema) {
+      schema = this.ctx.model.sanitizeSchema((t.tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>);
+      this.schemas.set(t.tool, schema);
+    }
+    const description = t.tool.description ?? t.tool.title;
+    return description === undefined ? { name: t.name, inputSchema: schema } : { name: t.name, description, inputSchema: schema };
+  }
+
+  private search(args: Record<string, unknown>): { text: string; isError: boolean } {
+    const all = this.ctx.tools.tools();
+    if (this.index?.tools !== all) this.index = new ToolIndex(all);
+    const out = runSearch(this.index, args, (t) => this.definition(t));
+    for (const t of out.found) this.found.add(t.name);
+    return out;
+  }
+}

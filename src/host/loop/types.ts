@@ -1,0 +1,183 @@
+// The shapes of the host library: what a Host is given (HostOptions), what it asks the user
+// (HostInteraction), what it reports while it works (HostEvent) and what a message's turn
+// ends with (Answer). docs/host.md "Library API" walks through them.
+import type { CallToolResult, CreateMessageParams, ElicitParams, ElicitResult, ToolAnnotations } from '../../protocol/types.js';
+import type { ModelContent, ModelProvider, ModelResponse, ModelUsage } from '../model.js';
+import type { ServerPool } from '../pool.js';
+import type { PoolEvent, PoolOptions } from '../pool-types.js';
+import type { ProviderConfig } from '../providers/index.js';
+
+/** What the policy does with a tool call: run it, ask the user first, or refuse it. */
+export type ApprovalDecision = 'auto' | 'ask' | 'deny';
+
+/**
+ * Which tool calls run without asking. A tool's annotations are hints from its server: a call to
+ * a tool with `readOnlyHint: true` takes `readOnly`, one with `destructiveHint: true` (and not
+ * read-only) takes `destructive`, any other takes `default`. `tools` overrides all three by
+ * name: keys are exact names or globs (`*`, `?`) matched against the model-facing name, the
+ * server's own tool name, and `server/tool`; the first key (in the object's order) that matches
+ * decides.
+ */
+export interface ApprovalPolicy {
+  /** Default `auto`. */
+  readOnly?: ApprovalDecision;
+  /** Default `ask`. */
+  destructive?: ApprovalDecision;
+  /** Default `auto`. */
+  default?: ApprovalDecision;
+  tools?: Record<string, ApprovalDecision>;
+}
+
+/** A tool call the user is asked to allow. */
+export interface ApprovalRequest {
+  callId: string;
+  /** The model-facing name. */
+  name: string;
+  server: string;
+  /** The server's own tool name. */
+  tool: string;
+  arguments: Record<string, unknown>;
+  annotations: ToolAnnotations | undefined;
+  /** Why the user is asked (`destructive tool`, `policy for "fs_*"`, ...). */
+  reason: string;
+}
+
+/** A server asks the user for input (`elicitation/create`: a form, or a URL to open). */
+export interface ElicitationRequest {
+  server: string;
+  params: ElicitParams;
+}
+
+/** A server asks the host's model for a completion (`sampling/createMessage`). */
+export interface SamplingRequest {
+  server: string;
+  params: CreateMessageParams;
+}
+
+/**
+ * The user, as the host reaches them. Every member is optional: without `approve`, calls the
+ * policy would ask about are refused; without `elicit`, elicitations are declined; without
+ * `approveSampling`, sampling requests are refused.
+ */
+export interface HostInteraction {
+  approve?(request: ApprovalRequest, signal: AbortSignal): Promise<boolean> | boolean;
+  elicit?(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitResult> | ElicitResult;
+  approveSampling?(request: SamplingRequest, signal: AbortSignal): Promise<boolean> | boolean;
+}
+
+/** A tool call as `meta` sees it. */
+export interface ToolCallInfo {
+  id: string;
+  name: string;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface ResultLimit {
+  /** Characters of text a result may give the model; beyond it head and tail are kept. Default 20 000. */
+  maxChars?: number;
+}
+
+export interface DeferToolsOptions {
+  /** More tools than this: the model gets `search_tools` instead of every definition. Default 64. */
+  threshold?: number;
+}
+
+/**
+ * A Host: the servers (anything ServerPool takes, or a pool of your own), a model (a provider
+ * config or a ModelProvider), and how the loop behaves.
+ */
+export interface HostOptions extends Omit<PoolOptions, 'handlers' | 'onEvent'> {
+  /** A pool made elsewhere (then `servers`/`config` and the other pool options are ignored; `close()` closes it). */
+  pool?: ServerPool;
+  model: ModelProvider | ProviderConfig;
+  /** The system prompt of every conversation (a conversation may set its own). */
+  system?: string;
+  approval?: ApprovalPolicy;
+  interaction?: HostInteraction;
+  /** Model turns per user message. Default 20. */
+  maxSteps?: number;
+  /** Per tool call (ms); the server's progress restarts it. Default 60 000. */
+  toolTimeoutMs?: number;
+  /** `false`: results reach the model whole. */
+  resultLimit?: ResultLimit | false;
+  /** `false`: every tool definition is always sent. */
+  deferTools?: DeferToolsOptions | false;
+  /** Extra `params._meta` of a tool call. */
+  meta?: (call: ToolCallInfo) => Record<string, unknown> | undefined;
+  /** Temperature and token limit of the conversation's model turns. */
+  temperature?: number;
+  maxTokens?: number;
+  onEvent?: (event: HostEvent) => void;
+}
+
+/** Everything the host does, as it happens. */
+export type HostEvent =
+  | { type: 'server'; event: PoolEvent }
+  | { type: 'model_start'; step: number }
+  | { type: 'text'; delta: string }
+  | { type: 'model_end'; step: number; response: ModelResponse }
+  | { type: 'tool_call'; id: string; name: string; server: string; tool: string; arguments: Record<string, unknown> }
+  | { type: 'approval'; id: string; name: string; approved: boolean; by: 'policy' | 'user' }
+  | { type: 'tool_progress'; id: string; progress: number; total?: number; message?: string }
+  | {
+      type: 'tool_result';
+      id: string;
+      name: string;
+      server: string;
+      result: CallToolResult;
+      isError: boolean;
+      /** Part of the text was kept back (the model can read it with `read_full_result`). */
+      truncated: boolean;
+      durationMs: number;
+    }
+  /** The call could not be made: unknown tool, bad JSON arguments, server down, timeout, cancelled, denied. */
+  | { type: 'tool_error'; id: string; name: string; message: string }
+  | { type: 'sampling'; server: string; params: CreateMessageParams }
+  | { type: 'elicitation'; server: string; params: ElicitParams }
+  | { type: 'answer'; text: string };
+
+export type HostEventType = HostEvent['type'];
+
+/** One tool call of a turn and how it ended. */
+export interface ToolCallRecord {
+  id: string;
+  /** The name the model used (it may name no tool). */
+  name: string;
+  server: string | undefined;
+  tool: string | undefined;
+  /** Parsed; `{}` when the model's JSON could not be read. */
+  arguments: Record<string, unknown>;
+  result?: CallToolResult;
+  /** Why no result: the message the model was given. */
+  error?: string;
+}
+
+/** What `send` resolves with. */
+export interface Answer {
+  /** The model's final text. */
+  text: string;
+  /** `max_steps` when the step limit ended the turn before the model did. */
+  stopReason: ModelResponse['stopReason'] | 'max_steps';
+  /** Model turns taken. */
+  steps: number;
+  toolCalls: ToolCallRecord[];
+  /** Summed over the steps, when the endpoint reported it. */
+  usage?: ModelUsage;
+}
+
+export interface SendOptions {
+  /** Aborting it aborts the model stream and every running tool call; `send` rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** This message's events (the Host's `onEvent` sees them too). */
+  onEvent?: (event: HostEvent) => void;
+}
+
+export interface ConversationOptions {
+  /** This conversation's system prompt instead of the Host's. */
+  system?: string;
+}
+
+/** What a user message may carry. */
+export type UserInput = string | ModelContent[];
