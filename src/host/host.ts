@@ -7,6 +7,7 @@ import { ServerPool } from './pool.js';
 import type { PoolEvent, PoolEventType } from './pool-types.js';
 import { createProvider } from './providers/index.js';
 import type { HostTool } from './tool-source.js';
+import { approvalPolicy } from './loop/approval.js';
 import { safeCall, type LoopContext } from './loop/context.js';
 import { Conversation } from './loop/conversation.js';
 import { answerElicitation, answerSampling } from './loop/server-requests.js';
@@ -28,6 +29,8 @@ export class Host {
   private closed = false;
 
   constructor(private readonly options: HostOptions) {
+    // A policy with a value it does not know fails here, not at the first conversation.
+    approvalPolicy(options.approval);
     this.model = isProvider(options.model) ? options.model : createProvider(options.model);
     const {
       pool,
