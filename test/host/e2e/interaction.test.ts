@@ -1,0 +1,269 @@
+// Servers that ask the host something in the middle of a tool call, end to end: a sampling
+// request answered by the host's own model (after the user approved it), and elicitation answered
+// by the user, in the 2026-07-28 era (the demo over HTTP; the official v2 SDK's multi round-trip
+// tool) and in the handshake era (the demo pinned to it; the official v1 SDK over stdio).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Host, type HostEvent } from '../../../src/entries/host.js';
+import type { ElicitResult } from '../../../src/protocol/types.js';
+import { startV2HttpServer } from '../../fixtures/v2/server.js';
+import {
+  fixtureEntry,
+  lastUserText,
+  offeredTools,
+  sentToolResults,
+  startDemoHttp,
+  startScriptedAnthropic,
+  startScriptedOpenAI,
+  textTurn,
+  toolCallsTurn,
+  waitFor,
+  within,
+} from '../../support/index.js';
+
+test("sampling: a server's createMessage is answered by the host's model, without tools, once the user approves", async () => {
+  const demo = await startDemoHttp();
+  const llm = await startScriptedAnthropic([
+    toolCallsTurn({ name: 'ask_model', arguments: { question: 'Name a colour.' } }),
+    // The server's request, sent to the same model: its messages, no tools.
+    (req) => {
+      assert.equal(lastUserText(req), 'Name a colour.');
+      assert.deepEqual(offeredTools(req), []);
+      assert.ok(req.body.max_tokens <= 200, `max_tokens ${req.body.max_tokens}`);
+      return textTurn('Blue.');
+    },
+    (req) => {
+      const [r] = sentToolResults(req);
+      assert.equal(r.id, 'toolu_0_0');
+      assert.match(r.text, /^The model \(scripted\) says: Blue\.$/);
+      return textTurn('The model picked blue.');
+    },
+  ]);
+  const asked: Array<{ server: string; text: string }> = [];
+  const events: HostEvent[] = [];
+  const host = new Host({
+    servers: { demo: { url: demo.url, era: 'modern', allow: ['ask_model'] } },
+    model: { provider: 'anthropic', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: {
+      approveSampling: async (request) => {
+        const first = request.params.messages[0].content as { type: string; text: string };
+        asked.push({ server: request.server, text: first.text });
+        return true;
+      },
+    },
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    await host.start();
+    const answer = await host.conversation().send('Ask the model for a colour.');
+    llm.assertNoErrors();
+    assert.equal(answer.text, 'The model picked blue.');
+    assert.deepEqual(asked, [{ server: 'demo', text: 'Name a colour.' }]);
+    const sampling = events.find((e) => e.type === 'sampling');
+    assert.ok(sampling?.type === 'sampling');
+    assert.equal(sampling.server, 'demo');
+    assert.equal(llm.requests.length, 3);
+  } finally {
+    await host.close();
+    await demo.close();
+    await llm.close();
+  }
+});
+
+test('sampling the user refuses: the server hears a refusal, the model reads what the tool made of it; the model is not asked', async () => {
+  const llm = await startScriptedOpenAI([
+    toolCallsTurn({ name: 'sample', arguments: { prompt: 'Write a poem.' } }),
+    (req) => {
+      const [r] = sentToolResults(req);
+      assert.equal(r.id, 'call_0_0');
+      assert.doesNotMatch(r.text, /the model said/);
+      assert.match(r.text, /rejected the sampling request/);
+      return textTurn('The server could not use the model.');
+    },
+  ]);
+  const host = new Host({
+    servers: { official: { ...fixtureEntry('official'), allow: ['sample'] } },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: { approveSampling: async () => false },
+  });
+  try {
+    await host.start();
+    const answer = await host.conversation().send('Get a poem from the server.');
+    llm.assertNoErrors();
+    assert.equal(answer.text, 'The server could not use the model.');
+    assert.equal(llm.requests.length, 2, 'no sampling request reached the model');
+  } finally {
+    await host.close();
+    await llm.close();
+  }
+});
+
+test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the handshake era, the official v2 SDK (multi round-trip), the official v1 SDK over stdio', async () => {
+  const demo = await startDemoHttp();
+  const v2 = await startV2HttpServer();
+  const llm = await startScriptedOpenAI([
+    (req) => {
+      assert.deepEqual(offeredTools(req).sort(), ['ask', 'deploy', 'hs_greet_me', 'mo_greet_me']);
+      return toolCallsTurn({ name: 'mo_greet_me', arguments: {} });
+    },
+    (req) => {
+      assert.equal(sentToolResults(req).at(-1)?.text, 'Bonjour, Ada!');
+      return toolCallsTurn({ name: 'hs_greet_me', arguments: {} });
+    },
+    (req) => {
+      assert.equal(sentToolResults(req).at(-1)?.text, 'Hallo, Ada!');
+      return toolCallsTurn({ name: 'deploy', arguments: { env: 'staging' } });
+    },
+    (req) => {
+      assert.equal(sentToolResults(req).at(-1)?.text, 'deployed to staging');
+      return toolCallsTurn({ name: 'ask', arguments: {} });
+    },
+    (req) => {
+      assert.equal(sentToolResults(req).at(-1)?.text, 'no name (decline)');
+      return textTurn('Greeted twice, deployed, and one server got no name.');
+    },
+  ]);
+  const asked: Array<{ server: string; message: string }> = [];
+  const events: HostEvent[] = [];
+  const host = new Host({
+    servers: {
+      mo: { url: demo.url, era: 'modern', allow: ['greet_me'] },
+      hs: { url: demo.url, era: 'handshake', allow: ['greet_me'] },
+      v2: { url: v2.url, era: 'modern', allow: ['deploy'] },
+      v1: { ...fixtureEntry('official'), allow: ['ask'] },
+    },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: {
+      elicit: async ({ server, params }): Promise<ElicitResult> => {
+        asked.push({ server, message: params.message });
+        if (server === 'mo') return { action: 'accept', content: { name: 'Ada', language: 'fr' } };
+        if (server === 'hs') return { action: 'accept', content: { name: 'Ada', language: 'de' } };
+        if (server === 'v2') return { action: 'accept', content: { ok: true } };
+        return { action: 'decline' };
+      },
+    },
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    await host.start();
+    const answer = await host.conversation().send('Greet me, deploy to staging, then ask who I am.');
+    llm.assertNoErrors();
+    assert.equal(answer.text, 'Greeted twice, deployed, and one server got no name.');
+    assert.deepEqual(asked, [
+      { server: 'mo', message: 'How should I greet you?' },
+      { server: 'hs', message: 'How should I greet you?' },
+      { server: 'v2', message: 'Deploy to staging?' },
+      { server: 'v1', message: 'Who is asking?' },
+    ]);
+    assert.deepEqual(
+      events.flatMap((e) => (e.type === 'elicitation' ? [e.server] : [])),
+      ['mo', 'hs', 'v2', 'v1'],
+    );
+    const eras = Object.fromEntries(events.flatMap((e) => (e.type === 'server' && e.event.type === 'connected' ? [[e.event.server, e.event.era]] : [])));
+    assert.deepEqual(eras, { mo: 'modern', hs: 'handshake', v2: 'modern', v1: 'handshake' });
+  } finally {
+    await host.close();
+    await v2.close();
+    await demo.close();
+    await llm.close();
+  }
+});
+
+test('cancelling a message while a server waits for the user (both eras): the question is withdrawn (its signal aborts), send() rejects, the next message works', async () => {
+  const demo = await startDemoHttp();
+  const llm = await startScriptedAnthropic([
+    toolCallsTurn({ name: 'hs_greet_me', arguments: {} }),
+    toolCallsTurn({ name: 'mo_greet_me', arguments: {} }),
+    textTurn('Fine, no greeting.'),
+  ]);
+  const withdrawn: string[] = [];
+  let shown: () => void = () => {};
+  const host = new Host({
+    servers: {
+      mo: { url: demo.url, era: 'modern', allow: ['greet_me'] },
+      hs: { url: demo.url, era: 'handshake', allow: ['greet_me'] },
+    },
+    model: { provider: 'anthropic', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: {
+      // A dialog the user never answers: it closes only when the question is withdrawn.
+      elicit: ({ server }, signal) =>
+        new Promise((resolve) => {
+          const withdraw = () => {
+            withdrawn.push(server);
+            resolve({ action: 'cancel' });
+          };
+          if (signal.aborted) withdraw();
+          else signal.addEventListener('abort', withdraw, { once: true });
+          shown();
+        }),
+    },
+  });
+  try {
+    await host.start();
+    const chat = host.conversation();
+    for (const server of ['hs', 'mo']) {
+      const controller = new AbortController();
+      // The user gives up while the form is on screen.
+      shown = () => controller.abort();
+      const err = await within(
+        chat.send(`Greet me (${server}).`, { signal: controller.signal }).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+        `send() to reject (${server})`,
+      );
+      assert.ok(err instanceof Error && err.name === 'AbortError', String(err));
+      await waitFor(() => withdrawn.includes(server), `the ${server} elicitation to be withdrawn`);
+    }
+    assert.equal((await chat.send('Forget it.')).text, 'Fine, no greeting.');
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
+    await demo.close();
+    await llm.close();
+  }
+});
+
+test('cancelling a message while a dialog that ignores its signal is open: send() still rejects at once, in both eras', async () => {
+  const demo = await startDemoHttp();
+  const llm = await startScriptedOpenAI([toolCallsTurn({ name: 'hs_greet_me', arguments: {} }), toolCallsTurn({ name: 'mo_greet_me', arguments: {} })]);
+  // Answered only when the test ends: a UI that never heard of AbortSignal.
+  const answers: Array<(r: { action: 'cancel' }) => void> = [];
+  let shown: () => void = () => {};
+  const host = new Host({
+    servers: {
+      mo: { url: demo.url, era: 'modern', allow: ['greet_me'] },
+      hs: { url: demo.url, era: 'handshake', allow: ['greet_me'] },
+    },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: {
+      elicit: () =>
+        new Promise((resolve) => {
+          answers.push(resolve);
+          shown();
+        }),
+    },
+  });
+  try {
+    await host.start();
+    const chat = host.conversation();
+    for (const server of ['hs', 'mo']) {
+      const controller = new AbortController();
+      shown = () => controller.abort();
+      const err = await within(
+        chat.send(`Greet me (${server}).`, { signal: controller.signal }).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+        `send() to reject (${server})`,
+      );
+      assert.ok(err instanceof Error && err.name === 'AbortError', String(err));
+    }
+    llm.assertNoErrors();
+  } finally {
+    for (const answer of answers) answer({ action: 'cancel' });
+    await host.close();
+    await demo.close();
+    await llm.close();
+  }
+});
