@@ -1,15 +1,21 @@
 // Servers that ask the host something in the middle of a tool call, end to end: a sampling
-// request answered by the host's own model (after the user approved it), and elicitation answered
-// by the user, in the 2026-07-28 era (the demo over HTTP; the official v2 SDK's multi round-trip
-// tool) and in the handshake era (the demo pinned to it; the official v1 SDK over stdio).
+// request answered by the host's own model (after the user approved it, or refused when not), and
+// elicitation answered by the user, in the 2026-07-28 era (the demo over HTTP; the official v2
+// SDK's multi round-trip tool over HTTP and stdio) and in the handshake era (the demo pinned to
+// it; the official v1 SDK over stdio). Then the same questions ended early: the user cancels the
+// message while a form is on screen or while the model answers the server, or the server dies
+// while its form is shown; the question is withdrawn and nothing is left waiting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import type { ElicitResult } from '../../../src/protocol/types.js';
 import { startV2HttpServer } from '../../fixtures/v2/server.js';
+import { fileURLToPath } from 'node:url';
 import {
   fixtureEntry,
+  hangTurn,
   lastUserText,
+  REPO_ROOT,
   offeredTools,
   sentToolResults,
   startDemoHttp,
@@ -20,6 +26,8 @@ import {
   waitFor,
   within,
 } from '../../support/index.js';
+
+const V2_STDIO = fileURLToPath(new URL('../../fixtures/v2/stdio-server.ts', import.meta.url));
 
 test("sampling: a server's createMessage is answered by the host's model, without tools, once the user approves", async () => {
   const demo = await startDemoHttp();
@@ -98,12 +106,12 @@ test('sampling the user refuses: the server hears a refusal, the model reads wha
   }
 });
 
-test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the handshake era, the official v2 SDK (multi round-trip), the official v1 SDK over stdio', async () => {
+test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the handshake era, the official v2 SDK (multi round-trip) over HTTP and stdio, the official v1 SDK over stdio', async () => {
   const demo = await startDemoHttp();
   const v2 = await startV2HttpServer();
   const llm = await startScriptedOpenAI([
     (req) => {
-      assert.deepEqual(offeredTools(req).sort(), ['ask', 'deploy', 'hs_greet_me', 'mo_greet_me']);
+      assert.deepEqual(offeredTools(req).sort(), ['ask', 'hs_greet_me', 'mo_greet_me', 'v2_deploy', 'v2s_deploy']);
       return toolCallsTurn({ name: 'mo_greet_me', arguments: {} });
     },
     (req) => {
@@ -112,15 +120,19 @@ test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the hand
     },
     (req) => {
       assert.equal(sentToolResults(req).at(-1)?.text, 'Hallo, Ada!');
-      return toolCallsTurn({ name: 'deploy', arguments: { env: 'staging' } });
+      return toolCallsTurn({ name: 'v2_deploy', arguments: { env: 'staging' } });
     },
     (req) => {
       assert.equal(sentToolResults(req).at(-1)?.text, 'deployed to staging');
+      return toolCallsTurn({ name: 'v2s_deploy', arguments: { env: 'prod' } });
+    },
+    (req) => {
+      assert.equal(sentToolResults(req).at(-1)?.text, 'not deployed');
       return toolCallsTurn({ name: 'ask', arguments: {} });
     },
     (req) => {
       assert.equal(sentToolResults(req).at(-1)?.text, 'no name (decline)');
-      return textTurn('Greeted twice, deployed, and one server got no name.');
+      return textTurn('Greeted twice, deployed once, and one server got no name.');
     },
   ]);
   const asked: Array<{ server: string; message: string }> = [];
@@ -130,6 +142,7 @@ test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the hand
       mo: { url: demo.url, era: 'modern', allow: ['greet_me'] },
       hs: { url: demo.url, era: 'handshake', allow: ['greet_me'] },
       v2: { url: v2.url, era: 'modern', allow: ['deploy'] },
+      v2s: { command: process.execPath, args: ['--import', 'tsx', V2_STDIO], cwd: REPO_ROOT, era: 'modern', allow: ['deploy'] },
       v1: { ...fixtureEntry('official'), allow: ['ask'] },
     },
     model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
@@ -139,6 +152,7 @@ test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the hand
         if (server === 'mo') return { action: 'accept', content: { name: 'Ada', language: 'fr' } };
         if (server === 'hs') return { action: 'accept', content: { name: 'Ada', language: 'de' } };
         if (server === 'v2') return { action: 'accept', content: { ok: true } };
+        if (server === 'v2s') return { action: 'accept', content: { ok: false } };
         return { action: 'decline' };
       },
     },
@@ -148,19 +162,20 @@ test('elicitation in both eras: the demo over HTTP in 2026-07-28 and in the hand
     await host.start();
     const answer = await host.conversation().send('Greet me, deploy to staging, then ask who I am.');
     llm.assertNoErrors();
-    assert.equal(answer.text, 'Greeted twice, deployed, and one server got no name.');
+    assert.equal(answer.text, 'Greeted twice, deployed once, and one server got no name.');
     assert.deepEqual(asked, [
       { server: 'mo', message: 'How should I greet you?' },
       { server: 'hs', message: 'How should I greet you?' },
       { server: 'v2', message: 'Deploy to staging?' },
+      { server: 'v2s', message: 'Deploy to prod?' },
       { server: 'v1', message: 'Who is asking?' },
     ]);
     assert.deepEqual(
       events.flatMap((e) => (e.type === 'elicitation' ? [e.server] : [])),
-      ['mo', 'hs', 'v2', 'v1'],
+      ['mo', 'hs', 'v2', 'v2s', 'v1'],
     );
     const eras = Object.fromEntries(events.flatMap((e) => (e.type === 'server' && e.event.type === 'connected' ? [[e.event.server, e.event.era]] : [])));
-    assert.deepEqual(eras, { mo: 'modern', hs: 'handshake', v2: 'modern', v1: 'handshake' });
+    assert.deepEqual(eras, { mo: 'modern', hs: 'handshake', v2: 'modern', v2s: 'modern', v1: 'handshake' });
   } finally {
     await host.close();
     await v2.close();
@@ -264,6 +279,90 @@ test('cancelling a message while a dialog that ignores its signal is open: send(
     for (const answer of answers) answer({ action: 'cancel' });
     await host.close();
     await demo.close();
+    await llm.close();
+  }
+});
+
+test("cancelling a message while the host's model answers a server's sampling request (both eras): that model request is abandoned too", async () => {
+  const demo = await startDemoHttp();
+  const llm = await startScriptedOpenAI([
+    toolCallsTurn({ name: 'hs_ask_model', arguments: { question: 'A long story, please.' } }),
+    hangTurn('Once upon a time'),
+    toolCallsTurn({ name: 'mo_ask_model', arguments: { question: 'A long story, please.' } }),
+    hangTurn('Once upon a time'),
+  ]);
+  const host = new Host({
+    servers: {
+      mo: { url: demo.url, era: 'modern', allow: ['ask_model'] },
+      hs: { url: demo.url, era: 'handshake', allow: ['ask_model'] },
+    },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: { approveSampling: () => true },
+  });
+  try {
+    await host.start();
+    const chat = host.conversation();
+    for (const [i, server] of ['hs', 'mo'].entries()) {
+      const controller = new AbortController();
+      const sent = chat.send(`Tell me a story (${server}).`, { signal: controller.signal }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      // The sampling turn has reached the model (it streams and never ends): the user gives up.
+      await waitFor(() => llm.requests.length === 2 * (i + 1), `the ${server} sampling request to reach the model`);
+      controller.abort();
+      const err = await within(sent, `send() to reject (${server})`);
+      assert.ok(err instanceof Error && err.name === 'AbortError', String(err));
+      await within(llm.waitForDisconnect(i + 1), `the ${server} sampling request to the model to be abandoned`);
+    }
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
+    await demo.close();
+    await llm.close();
+  }
+});
+
+test('a server killed while its elicitation is on screen: the dialog is withdrawn, the call fails with an error the model reads', async () => {
+  const llm = await startScriptedAnthropic([
+    toolCallsTurn({ name: 'ask', arguments: {} }),
+    (req) => {
+      const [lost] = sentToolResults(req);
+      assert.equal(lost.isError, true);
+      assert.match(lost.text, /Server "v1" was lost during the call to "ask"/);
+      return textTurn('The server went away while asking you.');
+    },
+  ]);
+  let withdrawn = false;
+  const host: Host = new Host({
+    servers: { v1: { ...fixtureEntry('official'), allow: ['ask'] } },
+    model: { provider: 'anthropic', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: {
+      elicit: (_request, signal) =>
+        new Promise((resolve) => {
+          signal.addEventListener(
+            'abort',
+            () => {
+              withdrawn = true;
+              resolve({ action: 'cancel' });
+            },
+            { once: true },
+          );
+          // The form is shown; the server dies.
+          const pid = host.pool.server('v1')?.pid;
+          assert.ok(pid);
+          process.kill(pid, 'SIGKILL');
+        }),
+    },
+  });
+  try {
+    await host.start();
+    const answer = await within(host.conversation().send('Ask me who I am.'), 'the answer after the server died');
+    assert.equal(answer.text, 'The server went away while asking you.');
+    await waitFor(() => withdrawn, 'the dialog of the dead server to be withdrawn');
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
     await llm.close();
   }
 });

@@ -1,19 +1,23 @@
 // Servers and model turns that end before their time, through the Host with real processes: a
 // stdio server killed in the middle of a call (the call fails with an error the model reads, it
 // never hangs), calls while it is down, and the next message after the pool reconnected it (a
-// ManualClock drives the retry backoff); cancellation of a running tool call (the server hears
-// notifications/cancelled) and of a model turn still streaming, each leaving a conversation that
+// ManualClock drives the retry backoff); an HTTP server stopped mid-call and started again, in
+// both eras; cancellation of a running tool call (the server hears notifications/cancelled) and
+// of a model turn still streaming, and a call past its timeout, each leaving a conversation that
 // goes on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import type { ServerPool, PoolEventOf, PoolEventType } from '../../../src/host/pool.js';
+import { serve, type RunningServer } from '../../../src/hosting/node.js';
+import { createDemoServer } from '../../../src/cli/demo/server.js';
 import {
   fixtureEntry,
   hangTurn,
   ManualClock,
   sentToolCalls,
   sentToolResults,
+  startDemoHttp,
   startScriptedAnthropic,
   startScriptedOpenAI,
   textTurn,
@@ -264,3 +268,52 @@ test('a tool call past toolTimeoutMs without progress (ManualClock): the model r
     await llm.close();
   }
 });
+
+for (const era of ['handshake', 'modern'] as const) {
+  test(`an HTTP server gone mid-call and back on its port (${era} era): the call fails with an error the model reads, the next message reaches the new server`, async () => {
+    const demo = await startDemoHttp();
+    const llm = await startScriptedOpenAI([
+      toolCallsTurn({ name: 'count', arguments: { n: 1000 } }),
+      (req) => {
+        const [lost] = sentToolResults(req);
+        assert.equal(lost.id, 'call_0_0');
+        assert.match(lost.text, /^Error: The call to count failed: Server "demo" was lost during the call to "count": /);
+        return textTurn('The server went away.');
+      },
+      toolCallsTurn({ name: 'echo', arguments: { message: 'still there?' } }),
+      (req) => {
+        wellFormed(req);
+        assert.equal(sentToolResults(req).at(-1)?.text, 'still there?');
+        return textTurn('It is back.');
+      },
+    ]);
+    const host = new Host({
+      servers: { demo: { url: demo.url, era, allow: ['count', 'echo'] } },
+      model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    });
+    let again: RunningServer | undefined;
+    try {
+      await host.start();
+      const chat = host.conversation();
+      let stopped: Promise<void> | undefined;
+      const lost = await within(
+        chat.send('Count to 1000.', {
+          onEvent: (e) => {
+            // Counting is under way on the server: stop it, connections and all.
+            if (e.type === 'tool_progress') stopped ??= demo.close();
+          },
+        }),
+        'the answer after the server went away',
+      );
+      assert.equal(lost.text, 'The server went away.');
+      await stopped;
+      again = await serve(createDemoServer(), { port: demo.port });
+      assert.equal((await within(chat.send('Echo something.'), 'the answer from the new server')).text, 'It is back.');
+      llm.assertNoErrors();
+    } finally {
+      await host.close();
+      await again?.close();
+      await llm.close();
+    }
+  });
+}
