@@ -82,7 +82,7 @@ export class ClientInputs {
       }
       let answer: JsonObject | undefined;
       try {
-        answer = await this.answer(req.method, req.params ?? {}, declared, signal);
+        answer = await untilAborted(this.answer(req.method, req.params ?? {}, declared, signal), signal, key);
       } catch (err) {
         // The handshake era sends this back as an error response; here no such answer exists.
         if (err instanceof McpError) throw new LocalError('protocol', `Cannot answer input "${key}" (${req.method}): ${err.message}`, { cause: err });
@@ -116,4 +116,31 @@ export class ClientInputs {
     }
     return result;
   }
+}
+
+/**
+ * A handler's answer, or a rejection as soon as the request is aborted. In the handshake era the
+ * engine rejects the pending request on abort; here the call waits on the handler itself, so a
+ * handler that ignores its signal (a dialog nobody answers) would otherwise hold a cancelled call.
+ */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal, key: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(aborted(key));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted(key));
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function aborted(key: string): LocalError {
+  return new LocalError('aborted', `The request was aborted while answering the server's input request "${key}"`);
 }

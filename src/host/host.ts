@@ -88,6 +88,7 @@ export class Host {
 
   /** A new conversation: its own message history, the Host's servers, model and policies. */
   conversation(options: ConversationOptions = {}): Conversation {
+    if (this.closed) throw new Error('This host is closed: make a new Host to talk to the servers again');
     return new Conversation(this.context, options);
   }
 

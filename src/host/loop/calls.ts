@@ -21,6 +21,8 @@ export interface StepEnv {
   cut: CutResults | undefined;
   /** Names of the tools sent to the model in this step. */
   offered: ReadonlySet<string>;
+  /** Names sent in any step of the conversation: a call to one that went is not the model's mistake. */
+  known: ReadonlySet<string>;
   /** Runs a search_tools call (only when it was offered). */
   search: (args: Record<string, unknown>) => { text: string; isError: boolean };
 }
@@ -104,7 +106,7 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
 
   const tool = ctx.tools.resolve(call.name);
   if (!tool) {
-    if (env.offered.has(call.name)) {
+    if (env.offered.has(call.name) || env.known.has(call.name)) {
       return fail(`The tool ${call.name} is no longer available (its server's tools changed, or the server went away). Use the tools offered now.`);
     }
     const names = [...env.offered];
@@ -146,12 +148,15 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
   const timeoutMs = ctx.options.toolTimeoutMs;
   const started = ctx.clock.now();
   try {
-    const result = await ctx.tools.call(call.name, args, {
+    // Raced against the signal too: a call waiting on something that ignores it (a dialog the
+    // server's input request opened) must not hold the cancelled message.
+    const pending = ctx.tools.call(call.name, args, {
       signal: env.signal,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(meta === undefined ? {} : { meta }),
       onprogress: (p) => emit({ type: 'tool_progress', id: call.id, ...p }),
     });
+    const result = await abortable(pending, env.signal);
     const mapped = resultToModel(result);
     const { content, truncated } = env.cut ? env.cut.limit(call.id, mapped) : { content: mapped, truncated: false };
     const isError = result.isError === true;

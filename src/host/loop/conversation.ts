@@ -36,6 +36,8 @@ export class Conversation {
   private readonly cut: CutResults | undefined;
   /** Model-facing names `search_tools` returned: offered in every later step. */
   private readonly found = new Set<string>();
+  /** Every name offered in this conversation (bounded by the tools servers ever had). */
+  private readonly known = new Set<string>();
   private readonly policy: (tool: HostTool) => PolicyVerdict;
   private readonly schemas = new WeakMap<Tool, Record<string, unknown>>();
   private index: ToolIndex | undefined;
@@ -60,6 +62,8 @@ export class Conversation {
     if (this.busy) throw new Error('Cannot reset a conversation while a message is being answered');
     this.history = [];
     this.found.clear();
+    this.known.clear();
+    this.cut?.clear();
   }
 
   /**
@@ -149,6 +153,7 @@ export class Conversation {
         emit,
         cut: this.cut,
         offered,
+        known: this.known,
         search: (args) => this.search(args),
       };
       const settled = await Promise.allSettled(calls.map((call) => runCall(env, call)));
@@ -185,6 +190,7 @@ export class Conversation {
       tools = all.map((t) => this.definition(t));
     }
     if (this.cut && this.cut.size > 0) tools.push(this.cut.tool());
+    for (const t of tools) this.known.add(t.name);
     return { tools, offered: new Set(tools.map((t) => t.name)) };
   }
 

@@ -82,6 +82,10 @@ export class CutResults {
     return this.full.size;
   }
 
+  clear(): void {
+    this.full.clear();
+  }
+
   /**
    * `content` within the limit: when its text is longer, the text blocks become one block of
    * head, a note saying how to read the rest, and tail; images stay whole, after it.

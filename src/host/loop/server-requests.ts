@@ -98,10 +98,12 @@ export async function answerSampling(ctx: LoopContext, server: string, params: C
   const request: ModelRequest = {
     messages: samplingMessages(params),
     tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: ctx.model.sanitizeSchema(t.inputSchema as Record<string, unknown>) })),
-    toolChoice: tools.length > 0 ? (params.toolChoice?.mode ?? 'auto') : 'none',
     maxTokens: params.maxTokens,
     signal,
   };
+  // No tools offered: none may be called. Otherwise what the server asked, or the endpoint's default.
+  const choice = tools.length === 0 ? 'none' : params.toolChoice?.mode;
+  if (choice) request.toolChoice = choice;
   if (params.temperature !== undefined) request.temperature = params.temperature;
   return samplingResult(await ctx.model.complete(request), ctx.model.model);
 }

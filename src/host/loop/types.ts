@@ -98,7 +98,10 @@ export interface HostOptions extends Omit<PoolOptions, 'handlers' | 'onEvent'> {
   interaction?: HostInteraction;
   /** Model turns per user message. Default 20. */
   maxSteps?: number;
-  /** Per tool call (ms); the server's progress restarts it. Default 60 000. */
+  /**
+   * Per tool call (ms); the server's progress restarts it. Default: the server's own `timeoutMs`,
+   * else the pool's `requestTimeoutMs` (60 000). When set, it applies to every server.
+   */
   toolTimeoutMs?: number;
   /** `false`: results reach the model whole. */
   resultLimit?: ResultLimit | false;

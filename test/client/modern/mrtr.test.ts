@@ -156,6 +156,27 @@ test('rounds are bounded by maxInputRounds', async () => {
   await roomy.client.close();
 });
 
+test('an abort while a handler ignores its signal rejects the call at once (no second round)', async () => {
+  const ctl = new AbortController();
+  let asked!: () => void;
+  const opened = new Promise<void>((r) => {
+    asked = r;
+  });
+  const { client, wire } = await memoryClient(server(), {
+    // A dialog nobody answers: it never settles and never looks at its signal.
+    elicitation: () => {
+      asked();
+      return new Promise<never>(() => {});
+    },
+  });
+  const call = client.callTool('greet', { greeting: 'x' }, { signal: ctl.signal });
+  await opened;
+  ctl.abort();
+  await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'aborted');
+  assert.equal(wire.requests('tools/call').length, 1);
+  await client.close();
+});
+
 test('an aborted call stops between rounds', async () => {
   const ctl = new AbortController();
   const { client, wire } = await memoryClient(server(), {

@@ -95,19 +95,22 @@ test('aborting while the model streams drops its HTTP response; the conversation
 test('a per-call timeout on a manual clock: progress keeps a call alive, silence ends it (the server is told)', async () => {
   const clock = new ManualClock();
   const seen: JsonRpcMessage[] = [];
-  const steps = { progress: deferred(), finish: deferred() };
+  // `started`: the handler runs, so the request is out and its timeout armed.
+  const steps = { slowStarted: deferred(), silentStarted: deferred(), progress: deferred(), finish: deferred() };
   let silentCancelled = false;
   const rig = await startLoopRig({
     servers: {
       srv: (mcp) => {
         recordNotifications(mcp, seen);
         mcp.tool('slow', { input: {} }, async (_args, ctx) => {
+          steps.slowStarted.resolve();
           await steps.progress.promise;
           await ctx.progress(1, 2, 'half way');
           await steps.finish.promise;
           return 'finished';
         });
         mcp.tool('silent', { input: {} }, async (_args, ctx) => {
+          steps.silentStarted.resolve();
           await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
           silentCancelled = true;
           return 'never read';
@@ -130,7 +133,7 @@ test('a per-call timeout on a manual clock: progress keeps a call alive, silence
   });
   try {
     const sent = rig.host.conversation().send('go');
-    await waitFor(() => rig.of('tool_call').length === 1, 'the slow call');
+    await within(steps.slowStarted.promise, 'the slow call to reach the server');
     clock.advance(900);
     steps.progress.resolve();
     await waitFor(() => rig.of('tool_progress').length === 1, 'the progress notification');
@@ -138,7 +141,7 @@ test('a per-call timeout on a manual clock: progress keeps a call alive, silence
     // 1800 ms since the call started, 900 since the progress: alive.
     clock.advance(900);
     steps.finish.resolve();
-    await waitFor(() => rig.of('tool_call').length === 2, 'the silent call');
+    await within(steps.silentStarted.promise, 'the silent call to reach the server');
     clock.advance(999);
     await flush(20);
     assert.equal(rig.of('tool_error').length, 0);

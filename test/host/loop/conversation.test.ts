@@ -113,23 +113,27 @@ test('bad JSON arguments and an unknown tool are answered as errors; the model c
   const rig = await startLoopRig({
     servers: { srv: (mcp) => mcp.tool('echo', { input: { text: z.string() } }, ({ text }) => text) },
     script: [
-      toolCallsTurn([
-        { name: 'echo', arguments: '{"text": "unterminated' },
-        { name: 'ecko', arguments: { text: 'x' } },
-      ]),
+      toolCallsTurn(
+        [
+          { name: 'echo', arguments: '{"text": "unterminated' },
+          { name: 'ecko', arguments: { text: 'x' } },
+        ],
+        { usage: { input: 100, output: 10 } },
+      ),
       (req) => {
         const tools = req.body.messages.filter((m: any) => m.role === 'tool');
         assert.match(tools[0].content, /^Error: The arguments of the call to echo could not be read: they are not valid JSON/);
         assert.match(tools[1].content, /^Error: There is no tool named "ecko"\. The tools are: echo\./);
-        return toolCallsTurn({ name: 'echo', arguments: { text: 'fixed' } });
+        return toolCallsTurn({ name: 'echo', arguments: { text: 'fixed' } }, { usage: { input: 200, output: 20 } });
       },
-      textTurn('ok'),
+      textTurn('ok', { usage: { input: 300, output: 30 } }),
     ],
   });
   try {
     const answer = await rig.host.conversation().send('go');
     rig.llm.assertNoErrors();
     assert.equal(answer.text, 'ok');
+    assert.deepEqual(answer.usage, { inputTokens: 600, outputTokens: 60 }, 'summed over the steps');
     assert.deepEqual(
       answer.toolCalls.map((c) => c.error === undefined),
       [false, false, true],

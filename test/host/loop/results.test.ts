@@ -71,7 +71,7 @@ test('an oversized result: head and tail reach the model, read_full_result reads
       ],
     );
     // The event carries the server's whole result; only the model's copy is cut.
-    assert.equal((results[0]?.result.content[0] as { text: string }).text, LONG);
+    assert.equal((results[0]!.result.content[0] as { text: string }).text, LONG);
     assert.equal((await rig.host.conversation().send('again')).text, 'fresh');
     rig.llm.assertNoErrors();
   } finally {

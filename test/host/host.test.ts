@@ -1,0 +1,87 @@
+// The Host as a whole: a server that fails to start is reported while the others work, `_meta`
+// per call reaches the server, a pool made elsewhere and a ModelProvider object are used as
+// given, and close() ends what the Host owns.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { Host } from '../../src/host/host.js';
+import type { HostEvent } from '../../src/host/loop/types.js';
+import { ServerPool } from '../../src/host/pool.js';
+import { OpenAIProvider } from '../../src/host/providers/openai.js';
+import { serve } from '../../src/hosting/node.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { startScriptedOpenAI, textTurn, toolCallsTurn } from '../support/index.js';
+
+function whoami(): McpServer {
+  const mcp = new McpServer({ name: 'who', version: '1.0.0' });
+  mcp.tool('whoami', { input: { loud: z.boolean().optional() } }, (_args, ctx) => JSON.stringify(ctx.meta ?? {}));
+  return mcp;
+}
+
+test('a server that cannot start is reported (and retried) while the others work; meta(call) reaches the server as _meta', async () => {
+  const running = await serve(whoami(), { port: 0 });
+  const llm = await startScriptedOpenAI([
+    (req) => {
+      assert.deepEqual(
+        req.body.tools.map((t: any) => t.function.name),
+        ['whoami'],
+      );
+      return toolCallsTurn({ name: 'whoami', arguments: { loud: true } });
+    },
+    (req) => {
+      const meta = JSON.parse(req.body.messages.at(-1).content);
+      assert.equal(meta['example.com/call'], 'who/whoami call_0_0 {"loud":true}');
+      return textTurn('you are you');
+    },
+  ]);
+  const events: HostEvent[] = [];
+  const host = new Host({
+    servers: { who: { url: running.url }, broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] } },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    meta: (call) => ({ 'example.com/call': `${call.server}/${call.tool} ${call.id} ${JSON.stringify(call.arguments)}` }),
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    await host.start();
+    const failed = events.flatMap((e) => (e.type === 'server' && e.event.type === 'failed' ? [e.event] : []));
+    assert.equal(failed[0]?.server, 'broken');
+    assert.ok(failed[0]?.retryInMs !== undefined, 'it is retried');
+    assert.equal(host.pool.server('who')?.state, 'connected');
+    assert.equal((await host.conversation().send('who am I?')).text, 'you are you');
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
+    await running.close();
+    await llm.close();
+  }
+  assert.equal(
+    host.pool.servers().every((s) => s.state !== 'connected'),
+    true,
+    'close() closed the pool',
+  );
+});
+
+test('a pool made elsewhere and a ModelProvider object are used as given; the pool reports through the Host', async () => {
+  const running = await serve(whoami(), { port: 0 });
+  const llm = await startScriptedOpenAI([textTurn('hello')]);
+  const pool = new ServerPool({ servers: { who: { url: running.url } } });
+  const model = new OpenAIProvider({ baseUrl: llm.baseUrl, model: 'mine' });
+  const events: HostEvent[] = [];
+  const host = new Host({ pool, model, system: 'Be nice.', onEvent: (e) => events.push(e) });
+  try {
+    assert.equal(host.pool, pool);
+    assert.equal(host.model, model);
+    await host.start();
+    assert.ok(events.some((e) => e.type === 'server' && e.event.type === 'connected' && e.event.server === 'who'));
+    const chat = host.conversation({ system: 'Be brief.' });
+    assert.equal((await chat.send('hi')).text, 'hello');
+    assert.deepEqual(llm.requests[0]?.body.messages[0], { role: 'system', content: 'Be brief.' });
+    assert.equal(llm.requests[0]?.body.model, 'mine');
+  } finally {
+    await host.close();
+    await running.close();
+    await llm.close();
+  }
+  assert.equal(pool.server('who')?.state, 'closed');
+  assert.throws(() => host.conversation(), /^Error: This host is closed/);
+});
