@@ -33,6 +33,9 @@ export async function startDemoHttp(): Promise<RunningServer> {
   return serve(createDemoServer(), { port: 0 });
 }
 
+/** A 1x1 transparent PNG (base64): the image results-server.ts returns. */
+export const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
 /** A tool result as a model endpoint received it. */
 export interface SentToolResult {
   /** `tool_call_id` (OpenAI) / `tool_use_id` (Anthropic). */

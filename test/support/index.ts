@@ -32,6 +32,7 @@ export {
   lastUserText,
   offeredSchema,
   offeredTools,
+  PIXEL,
   REPO_ROOT,
   sentToolCalls,
   sentToolResults,

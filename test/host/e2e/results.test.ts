@@ -5,8 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
-import { PIXEL } from '../../fixtures/host/results-server.js';
-import { fixtureEntry, offeredTools, sentToolResults, startScriptedAnthropic, startScriptedOpenAI, textTurn, toolCallsTurn } from '../../support/index.js';
+import {
+  fixtureEntry,
+  offeredTools,
+  PIXEL,
+  sentToolResults,
+  startScriptedAnthropic,
+  startScriptedOpenAI,
+  textTurn,
+  toolCallsTurn,
+} from '../../support/index.js';
 
 test('an isError result: the model reads the error (Anthropic is_error), corrects its call, and answers', async () => {
   const llm = await startScriptedAnthropic([
