@@ -170,7 +170,7 @@ test('parallel calls to two servers (an HTTP one and a stdio child) run at once;
   const http = await serve(gate, { port: 0 });
   const llm = await startScriptedAnthropic([
     (req) => {
-      assert.deepEqual(offeredTools(req).sort(), ['get_weather', 'pid', 'slow_lookup', 'wait']);
+      assert.deepEqual(offeredTools(req).sort(), ['get_weather', 'pid', 'slow_lookup', 'unlock_forecast', 'wait']);
       return toolCallsTurn([
         { name: 'slow_lookup', arguments: { street: 'Karl Johans gate' } },
         { name: 'get_weather', arguments: { city: 'Oslo' } },
