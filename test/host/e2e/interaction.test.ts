@@ -4,11 +4,14 @@
 // SDK's multi round-trip tool over HTTP and stdio) and in the handshake era (the demo pinned to
 // it; the official v1 SDK over stdio). Then the same questions ended early: the user cancels the
 // message while a form is on screen or while the model answers the server, or the server dies
-// while its form is shown; the question is withdrawn and nothing is left waiting.
+// while its form is shown; the question is withdrawn and nothing is left waiting. And URL-mode
+// elicitation (a sign-in page) in both eras.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import type { ElicitResult } from '../../../src/protocol/types.js';
+import { McpServer } from '../../../src/server/mcp-server.js';
+import { serve } from '../../../src/hosting/node.js';
 import { startV2HttpServer } from '../../fixtures/v2/server.js';
 import { fileURLToPath } from 'node:url';
 import {
@@ -363,6 +366,50 @@ test('a server killed while its elicitation is on screen: the dialog is withdraw
     llm.assertNoErrors();
   } finally {
     await host.close();
+    await llm.close();
+  }
+});
+
+test('URL-mode elicitation in both eras: the user is sent to the URL the server names, and the call goes on', async () => {
+  const mcp = new McpServer({ name: 'signin', version: '1.0.0' });
+  mcp.tool('connect_calendar', { description: 'Connects your calendar (sign-in in the browser)' }, async (_args, ctx) => {
+    const r = await ctx.elicit({ mode: 'url', message: 'Sign in to your calendar', url: 'https://calendar.example/auth?state=s1', elicitationId: 'e-1' });
+    return r.action === 'accept' ? 'calendar connected' : `not connected (${r.action})`;
+  });
+  const http = await serve(mcp, { port: 0 });
+  const llm = await startScriptedOpenAI([
+    toolCallsTurn({ name: 'hs_connect_calendar', arguments: {} }),
+    toolCallsTurn({ name: 'mo_connect_calendar', arguments: {} }),
+    (req) =>
+      textTurn(
+        sentToolResults(req)
+          .map((r) => r.text)
+          .join(' / '),
+      ),
+  ]);
+  const opened: Array<{ server: string; url: string | undefined; mode: string | undefined }> = [];
+  const host = new Host({
+    servers: { hs: { url: http.url, era: 'handshake' }, mo: { url: http.url, era: 'modern' } },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    interaction: {
+      elicit: ({ server, params }) => {
+        opened.push({ server, url: (params as { url?: string }).url, mode: params.mode });
+        return { action: 'accept' };
+      },
+    },
+  });
+  try {
+    await host.start();
+    const answer = await host.conversation().send('Connect my calendar, twice.');
+    llm.assertNoErrors();
+    assert.equal(answer.text, 'calendar connected / calendar connected');
+    assert.deepEqual(opened, [
+      { server: 'hs', url: 'https://calendar.example/auth?state=s1', mode: 'url' },
+      { server: 'mo', url: 'https://calendar.example/auth?state=s1', mode: 'url' },
+    ]);
+  } finally {
+    await host.close();
+    await http.close();
     await llm.close();
   }
 });

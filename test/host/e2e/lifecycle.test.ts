@@ -4,8 +4,9 @@
 // ManualClock drives the retry backoff); an HTTP server stopped mid-call and started again, in
 // both eras; cancellation of a running tool call (the server hears notifications/cancelled) and
 // of a model turn still streaming, and a call past its timeout, each leaving a conversation that
-// goes on.
+// goes on; a server that cannot start next to one that can.
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import type { ServerPool, PoolEventOf, PoolEventType } from '../../../src/host/pool.js';
@@ -15,6 +16,8 @@ import {
   fixtureEntry,
   hangTurn,
   ManualClock,
+  offeredTools,
+  REPO_ROOT,
   sentToolCalls,
   sentToolResults,
   startDemoHttp,
@@ -25,6 +28,8 @@ import {
   within,
   type ScriptedRequest,
 } from '../../support/index.js';
+
+const CRASH_AT_START = fileURLToPath(new URL('../../fixtures/stdio/crash-at-start.mjs', import.meta.url));
 
 function next<T extends PoolEventType>(pool: ServerPool, type: T): Promise<PoolEventOf<T>> {
   return within(
@@ -317,3 +322,40 @@ for (const era of ['handshake', 'modern'] as const) {
     }
   });
 }
+
+test('a server that cannot start does not hold the others: start() resolves, the failure is an event, the model gets the tools that are up', async () => {
+  const clock = new ManualClock();
+  const llm = await startScriptedAnthropic([
+    (req) => {
+      assert.deepEqual(offeredTools(req).sort(), ['get_weather', 'pid', 'unlock_forecast', 'wait']);
+      return toolCallsTurn({ name: 'get_weather', arguments: { city: 'Oslo' } });
+    },
+    (req) => textTurn(JSON.parse(sentToolResults(req)[0].text).city),
+  ]);
+  const failures: Array<{ server: string; message: string; retryInMs: number | undefined }> = [];
+  const host = new Host({
+    servers: {
+      broken: { command: process.execPath, args: [CRASH_AT_START], cwd: REPO_ROOT },
+      weather: fixtureEntry('weather'),
+    },
+    clock,
+    retry: { initialDelayMs: 1000 },
+    model: { provider: 'anthropic', model: 'scripted', baseUrl: llm.baseUrl },
+    onEvent: (e) => {
+      if (e.type === 'server' && e.event.type === 'failed')
+        failures.push({ server: e.event.server, message: e.event.error.message, retryInMs: e.event.retryInMs });
+    },
+  });
+  try {
+    await host.start();
+    assert.equal(failures.length, 1);
+    assert.equal(failures[0].server, 'broken');
+    assert.match(failures[0].message, /fatal: missing API_KEY/);
+    assert.equal(failures[0].retryInMs, 1000);
+    assert.equal((await host.conversation().send('Weather in Oslo?')).text, 'Oslo');
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
+    await llm.close();
+  }
+});
