@@ -359,3 +359,66 @@ test('a server that cannot start does not hold the others: start() resolves, the
     await llm.close();
   }
 });
+
+test('cancelling send() during parallel calls to two stdio servers: both servers are told, and two conversations on one host keep their calls apart', async () => {
+  const llm = await startScriptedOpenAI([
+    toolCallsTurn([
+      { name: 'one_wait', arguments: {} },
+      { name: 'two_wait', arguments: {} },
+    ]),
+    // The other conversation, while the first one waits.
+    toolCallsTurn({ name: 'one_get_weather', arguments: { city: 'Rome' } }),
+    (req) => textTurn(JSON.parse(sentToolResults(req)[0].text).city),
+  ]);
+  const heard = new Set<string>();
+  let bothHeard: () => void = () => {};
+  const cancelled = new Promise<void>((resolve) => (bothHeard = resolve));
+  const host = new Host({
+    servers: { one: fixtureEntry('weather'), two: fixtureEntry('weather') },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    onEvent: (e) => {
+      if (e.type !== 'server' || e.event.type !== 'stderr' || !/^cancelled /.test(e.event.line)) return;
+      heard.add(e.event.server);
+      if (heard.size === 2) bothHeard();
+    },
+  });
+  try {
+    await host.start();
+    const controller = new AbortController();
+    const running = new Set<string>();
+    let bothRunning: () => void = () => {};
+    const started = new Promise<void>((resolve) => (bothRunning = resolve));
+    const firstEvents: HostEvent[] = [];
+    const first = host
+      .conversation()
+      .send('Wait on both.', {
+        signal: controller.signal,
+        onEvent: (e) => {
+          firstEvents.push(e);
+          if (e.type !== 'tool_progress') return;
+          running.add(e.id);
+          if (running.size === 2) bothRunning();
+        },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    await within(started, 'both calls to run on their servers');
+    // Another conversation works meanwhile; its calls are its own.
+    const secondEvents: HostEvent[] = [];
+    const second = await host.conversation().send('Weather in Rome?', { onEvent: (e) => secondEvents.push(e) });
+    assert.equal(second.text, 'Rome');
+    controller.abort();
+    const err = await within(first, 'send() to reject');
+    assert.ok(err instanceof Error && err.name === 'AbortError', String(err));
+    await within(cancelled, () => `both servers to hear the cancellation (heard: ${[...heard].join(', ') || 'none'})`);
+    const calls = (events: HostEvent[]) => events.flatMap((e) => (e.type === 'tool_call' ? [e.name] : []));
+    assert.deepEqual(calls(firstEvents), ['one_wait', 'two_wait']);
+    assert.deepEqual(calls(secondEvents), ['one_get_weather']);
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
+    await llm.close();
+  }
+});
