@@ -4,7 +4,8 @@
 // ManualClock drives the retry backoff); an HTTP server stopped mid-call and started again, in
 // both eras; cancellation of a running tool call (the server hears notifications/cancelled) and
 // of a model turn still streaming, and a call past its timeout, each leaving a conversation that
-// goes on; a server that cannot start next to one that can.
+// goes on; a server that cannot start next to one that can; host.close() in the middle of a
+// message.
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -420,5 +421,45 @@ test('cancelling send() during parallel calls to two stdio servers: both servers
   } finally {
     await host.close();
     await llm.close();
+  }
+});
+
+test('host.close() while a message is answered (during a tool call, during a model stream): send() rejects saying the host closed, no model turn follows, nothing is left running', async () => {
+  const rounds = [
+    // A second turn is scripted so that a model turn after close() shows up as a request answered.
+    { during: 'tool_progress' as const, script: [toolCallsTurn({ name: 'wait', arguments: {} }), textTurn('Asked after the host closed.')] },
+    { during: 'text' as const, script: [hangTurn('Thinking')] },
+  ];
+  for (const { during, script } of rounds) {
+    const llm = await startScriptedOpenAI(script);
+    const host = new Host({ servers: { weather: fixtureEntry('weather') }, model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl } });
+    try {
+      await host.start();
+      const pid = host.pool.server('weather')?.pid;
+      assert.ok(pid);
+      let closing: Promise<void> | undefined;
+      const settled = await within(
+        host
+          .conversation()
+          .send('Wait, or think.', {
+            onEvent: (e) => {
+              if (e.type === during) closing ??= host.close();
+            },
+          })
+          .then(
+            (answer) => answer,
+            (e: unknown) => e,
+          ),
+        `send() to settle after close() (during ${during})`,
+      );
+      await within(closing ?? Promise.resolve(), 'close() to finish');
+      assert.ok(settled instanceof Error, `send() resolved: ${JSON.stringify(settled)}`);
+      assert.match(settled.message, /closed/i);
+      assert.equal(llm.requests.length, 1, 'no model turn after close()');
+      assert.equal(alive(pid), false);
+    } finally {
+      await host.close();
+      await llm.close();
+    }
   }
 });
