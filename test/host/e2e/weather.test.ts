@@ -4,9 +4,12 @@
 // back. Once per kind of server (the demo over HTTP, an mcpkit stdio child, an official-SDK
 // stdio child, an official-SDK server over HTTP), with both wire formats. Then parallel calls to
 // two servers (the one the model named first runs until the other has answered: run one after
-// the other they would never finish), and two servers offering the same tool name.
+// the other they would never finish), two servers offering the same tool name, and the servers
+// read from an .mcp.json file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
@@ -19,11 +22,13 @@ import {
   lastUserText,
   offeredSchema,
   offeredTools,
+  REPO_ROOT,
   sentToolCalls,
   sentToolResults,
   startDemoHttp,
   startScriptedAnthropic,
   startScriptedOpenAI,
+  tempDir,
   textTurn,
   toolCallsTurn,
   within,
@@ -283,6 +288,46 @@ test('two servers offering get_weather: the model sees both under server-prefixe
     );
   } finally {
     await host.close();
+    await llm.close();
+  }
+});
+
+test('the walkthrough from an .mcp.json file (a stdio entry with a relative cwd, an HTTP entry with allow)', async () => {
+  const demo = await startDemoHttp();
+  const dir = tempDir('host-e2e');
+  const weather = fixtureEntry('weather') as { command: string; args: string[] };
+  writeFileSync(
+    join(dir, '.mcp.json'),
+    JSON.stringify({
+      mcpServers: {
+        weather: { command: weather.command, args: weather.args, cwd: relative(dir, REPO_ROOT) },
+        docs: { type: 'http', url: demo.url, allow: ['search_docs'] },
+      },
+    }),
+  );
+  const llm = await startScriptedOpenAI([
+    (req) => {
+      assert.deepEqual(offeredTools(req).sort(), ['get_weather', 'pid', 'search_docs', 'unlock_forecast', 'wait']);
+      return toolCallsTurn([
+        { name: 'get_weather', arguments: { city: 'Hangzhou' } },
+        { name: 'search_docs', arguments: { keyword: 'stateless' } },
+      ]);
+    },
+    (req) => {
+      const [w, docs] = sentToolResults(req);
+      assert.equal(JSON.parse(w.text).source, 'mcpkit');
+      assert.match(docs.text, /stateless-era/);
+      return textTurn('Done.');
+    },
+  ]);
+  const host = new Host({ config: join(dir, '.mcp.json'), cwd: dir, model: model('openai', llm) });
+  try {
+    await host.start();
+    assert.equal((await host.conversation().send('Weather, and docs on the stateless era?')).text, 'Done.');
+    llm.assertNoErrors();
+  } finally {
+    await host.close();
+    await demo.close();
     await llm.close();
   }
 });
