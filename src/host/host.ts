@@ -44,6 +44,8 @@ export class Host {
       deferTools: _d,
       meta: _me,
       onEvent: _o,
+      temperature: _te,
+      maxTokens: _mt,
       ...poolOptions
     } = options;
     const ctx = () => this.context;

@@ -67,7 +67,7 @@ test('a pool made elsewhere and a ModelProvider object are used as given; the po
   const pool = new ServerPool({ servers: { who: { url: running.url } } });
   const model = new OpenAIProvider({ baseUrl: llm.baseUrl, model: 'mine' });
   const events: HostEvent[] = [];
-  const host = new Host({ pool, model, system: 'Be nice.', onEvent: (e) => events.push(e) });
+  const host = new Host({ pool, model, system: 'Be nice.', temperature: 0.1, maxTokens: 99, onEvent: (e) => events.push(e) });
   try {
     assert.equal(host.pool, pool);
     assert.equal(host.model, model);
@@ -77,6 +77,8 @@ test('a pool made elsewhere and a ModelProvider object are used as given; the po
     assert.equal((await chat.send('hi')).text, 'hello');
     assert.deepEqual(llm.requests[0]?.body.messages[0], { role: 'system', content: 'Be brief.' });
     assert.equal(llm.requests[0]?.body.model, 'mine');
+    assert.equal(llm.requests[0]?.body.temperature, 0.1);
+    assert.equal(llm.requests[0]?.body.max_tokens, 99);
   } finally {
     await host.close();
     await running.close();
