@@ -2,12 +2,15 @@
 // Workers with their own `serve`):
 //   node --import tsx examples/hono-server.ts [port]
 // Set MCP_TOKEN to require `Authorization: Bearer $MCP_TOKEN` (checked by a Hono middleware in
-// front; the tool sees who called as ctx.authInfo).
+// front; the tool sees who called as ctx.authInfo). Or set MCP_API_KEYS (comma-separated) to have
+// mcpkit's API-key guard check them instead, behind the app's own middleware (here, a request id
+// on every answer, refusals included).
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { McpServer } from '../src/entries/server.js';
 import { toHonoMiddleware, type AuthInfo } from '../src/entries/hono.js';
+import { apiKeyGuard } from '../src/entries/http.js';
 
 const server = new McpServer({ name: 'example-hono', version: '1.0.0' });
 server.tool('greet', { description: 'Greets someone by name', input: { name: z.string() } }, ({ name }, ctx) => {
@@ -16,6 +19,10 @@ server.tool('greet', { description: 'Greets someone by name', input: { name: z.s
 });
 
 const app = new Hono<{ Variables: { auth: AuthInfo } }>();
+app.use(async (c, next) => {
+  c.header('x-request-id', crypto.randomUUID());
+  await next();
+});
 const token = process.env['MCP_TOKEN'];
 if (token) {
   app.use('/mcp', async (c, next) => {
@@ -24,7 +31,8 @@ if (token) {
     await next();
   });
 }
-const mcp = toHonoMiddleware(server);
+const keys = process.env['MCP_API_KEYS']?.split(',');
+const mcp = toHonoMiddleware(server, keys ? { authenticate: apiKeyGuard({ keys }) } : {});
 app.use(mcp);
 app.get('/health', (c) => c.json({ ok: true }));
 

@@ -31,13 +31,15 @@
 // Each pass is then held against its baseline: the run fails on a failure the baseline does not
 // list and on a listed scenario that passes or is parked (a stale entry).
 //
-//   npm run conformance [-- [--server-only | --client-only | --authorization-only] [--current-only | --next-only] [--runtime=bun|deno]]
+//   npm run conformance [-- [--server-only | --client-only | --authorization-only] [--current-only | --next-only] [--runtime=bun|deno|workerd]]
 //
 // --server-only runs the authorization pass too (both test servers); --authorization-only runs
 // only that pass.
 //
 // --runtime serves the server passes from toFetchHandler on Bun's or Deno's own server
-// (test/runtimes/hosts/conformance.ts) instead of mcpkit/node on Node; the same baselines apply.
+// (test/runtimes/hosts/conformance.ts), or in workerd from a Durable Object
+// (test/runtimes/hosts/conformance-worker.ts, bundled by scripts/workerd.mjs), instead of
+// mcpkit/node on Node; the same baselines apply.
 //
 // The CLI needs Node >= 22: $CONFORMANCE_NODE, this node when it is new enough, or the npm
 // registry's build fetched once into .cache/runtimes (see node22()). mcpkit itself (server and client)
@@ -51,6 +53,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from './child.mjs';
 import { binaryOf, Skip } from './runtime-bins.mjs';
+import { conformanceWorker, workerdArgs, workerdPort } from './workerd.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -79,7 +82,7 @@ const runNext = !args.has('--current-only');
 /** The `authorization` command exists in the next suite only. */
 const runAuthorization = runNext && !args.has('--client-only');
 const runtime = [...args].find((a) => a.startsWith('--runtime='))?.slice('--runtime='.length);
-if (runtime !== undefined && runtime !== 'bun' && runtime !== 'deno') throw new Error(`--runtime: bun or deno, not ${runtime}`);
+if (runtime !== undefined && !['bun', 'deno', 'workerd'].includes(runtime)) throw new Error(`--runtime: bun, deno or workerd, not ${runtime}`);
 
 /**
  * A Node >= 22 for the conformance CLI, called by path (never shadowing `node`): CONFORMANCE_NODE,
@@ -159,6 +162,7 @@ async function serverCommand() {
   if (!runtime) return [process.execPath, ['--import', 'tsx', 'conformance/server.ts', '--port', '0']];
   const host = 'test/runtimes/hosts/conformance.ts';
   if (runtime === 'bun') return [binaryOf('bun'), ['run', host]];
+  if (runtime === 'workerd') return [binaryOf('workerd'), workerdArgs(await conformanceWorker(root))];
   // Deno maps no `.js` import to its `.ts` source without the sloppy-imports flag.
   return [binaryOf('deno'), ['run', '--no-lock', '--unstable-sloppy-imports', '--allow-net=127.0.0.1', '--allow-read', '--allow-env', host]];
 }
@@ -172,11 +176,14 @@ async function startServer(logFile) {
 /** Starts a test server; resolves once it prints `listening on <url>`. */
 function startListening(cmd, argv, logFile, what) {
   return new Promise((done, fail) => {
+    // workerd names its port on a control descriptor instead of printing a line.
+    const control = argv[0] === 'serve' && argv.includes('--control-fd');
     const child = spawn(cmd, argv, {
       cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(control ? ['pipe'] : [])],
     });
     let seen = '';
+    if (control) workerdPort(child, (port) => onData(`listening on http://127.0.0.1:${port}/mcp\n`));
     const timer = setTimeout(() => {
       child.kill('SIGTERM');
       fail(new Error(`${what} did not start within 60 s:\n${seen}`));

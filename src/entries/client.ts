@@ -28,6 +28,16 @@ export {
   type ReadSkillFileOptions,
 } from '../client/skills.js';
 export {
+  checkServerCard,
+  fetchServerCard,
+  type FetchedServerCard,
+  type CardDifference,
+  type ServerCardCheck,
+  type CardCheckClient,
+  type CheckServerCardOptions,
+  type FetchServerCardOptions,
+} from '../client/server-card.js';
+export {
   modelTools,
   appTools,
   appResourceUri,

@@ -76,3 +76,4 @@ export {
 export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../host/names.js';
 export { globToRegExp, toolFilter } from '../host/tool-filter.js';
 export type { Target } from '../host/targets.js';
+export { SkillCatalog, type HostSkill, type HostSkillFile, type SkillCatalogEvent, type SkillCatalogOptions } from '../host/skills.js';

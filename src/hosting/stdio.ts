@@ -1,3 +1,4 @@
+import { Console } from 'node:console';
 import type { McpServer } from '../server/mcp-server.js';
 import { lowLevelServer, type Server } from '../server/server.js';
 import type { ServerSession } from '../server/session.js';
@@ -29,7 +30,8 @@ export async function serveStdio(server: McpServer | Server, options: ServeStdio
 
 /** On a stdio server stdout is the protocol stream: console output that would go there goes to stderr. */
 function consoleToStderr(): void {
-  const err = new console.Console({ stdout: process.stderr, stderr: process.stderr });
+  // node:console, not the global's `console.Console`: Deno's global console has no constructor.
+  const err = new Console({ stdout: process.stderr, stderr: process.stderr });
   console.log = err.log.bind(err);
   console.info = err.info.bind(err);
   console.debug = err.debug.bind(err);

@@ -20,7 +20,16 @@ function ajvFor(dialect: JsonSchemaDialect): AjvInstance {
     // `$ref` named by a schema, so such refs fail at compile time instead.
     // `addUsedSchema: false` keeps each compiled schema out of the shared
     // registry, so two tools may reuse the same `$id` without clashing.
-    const options = { allErrors: true, strict: false, addUsedSchema: false } as const;
+    // The logger drops ajv's "Error compiling schema" dump (the whole generated function, on
+    // stderr): the error it goes with is thrown, and reported, anyway.
+    const logger = {
+      log: console.log,
+      warn: console.warn,
+      error: (...args: unknown[]) => {
+        if (!/^Error compiling schema/.test(String(args[0]))) console.error(...args);
+      },
+    };
+    const options = { allErrors: true, strict: false, addUsedSchema: false, logger } as const;
     ajv = dialect === 'draft-07' ? new Ajv(options) : new Ajv2020(options);
     addFormats(ajv);
     instances.set(dialect, ajv);
@@ -47,6 +56,7 @@ function compileWithAjv(schema: Record<string, unknown>): ValidateFunction {
     validate = ajv.compile(body);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof EvalError || /code generation from strings/i.test(reason)) throw codeGenerationRefused(error);
     const missing = /can't resolve reference (\S+)/i.exec(reason)?.[1];
     const hint =
       missing === undefined
@@ -61,6 +71,22 @@ function compileWithAjv(schema: Record<string, unknown>): ValidateFunction {
   }
   compiled.set(schema, validate);
   return validate;
+}
+
+/**
+ * ajv validates by generating code, which some runtimes refuse: Cloudflare Workers (workerd)
+ * everywhere but while a module loads, Node under --disallow-code-generation-from-strings, pages
+ * whose CSP lacks 'unsafe-eval'. ajv's own message carries the whole generated function: say
+ * what happened and what works instead.
+ */
+function codeGenerationRefused(error: unknown): Error {
+  return new Error(
+    'Cannot validate a plain JSON Schema here: this runtime refuses to generate code from strings at this point, ' +
+      'and ajv (which mcpkit uses for plain JSON Schemas) validates with generated code. On Cloudflare Workers, ' +
+      'register such tools while the module loads (build the McpServer at the top level, also for a Durable Object), ' +
+      'or describe the input with a Standard Schema (zod, valibot, arktype), which needs no generated code',
+    { cause: error },
+  );
 }
 
 function pointerToPath(pointer: string): IssuePathSegment[] {

@@ -195,6 +195,25 @@ export const CHECKS = {
   },
 };
 
+/** Checks only the Hono-served endpoints (app.mjs, under /hono) run, after CHECKS. */
+export const HONO_CHECKS = {
+  "hono: the app's own middleware header is on MCP's answers (JSON, SSE, refusals)": async (base) => {
+    const bad = await post(`${base}/mcp`, '{"jsonrpc":', { 'mcp-protocol-version': MODERN });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.headers.get('x-served-by'), 'hono', 'on a refusal');
+    await bad.body?.cancel();
+    const call = await post(
+      `${base}/mcp`,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { ...ENVELOPE, progressToken: 'p' } } },
+      { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'progress' },
+    );
+    assert.equal(call.status, 200);
+    assert.match(call.headers.get('content-type') ?? '', /text\/event-stream/, 'progress makes it a stream');
+    assert.equal(call.headers.get('x-served-by'), 'hono', 'on an SSE stream');
+    assert.equal(parseSse(await call.text()).result.content[0].text, 'did 2');
+  },
+};
+
 /** The last JSON-RPC response in an SSE body. */
 function parseSse(body) {
   const data = body
@@ -209,11 +228,12 @@ function parseSse(body) {
   return data.map((d) => JSON.parse(d)).findLast((m) => 'id' in m && ('result' in m || 'error' in m));
 }
 
-/** Runs every check; resolves to { passed, passedNames, failed: [{ name, error }], total }. */
-export async function runChecks(base, { timeoutMs = 30_000 } = {}) {
+/** Runs every check (and `extra`); resolves to { passed, passedNames, failed: [{ name, error }], total }. */
+export async function runChecks(base, { timeoutMs = 30_000, extra = {} } = {}) {
   const failed = [];
   const passedNames = [];
-  for (const [name, check] of Object.entries(CHECKS)) {
+  const all = { ...CHECKS, ...extra };
+  for (const [name, check] of Object.entries(all)) {
     try {
       await withTimeout(check(base), timeoutMs, name);
       passedNames.push(name);
@@ -221,7 +241,7 @@ export async function runChecks(base, { timeoutMs = 30_000 } = {}) {
       failed.push({ name, error });
     }
   }
-  return { passed: passedNames.length, passedNames, failed, total: Object.keys(CHECKS).length };
+  return { passed: passedNames.length, passedNames, failed, total: Object.keys(all).length };
 }
 
 /** A ceiling so that a runtime that hangs fails its check instead of the whole run; not a measurement. */

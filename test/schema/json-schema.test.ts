@@ -174,3 +174,32 @@ test('validation errors are capped so the message stays short', () => {
   assert.equal(result.ok, false);
   if (!result.ok) assert.match(result.message, /"f7" is required \(and 12 more\)$/);
 });
+
+test('a runtime that refuses generated code (workerd inside a request): a plain message that names the way out, and no ajv dump', async () => {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  // The schema of a tool, compiled while the process forbids code generation, as workerd does in a request.
+  const script = `
+    import { compileSchema } from './src/schema/compile.ts';
+    import './src/schema/json-schema.ts';
+    try {
+      compileSchema({ type: 'object', properties: { a: { type: 'number' } } });
+      console.log('compiled');
+    } catch (e) {
+      console.log(JSON.stringify({ name: e.name, message: e.message, cause: e.cause?.name }));
+    }`;
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script],
+    { cwd: root },
+  );
+  const reported = JSON.parse(stdout);
+  assert.equal(reported.name, 'Error');
+  assert.equal(reported.cause, 'EvalError');
+  assert.match(reported.message, /^Cannot validate a plain JSON Schema here: this runtime refuses to generate code/);
+  assert.match(reported.message, /Standard Schema \(zod, valibot, arktype\)/);
+  assert.match(reported.message, /at the top level/);
+  assert.doesNotMatch(stderr, /function code|validate\d/, 'ajv does not dump the generated function');
+});

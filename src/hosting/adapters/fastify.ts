@@ -37,6 +37,9 @@ export function toFastifyPlugin(server: McpServer | Server, options: FastifyMcpO
   // JSON-RPC 413); a far larger one gets Fastify's own 413 without being buffered whole.
   const bodyLimit = (http.maxBodyBytes ?? 4 * 1024 * 1024) + 1;
   const route = (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // Headers the app's hooks set (`reply.header` in onRequest: a request id, CORS, security
+    // headers) are sent by Fastify only for replies it writes; mcpkit writes this one.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     return serveNode(handler, request.raw, reply.raw, { url: request.url, body: request.body, authInfo: authInfo(request) });
   };

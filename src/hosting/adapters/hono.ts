@@ -38,11 +38,15 @@ export function toHonoMiddleware(server: McpServer | Server, options: HonoMcpOpt
   const mw = (async (c: Context, next: () => Promise<void>) => {
     if (!handler.serves(c.req.path)) return next();
     const raw = c.req.raw;
-    return fetchHandler(raw, {
+    const response = await fetchHandler(raw, {
       authInfo: authInfo(c),
       remoteAddress: nodeRemoteAddress(c),
       readBody: raw.bodyUsed ? () => c.req.text() : undefined,
     });
+    // Headers the app's middleware set before (`c.header`: a request id, CORS, security headers)
+    // belong on MCP's answers too, but Hono adds them only to responses made through `c`; MCP's
+    // own headers win. The body (an SSE stream too) is passed on, not copied.
+    return c.newResponse(response.body, response);
   }) as HonoMcpMiddleware;
   mw.handler = handler;
   mw.close = () => handler.close();
