@@ -27,6 +27,8 @@ export class Host {
   private readonly listeners = new Set<(event: HostEvent) => void>();
   private readonly context: LoopContext;
   private closed = false;
+  /** Aborted by close(): every message still being answered ends with it. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: HostOptions) {
     // A policy with a value it does not know fails here, not at the first conversation.
@@ -81,6 +83,7 @@ export class Host {
         for (const l of sends) safeCall(l, event);
       },
       sends,
+      closed: this.closing.signal,
     };
     // A pool made elsewhere reports to its own onEvent; the Host passes on what it hears.
     if (pool) for (const type of SERVER_EVENTS) pool.on(type, (event: PoolEvent) => this.context.broadcast({ type: 'server', event }));
@@ -115,6 +118,10 @@ export class Host {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // First the messages (no model turn may follow a call the closing pool fails), then the pool.
+    const reason = new Error('The host was closed while this message was being answered');
+    reason.name = 'AbortError';
+    this.closing.abort(reason);
     await this.pool.close();
     this.listeners.clear();
   }

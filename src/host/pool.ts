@@ -192,9 +192,17 @@ export class ServerPool implements ToolSource {
       onprogress: onprogress ?? (() => {}),
       resetTimeoutOnProgress: true,
     };
+    const refreshes = link.refreshes;
     try {
-      if (options.meta === undefined) return await client.callTool(tool, args, callOptions);
-      return (await client.request('tools/call', { name: tool, arguments: args, _meta: options.meta } as never, callOptions)) as CallToolResult;
+      const result =
+        options.meta === undefined
+          ? await client.callTool(tool, args, callOptions)
+          : ((await client.request('tools/call', { name: tool, arguments: args, _meta: options.meta } as never, callOptions)) as CallToolResult);
+      // The server changed its tools while the call was out (a tool that unlocks another sends
+      // list_changed before its result): the caller's next step must see the new list, so the
+      // result waits for that one listing.
+      if (link.refreshes !== refreshes) await link.refreshed;
+      return result;
     } catch (err) {
       // The connection went while the call was out: say which server, and that it is reconnected.
       if (link.generation !== generation || (err instanceof LocalError && err.kind === 'closed')) {

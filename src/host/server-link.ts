@@ -57,6 +57,8 @@ export class ServerLink {
   /** Refreshes run one after another; a burst of list_changed costs one more listing at most. */
   private refreshing: Promise<void> = Promise.resolve();
   private refreshQueued = false;
+  /** Refreshes asked for so far: a call that saw it move waits for the listing (see ServerPool.call). */
+  refreshes = 0;
   /** A stdio transport being started, closed if the pool closes meanwhile. */
   private opening: StdioClientTransport | undefined;
 
@@ -242,6 +244,7 @@ export class ServerLink {
 
   /** Lists the tools again (after `list_changed`, or a new session); the pool renames if needed. */
   refresh(): Promise<void> {
+    this.refreshes++;
     if (this.refreshQueued) return this.refreshing;
     this.refreshQueued = true;
     this.refreshing = this.refreshing.then(async () => {
@@ -258,6 +261,11 @@ export class ServerLink {
         if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
       }
     });
+    return this.refreshing;
+  }
+
+  /** Settles when every refresh asked for so far has listed the tools (it never rejects). */
+  get refreshed(): Promise<void> {
     return this.refreshing;
   }
 

@@ -59,7 +59,7 @@ test('mcpkit gateway with a policy: API keys, per-caller tools, a rate limit, th
   };
   const alice = await as(ALICE_KEY);
   const bob = await as(BOB_KEY);
-  assert.deepEqual((await alice.listTools()).tools.map((x) => x.name).sort(), ['one_ask', 'one_echo', 'one_pid']);
+  assert.deepEqual((await alice.listTools()).tools.map((x) => x.name).sort(), ['one_ask', 'one_cancelled', 'one_echo', 'one_pid']);
   assert.deepEqual(
     (await bob.listTools()).tools.map((x) => x.name),
     ['one_echo'],

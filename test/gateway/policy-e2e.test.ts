@@ -84,7 +84,7 @@ test('two gateway instances: per-caller tools, a rate limit shared over Redis, a
   const bob1 = await as(urls[0]!, BOB_KEY);
 
   // Visibility: each sees their own tools, and a hidden tool is as unknown as a missing one.
-  assert.deepEqual(await names(alice1), ['local_ask', 'local_echo', 'local_pid']);
+  assert.deepEqual(await names(alice1), ['local_ask', 'local_cancelled', 'local_echo', 'local_pid']);
   assert.deepEqual(await names(bob1), ['admin_stats', 'local_echo']);
   assert.equal(text(await bob1.callTool('admin_stats', {})), 'stats:42');
   await assert.rejects(alice1.callTool('admin_stats', {}), (e: Error & { code?: number }) => e.code === -32602 && /Unknown tool: admin_stats/.test(e.message));
@@ -160,7 +160,7 @@ test("OAuth in front of the gateway: a token's sub, scopes and claims decide wha
   };
   const carol = await withToken({ sub: 'carol', scope: 'admin' });
   const dave = await withToken({ sub: 'dave', team: 'support' });
-  assert.deepEqual(await names(carol), ['local_ask', 'local_echo', 'local_pid', 'local_wait']);
+  assert.deepEqual(await names(carol), ['local_ask', 'local_cancelled', 'local_echo', 'local_pid', 'local_wait']);
   assert.deepEqual(await names(dave), ['local_echo']);
   assert.equal(text(await dave.callTool('local_echo', { text: 'd' })), 'echo:d');
   await assert.rejects(dave.callTool('local_pid', {}), (e: Error & { code?: number }) => e.code === -32602);

@@ -26,6 +26,20 @@ export {
   type Turn,
   type TurnReply,
 } from './llm.js';
+// The host end-to-end tests' fixture servers and readers of what a scripted model was sent.
+export {
+  fixtureEntry,
+  HOST_FIXTURES,
+  lastUserText,
+  offeredSchema,
+  offeredTools,
+  PIXEL,
+  REPO_ROOT,
+  sentToolCalls,
+  sentToolResults,
+  startDemoHttp,
+  type SentToolResult,
+} from './host.js';
 // A Host between mcpkit servers over HTTP and a scripted model, recording its events.
 export { startLoopRig, type LoopRig, type LoopRigOptions } from './host-loop.js';
 // The stdio backend of the gateway tests.

@@ -16,6 +16,8 @@ export interface LoopContext {
   broadcast(event: HostEvent): void;
   /** The `onEvent` of every send running. */
   readonly sends: Set<(event: HostEvent) => void>;
+  /** Aborted by Host.close(). */
+  readonly closed: AbortSignal;
 }
 
 /** Calls a listener; its bug must not break the loop. */

@@ -75,8 +75,12 @@ export class Conversation {
    */
   async send(input: UserInput, options: SendOptions = {}): Promise<Answer> {
     if (this.busy) throw new Error('This conversation is still answering the previous message: wait for it, or abort it');
-    const signal = options.signal ?? new AbortController().signal;
-    if (signal.aborted) throw abortError(signal);
+    const pair = options.signal ? eitherSignal(options.signal, this.ctx.closed) : undefined;
+    const signal = pair?.signal ?? this.ctx.closed;
+    if (signal.aborted) {
+      pair?.dispose();
+      throw abortError(signal);
+    }
     this.busy = true;
     const listener = options.onEvent;
     if (listener) this.ctx.sends.add(listener);
@@ -96,6 +100,7 @@ export class Conversation {
       throw err;
     } finally {
       this.busy = false;
+      pair?.dispose();
       if (listener) this.ctx.sends.delete(listener);
     }
   }
@@ -218,4 +223,26 @@ export class Conversation {
     for (const t of out.found) this.found.add(t.name);
     return out;
   }
+}
+
+/**
+ * Aborted when either is, with its reason (AbortSignal.any is not in every Node 20). `dispose`
+ * takes the listeners off when the message is done, so the Host's long-lived signal does not
+ * collect one per message.
+ */
+function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const both = new AbortController();
+  const onA = () => both.abort(a.reason);
+  const onB = () => both.abort(b.reason);
+  const dispose = () => {
+    a.removeEventListener('abort', onA);
+    b.removeEventListener('abort', onB);
+  };
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
+  else {
+    a.addEventListener('abort', onA, { once: true });
+    b.addEventListener('abort', onB, { once: true });
+  }
+  return { signal: both.signal, dispose };
 }
