@@ -1,6 +1,7 @@
-// mount(): another server's tools inside an McpServer, under a namespace: a server defined in
-// this process, a stdio command, or a remote URL. A live link: tools the mounted server adds or
-// removes later (list_changed) appear and go, and a lost stdio/HTTP server is reconnected.
+// mount(): another server's tools, prompts and resources inside an McpServer, under a namespace:
+// a server defined in this process, a stdio command, or a remote URL. A live link: items the
+// mounted server adds or removes later (list_changed) appear and go, and a lost stdio/HTTP server
+// is reconnected.
 import { createLinkedPair } from '../transports/memory/index.js';
 import { ServerPool } from '../host/pool.js';
 import type { Target } from '../host/targets.js';
@@ -11,9 +12,13 @@ import type { Registered } from '../server/registry.js';
 import type { ToolUpdate } from '../server/tools.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { CallToolResult } from '../protocol/types.js';
+import { mountedLists } from './mount-lists.js';
 
 export interface MountOptions {
-  /** Goes in front of every mounted tool's name, with `separator`. */
+  /**
+   * Goes in front of every mounted tool's and prompt's name, with `separator`; resource URIs
+   * become `mcpgw://<namespace>/<the mounted server's URI>`, as behind the gateway.
+   */
   namespace: string;
   /** Default `_`. */
   separator?: string;
@@ -26,19 +31,25 @@ export interface MountOptions {
 export interface Mounted {
   /** The namespaced names currently mounted. */
   tools(): string[];
-  /** Resolves once the mounted server has been connected (or failed its first attempt) and its tools registered. */
+  prompts(): string[];
+  /** The mounted resources' URIs (`mcpgw://...`). */
+  resources(): string[];
+  /** The mounted resource templates' names (namespaced like prompts). */
+  resourceTemplates(): string[];
+  /** Resolves once the mounted server has been connected (or failed its first attempt) and its items registered. */
   readonly ready: Promise<void>;
-  /** Removes the mounted tools and closes the connection. */
+  /** Removes the mounted items and closes the connection. */
   close(): Promise<void>;
 }
 
 /**
  * Mounts `source` into `server` under `namespace`: its tools become `<namespace>_<tool>` of
- * `server`, their calls forwarded (progress and cancellation included). `source` is an
+ * `server`, their calls forwarded (progress and cancellation included); its prompts
+ * `<namespace>_<prompt>`, its resources and templates `mcpgw://<namespace>/<uri>`. `source` is an
  * McpServer (or Server) of this process, a TARGET string (URL or command line) or a Target.
  *
  *   const mounted = mount(app, weather, { namespace: 'weather' });
- *   await mounted.ready; // app now has weather_forecast, ...
+ *   await mounted.ready; // app now has weather_forecast, weather_brief (a prompt), ...
  */
 export function mount(server: McpServer, source: McpServer | Server | Target | string, options: MountOptions): Mounted {
   const { namespace, allow, deny } = options;
@@ -84,15 +95,47 @@ export function mount(server: McpServer, source: McpServer | Server | Target | s
     }
   };
   pool.onChange(sync);
-  const ready = pool.start().then(sync);
+
+  const lists = mountedLists(server, namespace, options.separator ?? '_', () => pool.client(namespace));
+  let listening: { close(): Promise<void> } | undefined;
+  pool.on('connected', () => {
+    const client = pool.client(namespace);
+    client?.on('notifications/prompts/list_changed', () => void lists.sync());
+    client?.on('notifications/resources/list_changed', () => void lists.sync());
+    // A 2026-07-28 server sends list changes only on a listen stream (the pool's asks for tools only).
+    listening?.close().catch(() => {});
+    listening = undefined;
+    const caps = client?.serverCapabilities;
+    const filter = { promptsListChanged: caps?.prompts?.listChanged === true, resourcesListChanged: caps?.resources?.listChanged === true };
+    if (client?.era === 'modern' && (filter.promptsListChanged || filter.resourcesListChanged)) {
+      try {
+        const sub = client.listen(filter, () => {}, { onrelisten: () => void lists.sync() });
+        sub.acknowledged.catch(() => {});
+        listening = sub;
+      } catch {
+        // Without a stream, the lists are still read again on every reconnect.
+      }
+    }
+    void lists.sync();
+  });
+  pool.on('closed', () => void lists.sync());
+  const ready = pool.start().then(async () => {
+    sync();
+    await lists.sync();
+  });
 
   return {
     tools: () => [...registered.keys()],
+    prompts: lists.prompts,
+    resources: lists.resources,
+    resourceTemplates: lists.resourceTemplates,
     ready,
     async close() {
       closed = true;
       for (const reg of registered.values()) reg.remove();
       registered.clear();
+      lists.clear();
+      await listening?.close().catch(() => {});
       await pool.close();
     },
   };
