@@ -12,7 +12,9 @@ import type { Registered } from '../server/registry.js';
 import type { ToolUpdate } from '../server/tools.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { CallToolResult } from '../protocol/types.js';
+import type { RequestContext } from '../server/context.js';
 import { mountedLists } from './mount-lists.js';
+import { InputRouter } from './routing.js';
 
 export interface MountOptions {
   /**
@@ -69,7 +71,27 @@ export function mount(server: McpServer, source: McpServer | Server | Target | s
       },
     };
   } else spec = { name: namespace, ...settings, target: source };
-  const pool = new ServerPool({ servers: [spec], prefix: 'always', separator: options.separator, roots: [] });
+  // The mounted server's questions (elicitation, sampling) go to the client whose call it is.
+  const router = new InputRouter();
+  const owners = new WeakMap<object, string>();
+  let calls = 0;
+  const ownerOf = (ctx: RequestContext) => {
+    // A session is one client; a stateless request is its own (none is guessed between two).
+    if (!ctx.session) return `request:${++calls}`;
+    let id = owners.get(ctx.session);
+    if (id === undefined) owners.set(ctx.session, (id = `session:${++calls}`));
+    return id;
+  };
+  const pool = new ServerPool({
+    servers: [spec],
+    prefix: 'always',
+    separator: options.separator,
+    roots: [],
+    handlers: {
+      elicitation: (name, params, ctx) => router.route(name, ctx.signal).elicit(params, { signal: ctx.signal }),
+      sampling: (name, params, ctx) => router.route(name, ctx.signal).sample(params, { signal: ctx.signal }),
+    },
+  });
   const registered = new Map<string, Registered<ToolUpdate>>();
   let closed = false;
 
@@ -85,10 +107,17 @@ export function mount(server: McpServer, source: McpServer | Server | Target | s
     for (const [name, t] of now) {
       const { name: _n, inputSchema, outputSchema, ...rest } = t.tool;
       const config = { ...rest, input: inputSchema as JsonObject, ...(outputSchema ? { output: outputSchema as JsonObject } : {}) };
-      const handler = async (
-        args: Record<string, unknown>,
-        ctx: { signal: AbortSignal; progress(p: number, total?: number, message?: string): Promise<void> },
-      ) => (await pool.call(name, args, { signal: ctx.signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as CallToolResult;
+      const handler = async (args: Record<string, unknown>, ctx: RequestContext) => {
+        const flight = router.begin(namespace, ctx, ownerOf(ctx));
+        try {
+          return (await pool.call(name, args, {
+            signal: flight.signal,
+            onprogress: (p) => void ctx.progress(p.progress, p.total, p.message),
+          })) as CallToolResult;
+        } finally {
+          flight.end();
+        }
+      };
       const existing = registered.get(name);
       if (existing) existing.update({ ...config, handler } as never);
       else registered.set(name, server.tool(name, config as never, handler as never));

@@ -1,6 +1,7 @@
 // mount(): a server of this process, a stdio command and an HTTP server mounted into an McpServer
 // under namespaces; the link is live (a tool, prompt or resource added later appears, with
-// list_changed), calls, progress, prompts and reads go through, close() takes it all away.
+// list_changed), calls, progress, prompts and reads go through, the mounted server's questions
+// reach the client whose call asked, close() takes it all away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { mount } from '../../src/gateway/mount.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { serve } from '../../src/hosting/node.js';
-import { waitFor } from '../support/index.js';
+import { latch, waitFor } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BACKEND = fileURLToPath(new URL('../fixtures/gateway/backend.ts', import.meta.url));
@@ -42,6 +43,21 @@ test('a local server and a stdio server mounted under namespaces, live', async (
   // The mounted schema still checks arguments, here as on the mounted server.
   const bad = await client.callTool('math_add', { a: 'two', b: 3 });
   assert.equal(bad.isError, true);
+
+  // The mounted server's question goes to the client whose call it is: two clients (one of each
+  // era) ask at once, each handler waiting until both are asked.
+  const both = latch(2);
+  const answer = (word: string) => async () => {
+    both.arrive();
+    await both.opened;
+    return { action: 'accept' as const, content: { word } };
+  };
+  const alice = await createTestPair(app, { era: 'modern', elicitation: answer('alice') });
+  const bob = await createTestPair(app, { era: 'handshake', elicitation: answer('bob') });
+  t.after(() => Promise.all([alice.close(), bob.close()]));
+  const [a, b] = await Promise.all([alice.client.callTool('files_ask', { question: 'A?' }), bob.client.callTool('files_ask', { question: 'B?' })]);
+  assert.equal(text(a), 'A? -> alice');
+  assert.equal(text(b), 'B? -> bob');
 
   let changed = 0;
   client.on('notifications/tools/list_changed', () => changed++);
