@@ -13,6 +13,8 @@ import type { ToolUpdate } from '../server/tools.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
+import type { Subscription } from '../client/listen.js';
+import { followListChanges } from './list-changes.js';
 import { mountedLists } from './mount-lists.js';
 import { InputRouter } from './routing.js';
 
@@ -126,30 +128,18 @@ export function mount(server: McpServer, source: McpServer | Server | Target | s
   pool.onChange(sync);
 
   const lists = mountedLists(server, namespace, options.separator ?? '_', () => pool.client(namespace));
-  let listening: { close(): Promise<void> } | undefined;
+  let listening: Subscription | undefined;
   pool.on('connected', () => {
     const client = pool.client(namespace);
-    client?.on('notifications/prompts/list_changed', () => void lists.sync());
-    client?.on('notifications/resources/list_changed', () => void lists.sync());
-    // A 2026-07-28 server sends list changes only on a listen stream (the pool's asks for tools only).
     listening?.close().catch(() => {});
-    listening = undefined;
-    const caps = client?.serverCapabilities;
-    const filter = { promptsListChanged: caps?.prompts?.listChanged === true, resourcesListChanged: caps?.resources?.listChanged === true };
-    if (client?.era === 'modern' && (filter.promptsListChanged || filter.resourcesListChanged)) {
-      try {
-        const sub = client.listen(filter, () => {}, { onrelisten: () => void lists.sync() });
-        sub.acknowledged.catch(() => {});
-        listening = sub;
-      } catch {
-        // Without a stream, the lists are still read again on every reconnect.
-      }
-    }
+    listening = client && followListChanges(client, () => void lists.sync());
     void lists.sync();
   });
   pool.on('closed', () => void lists.sync());
   const ready = pool.start().then(async () => {
     sync();
+    // Ready means following changes too: one made right after is not missed.
+    await listening?.acknowledged.catch(() => {});
     await lists.sync();
   });
 
