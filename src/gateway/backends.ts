@@ -12,6 +12,7 @@ import type { LoggingLevel } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import type { Session } from '../server/context.js';
 import type { BackendDef } from './config.js';
+import { followListChanges } from './list-changes.js';
 import { InputRouter } from './routing.js';
 
 export interface Lane {
@@ -147,6 +148,8 @@ export class Backends {
   private lane(owner: string, defs: readonly BackendDef[], auth: AuthInfo | undefined): Lane {
     const router = new InputRouter();
     const o = this.options;
+    // Ready once the first connections follow their list changes: a change right after is not missed.
+    let following: Promise<unknown>[] | undefined = [];
     const pool: ServerPool = new ServerPool({
       servers: defs.map((d) => specOf(d, auth)),
       prefix: 'always',
@@ -167,8 +170,9 @@ export class Backends {
         if (event.type === 'toolsChanged') o.changed('tools');
         if (event.type === 'connected') {
           const client = pool.client(event.server);
-          client?.on('notifications/prompts/list_changed', () => o.changed('prompts'));
-          client?.on('notifications/resources/list_changed', () => o.changed('resources'));
+          // Ends with the client; a reconnect opens a new one.
+          const stream = client && followListChanges(client, (kind) => o.changed(kind));
+          if (stream) following?.push(stream.acknowledged.catch(() => undefined));
           // Everything the backend logs comes here; each client's own level filters it on the way out.
           if (client?.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
           // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
@@ -180,7 +184,15 @@ export class Backends {
         o.onEvent?.(event, owner);
       },
     });
-    return { pool, router, owner, ready: pool.start() };
+    return {
+      pool,
+      router,
+      owner,
+      ready: pool.start().then(async () => {
+        await Promise.all(following ?? []);
+        following = undefined;
+      }),
+    };
   }
 }
 
