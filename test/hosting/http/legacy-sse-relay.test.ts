@@ -10,7 +10,7 @@ import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
 import { RedisBus } from '../../../src/state/redis/bus.js';
 import { cleanup, connectRedis, PREFIX } from '../../state/redis/helpers.js';
-import { jsonError } from './helpers.js';
+import { call, initReq, jsonError, post, SseReader } from './helpers.js';
 
 after(cleanup);
 
@@ -20,6 +20,7 @@ function makeServer(): McpServer {
     for (let i = 1; i <= 3; i++) await ctx.progress(i, 3);
     return 'three steps';
   });
+  mcp.tool('whoami', (_args, ctx) => ctx.authInfo?.principal ?? 'nobody');
   return mcp;
 }
 
@@ -71,7 +72,7 @@ test('HTTP+SSE with a bus: POSTs reach the instance holding the stream; once it 
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((t) => t.name),
-      ['steps'],
+      ['steps', 'whoami'],
     );
     const seen: number[] = [];
     const result = await client.callTool({ name: 'steps', arguments: {} }, undefined, { onprogress: (p) => seen.push(p.progress) });
@@ -105,5 +106,35 @@ test('HTTP+SSE with a bus: POSTs reach the instance holding the stream; once it 
     await client.close().catch(() => {});
     await lb.close();
     await Promise.all([a.close().catch(() => {}), b.close(), c.close()]);
+  }
+});
+
+test('HTTP+SSE with a bus: a forwarded POST keeps its caller; another caller gets 404 from the holder', async () => {
+  const authenticate: ServeOptions['authenticate'] = (req) => (req.header('x-user') ? { principal: `user:${req.header('x-user')}` } : undefined);
+  const a = await instance({ authenticate });
+  const b = await instance({ authenticate });
+  const abort = new AbortController();
+  try {
+    const r = await fetch(`http://127.0.0.1:${a.port}/sse`, { headers: { accept: 'text/event-stream', 'x-user': 'ada' }, signal: abort.signal });
+    const sse = new SseReader(r);
+    const endpoint = (await sse.next())?.data;
+    assert.ok(endpoint);
+    const onB = `http://127.0.0.1:${b.port}${endpoint}`;
+    const init = await post(onB, initReq('2024-11-05'), { 'x-user': 'ada' });
+    assert.equal(init.status, 202, await init.clone().text());
+    assert.equal((await sse.message()).result.serverInfo.name, 'relayed');
+    assert.equal((await post(onB, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'x-user': 'ada' })).status, 202);
+    // The holder sees the caller B authenticated, as if the POST had come to it.
+    const who = call('whoami');
+    assert.equal((await post(onB, who, { 'x-user': 'ada' })).status, 202);
+    const answer = await sse.message();
+    assert.equal(answer.id, who.id);
+    assert.equal(answer.result.content[0].text, 'user:ada');
+    // Someone else with the session id: the holder refuses, and B says 404 as A would.
+    const err = await jsonError(await post(onB, call('whoami'), { 'x-user': 'bob' }), 404);
+    assert.match(err.message, /unknown or closed SSE session/);
+  } finally {
+    abort.abort();
+    await Promise.all([a.close(), b.close()]);
   }
 });
