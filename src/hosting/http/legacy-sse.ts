@@ -129,6 +129,9 @@ export class LegacySseHandler {
     };
     writer.onClose(cleanup);
     session.onClose(cleanup);
+    // POSTs may come from other instances: announce the endpoint once this one hears them.
+    if (this.server.bus !== undefined) await this.server.bus.ready;
+    if (writer.closed) return;
     writer.write(`event: endpoint\ndata: ${this.messagesPath}?sessionId=${id}\n\n`);
   }
 
