@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { REDIS_URL, SseReader } from '../state/redis/helpers.js';
-import { tempDir } from '../support/index.js';
+import { tempDir, waitFor } from '../support/index.js';
 import { Balancer, startInstance, stopInstance, uniquePrefix, type Instance } from './redis-helpers.js';
 
 const started: Instance[] = [];
@@ -39,20 +39,27 @@ test('serve --redis: an HTTP+SSE session with its stream on A and its POSTs on B
     const who = await client.callTool({ name: 'whoami', arguments: {} });
     assert.match((who.content as Array<{ text: string }>)[0]!.text, /^A .* sdk-sse$/, 'A, which holds the stream, ran it');
     const gate = join(tempDir('serve-redis-sse'), 'open');
-    writeFileSync(gate, '');
     const seen: number[] = [];
-    const steps = await client.callTool({ name: 'steps', arguments: { gate } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    const call = client.callTool({ name: 'steps', arguments: { gate } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    // Progress 1 comes alone, before the gate; then the rest.
+    await waitFor(() => seen.includes(1), 'progress 1 from A');
+    writeFileSync(gate, '');
+    const steps = await call;
     assert.equal((steps.content as Array<{ text: string }>)[0]!.text, 'all steps done on A');
     // Progress travels on A's stream as without a bus. The v1 SDK drops progress it reads in
     // one chunk with the result, which a loaded machine can cause after the gate (serve keeps
     // the default 10 ms gap; the in-process test widens it and checks all three).
-    assert.equal(seen[0], 1, `progress before the gate: ${seen.join(', ')}`);
+    assert.equal(seen[0], 1);
     assert.deepEqual(
       seen,
       [1, 2, 3].filter((n) => seen.includes(n)),
     );
     assert.ok(!lb.seen.some((s) => s.startsWith('A ') && s !== 'A GET'), `only the stream went to A: ${lb.seen.join(', ')}`);
-    assert.deepEqual(errors, []);
+    // The drop above shows as this complaint; anything else is a failure.
+    assert.deepEqual(
+      errors.filter((e) => !e.includes('progress notification for an unknown token')),
+      [],
+    );
   } finally {
     await client.close();
   }
