@@ -74,6 +74,8 @@ export class Server {
   readonly modern: ModernEra | undefined;
   /** Installed extensions' hooks, by extension name, in installation order. */
   private readonly hooks = new Map<string, ExtensionHooks>();
+  /** The hosting layer's listeners on the bus (HTTP+SSE forwarding), by channel name. */
+  private readonly hostListeners = new Map<string, Set<(data: JsonObject) => void>>();
   /** What installed extensions' `observe` hooks make of every request; undefined (the usual case) costs one check. */
   observer: RequestObserver | undefined;
   /** This instance's end of the deployment's message bus, when there is one. */
@@ -135,10 +137,32 @@ export class Server {
       {
         notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
         // An extension this instance lacks has nothing to do with its events.
-        ext: (name, data) => this.hooks.get(name)?.relayed?.(data),
+        ext: (name, data) => {
+          const hook = this.hooks.get(name)?.relayed;
+          if (hook) return hook(data);
+          for (const listener of this.hostListeners.get(name) ?? []) listener(data);
+        },
       },
       this.onerror,
     );
+  }
+
+  /**
+   * For the hosting layer: receives what other instances `relayHost` under `name` (never this
+   * instance's own). Returns a function that stops listening. Costs nothing without a bus.
+   */
+  onHostRelay(name: string, listener: (data: JsonObject) => void): () => void {
+    let set = this.hostListeners.get(name);
+    if (!set) this.hostListeners.set(name, (set = new Set()));
+    set.add(listener);
+    return () => void set.delete(listener);
+  }
+
+  /** Sends `data` to the other instances' `onHostRelay(name)` listeners; false without a bus. */
+  relayHost(name: string, data: JsonObject): boolean {
+    if (this.bus === undefined) return false;
+    this.bus.send({ k: 'ext', x: name, d: data });
+    return true;
   }
 
   /**

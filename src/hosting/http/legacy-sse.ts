@@ -7,6 +7,7 @@ import { SSE_HEADERS } from './channel.js';
 import type { HttpRequestView, HttpResponder, StreamWriter } from './exchange.js';
 import { accepts, isJsonContentType, readJsonBody, REFUSED, sendError } from './responses.js';
 import type { AuthInfo } from '../../engine/transport.js';
+import { LegacySseRelay } from './legacy-sse-relay.js';
 
 export interface LegacySseOptions {
   /** Path of the event stream. Default '/sse'. */
@@ -21,7 +22,15 @@ export interface LegacySseOptions {
    * that it reads together with the result.
    */
   progressGapMs?: number;
+  /**
+   * With a message bus (`McpServer({ bus })`, `serve --redis`), a POST for a stream another
+   * instance holds is forwarded to it; this is how long the holder has to accept it before
+   * the POST counts as for an unknown session (404). Default 5000 ms.
+   */
+  forwardTimeoutMs?: number;
 }
+
+const UNKNOWN = 'Not Found: unknown or closed SSE session';
 
 /** Looks at a POSTed body before it is accepted; false once it has answered with a refusal. */
 export type Screen = (body: unknown, authInfo: AuthInfo | undefined, req: HttpRequestView, res: HttpResponder) => boolean;
@@ -72,6 +81,8 @@ export class LegacySseHandler {
   readonly ssePath: string;
   readonly messagesPath: string;
   private readonly connections = new Map<string, Connection>();
+  /** Idle (a listener in a map) until the server is on a message bus. */
+  private readonly relay: LegacySseRelay;
 
   constructor(
     private readonly server: Server,
@@ -79,6 +90,7 @@ export class LegacySseHandler {
   ) {
     this.ssePath = o.ssePath ?? '/sse';
     this.messagesPath = o.messagesPath ?? '/messages';
+    this.relay = new LegacySseRelay(server, (id, body, authInfo, remoteAddress) => this.deliver(id, body, authInfo, remoteAddress), o.forwardTimeoutMs ?? 5000);
   }
 
   get connectionCount(): number {
@@ -117,6 +129,9 @@ export class LegacySseHandler {
     };
     writer.onClose(cleanup);
     session.onClose(cleanup);
+    // POSTs may come from other instances: announce the endpoint once this one hears them.
+    if (this.server.bus !== undefined) await this.server.bus.ready;
+    if (writer.closed) return;
     writer.write(`event: endpoint\ndata: ${this.messagesPath}?sessionId=${id}\n\n`);
   }
 
@@ -124,18 +139,35 @@ export class LegacySseHandler {
     const id = new URLSearchParams(req.query).get('sessionId');
     if (!id) return sendError(res, 400, 'Bad Request: the sessionId query parameter is required');
     const conn = this.connections.get(id);
-    if (!conn || conn.principal !== authInfo?.principal) return sendError(res, 404, 'Not Found: unknown or closed SSE session');
+    // Not here: with a bus, perhaps on another instance (see forward below).
+    if (conn ? conn.principal !== authInfo?.principal : !this.relay.available) return sendError(res, 404, UNKNOWN);
     if (!isJsonContentType(req.header('content-type'))) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
     if (parsed === REFUSED) return;
     // The transport contract takes a string as JSON text: a body that is a JSON string is refused here.
     if (typeof parsed === 'string') return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decodeValue(parsed).errors[0]));
     if (screen && !screen(parsed, authInfo, req, res)) return;
+    if (!conn) {
+      const status = await this.relay.forward(id, parsed, authInfo, req.remoteAddress);
+      if (status !== 202) return sendError(res, 404, UNKNOWN);
+      return res.send(202, { 'content-type': 'text/plain' }, 'Accepted');
+    }
     res.send(202, { 'content-type': 'text/plain' }, 'Accepted');
     conn.transport.onmessage?.(parsed, { authInfo, remoteAddress: req.remoteAddress });
   }
 
+  /** A POST another instance forwarded: handled as if posted here, when this instance holds the stream. */
+  private deliver(id: string, body: unknown, authInfo: AuthInfo | undefined, remoteAddress: string | undefined): 202 | 404 | undefined {
+    const conn = this.connections.get(id);
+    if (!conn) return undefined;
+    if (conn.principal !== authInfo?.principal) return 404;
+    // After the acknowledgement is on its way, as a local POST answers 202 before it is handled.
+    queueMicrotask(() => conn.transport.onmessage?.(body, { authInfo, remoteAddress }));
+    return 202;
+  }
+
   close(): void {
+    this.relay.close();
     for (const c of this.connections.values()) void c.transport.close();
     this.connections.clear();
   }
