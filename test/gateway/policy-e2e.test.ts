@@ -54,7 +54,9 @@ test('two gateway instances: per-caller tools, a rate limit shared over Redis, a
       { deny: ['*_delete*', 'local_wait'] },
     ],
     limits: {
-      store: { redis: REDIS_URL, keyPrefix: `${PREFIX}gw:` },
+      // A generous bound: on a loaded machine a 500 ms answer from Redis is not a Redis outage, and
+      // the default fail-open would admit the call this test expects refused.
+      store: { redis: REDIS_URL, keyPrefix: `${PREFIX}gw:`, timeoutMs: 30_000 },
       rules: [{ name: 'echo', items: ['local_echo'], limit: 3, windowMs: 60_000 }],
     },
     callLog: { to: join(dir, log) },
