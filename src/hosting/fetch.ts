@@ -3,33 +3,8 @@ import type { AuthInfo } from '../engine/transport.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { Server } from '../server/server.js';
 import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './http/exchange.js';
+import { readCapped } from './http/read-capped.js';
 import { McpHttpHandler, type HttpServerOptions } from './http/router.js';
-
-async function readLimited(request: Request, limit: number): Promise<string | undefined> {
-  const declared = Number(request.headers.get('content-length'));
-  if (declared > limit) return undefined;
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
 
 /** What the host knows about a request beyond the Request itself. */
 export interface FetchRequestInfo {
@@ -65,7 +40,7 @@ export function toFetchHandler(server: McpServer | Server, options: HttpServerOp
       },
       authInfo: info?.authInfo,
       readBody: (limit) =>
-        info?.readBody ? info.readBody().then((text) => (utf8Bytes(text).byteLength > limit ? undefined : text)) : readLimited(request, limit),
+        info?.readBody ? info.readBody().then((text) => (utf8Bytes(text).byteLength > limit ? undefined : text)) : readCapped(request, limit),
     };
     return new Promise<Response>((resolve, reject) => {
       let extra: HeaderMap | undefined;

@@ -9,7 +9,8 @@
 import { isPrivate } from '../../client/auth/url-policy.js';
 import type { Clock } from '../../engine/clock.js';
 import { checkRedirectUri } from './redirect-uris.js';
-import { OAuthError, readCapped } from './http.js';
+import { readCapped } from '../http/read-capped.js';
+import { OAuthError } from './http.js';
 import type { ClientIdMetadataOptions, ClientRecord } from './options.js';
 
 export interface ClientMetadataFetcher {
