@@ -62,6 +62,13 @@ export interface StreamableHttpOptions extends OriginPolicy {
   sessionCheckMs?: number;
   /** Where session idle time and store checks read the time and arm the sweep (default the system clock). */
   clock?: Clock;
+  /**
+   * Most handshake-era sessions this handler holds at once. An initialize beyond it is answered
+   * 503 with Retry-After (sessions already open are never evicted for a newcomer): without a bound,
+   * a flood of initialize requests would keep memory growing until idle sessions expire. Default
+   * 10,000.
+   */
+  maxSessions?: number;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -257,6 +264,9 @@ export class StreamableHttpHandler {
           'Invalid request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one',
         );
         return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(refusal));
+      }
+      if (this.table.sessions.size >= (this.o.maxSessions ?? 10_000)) {
+        return sendError(res, 503, 'Service Unavailable: too many open sessions; retry later', -32603, { 'retry-after': '5' });
       }
       live = await this.table.open(authInfo);
     }

@@ -245,3 +245,23 @@ test('stateful: a failed initialize leaves no session behind', async () => {
     await s.running.close();
   }
 });
+
+test('stateful: a flood of initialize stops at maxSessions (503 with Retry-After); the open sessions keep working', async () => {
+  const s = await start({ maxSessions: 3 });
+  try {
+    const opened: Array<Record<string, string>> = [];
+    for (let i = 0; i < 3; i++) opened.push((await open(s.url)).headers);
+    const refused = await post(s.url, initReq());
+    const err = await jsonError(refused, 503);
+    assert.match(err.message, /too many open sessions/);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.equal(s.running.handler.streamable.sessionCount, 3, 'the refused initialize left no session behind');
+    // The sessions already open are not evicted for the newcomer.
+    for (const headers of opened) assert.equal((await post(s.url, call('echo', { text: 'still here' }), headers)).status, 200);
+    // A DELETE frees a place.
+    assert.equal((await fetch(s.url, { method: 'DELETE', headers: opened[0] })).status, 200);
+    assert.equal((await post(s.url, initReq())).status, 200);
+  } finally {
+    await s.running.close();
+  }
+});
