@@ -9,7 +9,7 @@ import type { AuthApplier } from './auth.js';
 import { networkReason } from './load.js';
 import type { OpenApiOperation } from './operations.js';
 import { fetchFollowing, RedirectRefused, type CrossOriginRedirects } from './redirects.js';
-import { buildRequest } from './request.js';
+import { buildRequest, InvalidArguments } from './request.js';
 import { readCapped, toToolResult } from './response.js';
 
 export interface CallerOptions {
@@ -35,7 +35,14 @@ export class OperationCaller {
   constructor(private readonly options: CallerOptions) {}
 
   async call(op: OpenApiOperation, args: Record<string, unknown>, ctx: CallContext = {}): Promise<CallToolResult> {
-    const built = buildRequest(op, this.options.baseUrl(op), args);
+    let built: ReturnType<typeof buildRequest>;
+    try {
+      built = buildRequest(op, this.options.baseUrl(op), args);
+    } catch (err) {
+      // Nothing is sent: the model reads why and can call again with other arguments.
+      if (err instanceof InvalidArguments) return failure(`Invalid arguments for ${op.name}: ${err.message}; nothing was sent`).result;
+      throw err;
+    }
     const what = `${built.method} ${built.url}`;
     const first = await this.send(built, what, ctx);
     // A cached token the API no longer takes (revoked, clock skew): one retry with a fresh one.

@@ -140,7 +140,10 @@ function annotations(op: OpenApiOperation): ToolAnnotations {
 function baseUrlOf(op: OpenApiOperation, servers: string[], given: string | undefined, source: string | undefined): string {
   const url = given ?? op.servers[0] ?? servers[0];
   if (url === undefined) throw new OpenApiError("The spec names no server: give the API's base URL (baseUrl, or --base-url)");
-  if (/^https?:\/\//i.test(url)) return url;
+  if (/^https?:\/\//i.test(url)) {
+    if (!URL.canParse(url)) throw new OpenApiError(`The API's base URL "${url}" is not a valid URL`);
+    return url;
+  }
   if (source && /^https?:\/\//i.test(source)) return new URL(url, source).href;
   throw new OpenApiError(`The spec's server URL "${url}" is relative and the spec was not loaded from a URL: give the API's base URL (baseUrl, or --base-url)`);
 }
