@@ -181,7 +181,7 @@ describe('install: API keys stay out of shared files', () => {
       env: p.env,
     });
     assert.match(again.stdout, /nothing changed/);
-    assert.equal((readJson(file).inputs as unknown[]).length, 2);
+    assert.equal((readJson(file).inputs as unknown as unknown[]).length, 2);
     // An input of that id that is not ours is not replaced without --force.
     writeFileSync(file, JSON.stringify({ inputs: [{ type: 'promptString', id: 'x-api-key', description: 'mine' }] }));
     const clash = await mcpkit(['install', 'vscode', 'https://x.example/mcp', '--api-key', 'k', '--name', 'x'], { cwd: p.dir, env: p.env });

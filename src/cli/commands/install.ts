@@ -158,7 +158,6 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
   const backup = writeConfig(file, merged.text, undefined, plan?.plaintext ? 0o600 : undefined);
-  warnPlain();
   io.stdout.write(
     [
       `${s.green('✔')} ${merged.replaced ? 'Replaced' : 'Added'} "${name}" in ${info.label}'s config: ${file}`,
@@ -171,6 +170,7 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
       .filter((l, i, all) => l !== '' || i === all.length - 1)
       .join('\n'),
   );
+  warnPlain();
   return 0;
 }
 
