@@ -101,11 +101,20 @@ export interface Merged {
 }
 
 /**
- * `text` (the file's content, or undefined when there is none) with `entry` under `key`.`name`.
- * Refuses, naming the problem, a file that is not a JSON object, and an existing entry of that
- * name unless `force`.
+ * `text` (the file's content, or undefined when there is none) with `entry` under `key`.`name`,
+ * and each of `inputs` in the top-level `inputs` list (VS Code's input variables, matched by id).
+ * Refuses, naming the problem, a file that is not a JSON object, and an existing entry (or a
+ * different input of the same id) unless `force`.
  */
-export function mergeEntry(text: string | undefined, file: string, key: string, name: string, entry: Record<string, unknown>, force: boolean): Merged {
+export function mergeEntry(
+  text: string | undefined,
+  file: string,
+  key: string,
+  name: string,
+  entry: Record<string, unknown>,
+  force: boolean,
+  inputs: readonly { id: string }[] = [],
+): Merged {
   let root: Record<string, unknown> = {};
   if (text !== undefined && text.trim() !== '') {
     let data: unknown;
@@ -133,8 +142,22 @@ export function mergeEntry(text: string | undefined, file: string, key: string, 
     throw new ConfigRefused(`${file} already has a server named "${name}"; --force replaces it, --name NAME adds this one beside it`);
   }
   // Assigning keeps the order of everything else (a replaced entry stays where it was).
-  const next = { ...root, [key]: { ...servers, [name]: entry } };
-  return { text: `${JSON.stringify(next, null, indentOf(text))}\n`, replaced, unchanged };
+  const next: Record<string, unknown> = { ...root, [key]: { ...servers, [name]: entry } };
+  let inputsChanged = false;
+  if (inputs.length > 0) {
+    if (root.inputs !== undefined && !Array.isArray(root.inputs)) throw new ConfigRefused(`"inputs" in ${file} is not a list; it was left as it is`);
+    const list: unknown[] = [...((root.inputs as unknown[] | undefined) ?? [])];
+    for (const input of inputs) {
+      const at = list.findIndex((x) => !!x && typeof x === 'object' && (x as { id?: unknown }).id === input.id);
+      if (at >= 0 && JSON.stringify(list[at]) === JSON.stringify(input)) continue;
+      if (at >= 0 && !force) throw new ConfigRefused(`${file} already has an input "${input.id}", different from this one; --force replaces it`);
+      if (at >= 0) list[at] = input;
+      else list.push(input);
+      inputsChanged = true;
+    }
+    next.inputs = list;
+  }
+  return { text: `${JSON.stringify(next, null, indentOf(text))}\n`, replaced, unchanged: unchanged && !inputsChanged };
 }
 
 /** The indentation the file already uses (two spaces for a new one). */
@@ -157,8 +180,9 @@ export function readConfigText(file: string): string | undefined {
  * Writes `text` to `file`: the current file copied to a timestamped .bak beside it first, then the
  * new text written to a temp file and renamed over (never a half-written config). A symlinked
  * config (dotfile managers) is written through to its target. Returns the backup's path.
+ * `newFileMode` is the mode of a file that did not exist (default: the umask's).
  */
-export function writeConfig(file: string, text: string, now = new Date()): string | undefined {
+export function writeConfig(file: string, text: string, now = new Date(), newFileMode?: number): string | undefined {
   const target = existsSync(file) ? realpathSync(file) : file;
   mkdirSync(dirname(target), { recursive: true });
   let backup: string | undefined;
@@ -170,7 +194,9 @@ export function writeConfig(file: string, text: string, now = new Date()): strin
   }
   const temp = `${target}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, text, mode === undefined ? undefined : { mode });
+    // An existing file keeps its mode; a new one gets `newFileMode` (private, when it holds a key).
+    const wanted = mode ?? newFileMode;
+    writeFileSync(temp, text, wanted === undefined ? undefined : { mode: wanted });
     renameSync(temp, target);
   } catch (err) {
     rmSync(temp, { force: true });

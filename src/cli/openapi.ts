@@ -28,6 +28,8 @@ export const OPENAPI_OPTIONS: OptionSpecs = {
   'openapi-pass-token': { type: 'boolean' },
   'openapi-timeout': { type: 'string' },
   'openapi-max-response': { type: 'string' },
+  'openapi-max-redirects': { type: 'string' },
+  'openapi-cross-origin-redirects': { type: 'string' },
 };
 
 export const OPENAPI_HELP = `REST API as tools (--openapi):
@@ -49,6 +51,11 @@ export const OPENAPI_HELP = `REST API as tools (--openapi):
   --openapi-pass-token     send the MCP caller's own token on (needs --api-key or OAuth in front)
   --openapi-timeout SECS   per call (default 30)
   --openapi-max-response N bytes of an answer kept (default 1048576)
+  --openapi-max-redirects N
+                           redirects followed per call (default 5; 0: none)
+  --openapi-cross-origin-redirects MODE
+                           a redirect to another origin: refuse (default: the call fails
+                           naming it), or anonymous (followed with no credentials)
 `;
 
 type Values = ReturnType<typeof parse>['values'];
@@ -82,6 +89,8 @@ export async function openApiServer(values: Values, io: CliIo): Promise<McpServe
     maxTools: int(values, 'openapi-max-tools', 100, 1, 100_000),
     timeoutMs: int(values, 'openapi-timeout', 30, 1, 86_400) * 1000,
     maxResponseBytes: int(values, 'openapi-max-response', 1024 * 1024, 1, 1024 ** 3),
+    maxRedirects: int(values, 'openapi-max-redirects', 5, 0, 20),
+    crossOriginRedirects: crossOriginOf(str(values, 'openapi-cross-origin-redirects')),
     auth: authOf(values, env),
   };
   try {
@@ -104,6 +113,11 @@ export async function openApiServer(values: Values, io: CliIo): Promise<McpServe
 function modeOf(mode: string | undefined): OpenApiToolsOptions['mode'] {
   if (mode === undefined || mode === 'auto' || mode === 'tools' || mode === 'endpoints') return mode;
   throw new UsageError(`serve: --openapi-mode is tools, endpoints or auto (got "${mode}")`);
+}
+
+function crossOriginOf(mode: string | undefined): OpenApiToolsOptions['crossOriginRedirects'] {
+  if (mode === undefined || mode === 'refuse' || mode === 'anonymous') return mode;
+  throw new UsageError(`serve: --openapi-cross-origin-redirects is refuse or anonymous (got "${mode}")`);
 }
 
 function authOf(values: Values, env: NodeJS.ProcessEnv): OpenApiAuth[] {

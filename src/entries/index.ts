@@ -415,6 +415,7 @@ export { addOpenApiTools, type OpenApiToolsOptions, type OpenApiTools } from '..
 export { loadSpec, type LoadSpecOptions, type LoadedSpec, type OpenApiDocument } from '../gateway/openapi/load.js';
 export { OpenApiError } from '../gateway/openapi/errors.js';
 export type { OpenApiAuth, ClientCredentials } from '../gateway/openapi/auth.js';
+export type { CrossOriginRedirects } from '../gateway/openapi/redirects.js';
 export type { OperationFilter } from '../gateway/openapi/filter.js';
 export type { OpenApiOperation, ParameterSpec, BodySpec } from '../gateway/openapi/operations.js';
 export type { SchemaOptions } from '../gateway/openapi/schema.js';

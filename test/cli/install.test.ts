@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectStdio } from '../../src/client/connect-stdio.js';
@@ -28,6 +28,9 @@ server.tool('forecast', { description: 'Forecast' }, () => \`sunny for \${proces
   const env = cleanEnv();
   return { dir, module, env, home: env.HOME! };
 }
+
+/** A host's `${...}` reference, written literally. */
+const ref = (inner: string) => `\${${inner}}`;
 
 type Entry = { type?: string; command?: string; args?: string[]; env?: Record<string, string>; url?: string; headers?: Record<string, string> };
 
@@ -105,7 +108,11 @@ describe('install: the file and entry of each host', () => {
     assert.equal(servers.weather.type, 'stdio');
     assert.equal(servers.weather.command, process.execPath);
     assert.deepEqual(servers.weather.env, { WHO: 'vs' });
-    assert.deepEqual(servers['mcp.example.com'], { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer k3' } });
+    assert.deepEqual(servers['mcp.example.com'], {
+      type: 'http',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: `Bearer ${ref('input:mcp-example-com-api-key')}` },
+    });
   });
 
   test('claude-code: the project’s .mcp.json, typed entries; a command line keeps its words, with paths made absolute', async () => {
@@ -144,6 +151,85 @@ describe('install: the file and entry of each host', () => {
       assert.match(r.stderr, message);
       assert.doesNotMatch(r.stderr, /\n\s+at /);
     }
+  });
+});
+
+describe('install: API keys stay out of shared files', () => {
+  test('attack: vscode --api-key never writes the key into .vscode/mcp.json; VS Code prompts for it', async () => {
+    const p = project();
+    const file = join(p.dir, '.vscode', 'mcp.json');
+    mkdirSync(join(file, '..'));
+    writeFileSync(file, `${JSON.stringify({ inputs: [{ type: 'promptString', id: 'other', description: 'x' }], servers: {} }, null, 2)}\n`);
+    const r = await mcpkit(['install', 'vscode', 'https://mcp.example.com/mcp', '--api-key', 'sk-live-SECRET', '--name', 'remote api'], {
+      cwd: p.dir,
+      env: p.env,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /sk-live-SECRET/);
+    assert.doesNotMatch(r.stdout + r.stderr, /sk-live-SECRET/, 'nor shown');
+    const written = JSON.parse(text) as { inputs: unknown[]; servers: Record<string, Entry> };
+    assert.deepEqual(written.inputs, [
+      { type: 'promptString', id: 'other', description: 'x' },
+      { type: 'promptString', id: 'remote-api-api-key', description: 'API key for the MCP server "remote api"', password: true },
+    ]);
+    assert.deepEqual(written.servers['remote api'].headers, { Authorization: `Bearer ${ref('input:remote-api-api-key')}` });
+    assert.match(r.stdout, /VS Code asks for the API key the first time it starts "remote api" and keeps it in its secret storage/);
+    // The same again changes nothing: the input is there once.
+    const again = await mcpkit(['install', 'vscode', 'https://mcp.example.com/mcp', '--api-key', 'other-key', '--name', 'remote api'], {
+      cwd: p.dir,
+      env: p.env,
+    });
+    assert.match(again.stdout, /nothing changed/);
+    assert.equal((readJson(file).inputs as unknown as unknown[]).length, 2);
+    // An input of that id that is not ours is not replaced without --force.
+    writeFileSync(file, JSON.stringify({ inputs: [{ type: 'promptString', id: 'x-api-key', description: 'mine' }] }));
+    const clash = await mcpkit(['install', 'vscode', 'https://x.example/mcp', '--api-key', 'k', '--name', 'x'], { cwd: p.dir, env: p.env });
+    assert.equal(clash.code, 1);
+    assert.match(clash.stderr, /already has an input "x-api-key", different from this one; --force replaces it/);
+  });
+
+  test('--api-key-env writes a reference each host expands; hosts that expand none refuse it', async () => {
+    const p = project();
+    const url = 'https://mcp.example.com/mcp';
+    for (const [host, file, key, expected] of [
+      ['vscode', join(p.dir, '.vscode', 'mcp.json'), 'servers', `Bearer ${ref('env:ACME_KEY')}`],
+      ['cursor', join(p.home, '.cursor', 'mcp.json'), 'mcpServers', `Bearer ${ref('env:ACME_KEY')}`],
+      ['claude-code', join(p.dir, '.mcp.json'), 'mcpServers', `Bearer ${ref('ACME_KEY')}`],
+    ] as const) {
+      const r = await mcpkit(['install', host, url, '--api-key-env', 'ACME_KEY', '--name', 'acme'], { cwd: p.dir, env: p.env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(readJson(file)[key].acme.headers, { Authorization: expected }, host);
+      assert.match(r.stdout, /reads the API key from the environment variable ACME_KEY/);
+      assert.equal(r.stderr, '', 'no plain-text warning');
+    }
+    for (const [args, message] of [
+      [['install', 'claude', url, '--api-key-env', 'ACME_KEY'], /Claude Desktop does not read environment variables in its config/],
+      [['install', 'mcp-json', url, '--api-key-env', 'ACME_KEY'], /which host reads this entry is not known/],
+      [['install', 'cursor', url, '--api-key-env', 'ACME-KEY'], /--api-key-env takes a variable name/],
+      [['install', 'cursor', url, '--api-key-env', 'A', '--api-key', 'k'], /--api-key or --api-key-env, not both/],
+      [['install', 'cursor', 'weather.ts', '--api-key-env', 'A'], /for a URL TARGET/],
+    ] as const) {
+      const r = await mcpkit([...args], { cwd: p.dir, env: p.env });
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, message);
+    }
+  });
+
+  test('--api-key on a host with no secret store: written, with a warning naming the file; a new file is private', async () => {
+    const p = project();
+    const r = await mcpkit(['install', 'claude-code', 'https://mcp.example.com/mcp', '--api-key', 'k9'], { cwd: p.dir, env: p.env });
+    assert.equal(r.code, 0, r.stderr);
+    const file = join(p.dir, '.mcp.json');
+    assert.equal(readJson(file).mcpServers['mcp.example.com'].headers!.Authorization, 'Bearer k9');
+    assert.ok(r.stderr.includes(`! The API key is written in plain text in ${file}, a project file that is often committed`), r.stderr);
+    assert.match(r.stderr, /--api-key-env VAR writes a reference instead, and Claude Code reads the key from the environment/);
+    if (process.platform !== 'win32') assert.equal(statSync(file).mode & 0o777, 0o600);
+    const claude = await mcpkit(['install', 'claude', 'https://mcp.example.com/mcp', '--api-key', 'k1'], { cwd: p.dir, env: p.env });
+    assert.match(claude.stderr, /in plain text in .*claude_desktop_config\.json, and is on the command line of the bridge Claude Desktop starts/);
+    const printed = await mcpkit(['install', 'mcp-json', 'https://mcp.example.com/mcp', '--api-key', 'k2'], { cwd: p.dir, env: p.env });
+    assert.equal(JSON.parse(printed.stdout).mcpServers['mcp.example.com'].headers.Authorization, 'Bearer k2');
+    assert.match(printed.stderr, /The API key is written in plain text in the entry printed\./);
   });
 });
 

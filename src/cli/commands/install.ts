@@ -15,6 +15,7 @@ import {
   type Host,
   type ServerSpec,
 } from '../host-config.js';
+import { apiKeyPlan, type ApiKeyPlan } from '../host-secrets.js';
 import type { CliIo } from '../io.js';
 import { cliCommand } from '../self.js';
 import { splitCommandLine, takeEnvAssignments } from '../../host/shell-words.js';
@@ -43,7 +44,11 @@ Options:
   --name NAME              the server's name in the config (default: from the TARGET)
   -e, --env KEY=VALUE      environment variable for the server (repeatable)
   -H, --header "K: V"      header for a URL (repeatable)
-  --api-key KEY            the same as -H "Authorization: Bearer KEY"
+  --api-key KEY            Authorization: Bearer KEY for a URL. vscode: not written; VS Code
+                           asks for the key and keeps it in its secret storage. Other hosts: in
+                           plain text in their file (you are told where)
+  --api-key-env VAR        the same, read by the host from the environment variable VAR, so the
+                           key is not in the file (vscode, cursor, claude-code)
   --watch                  for a module: the host's server restarts when its files change
   --config FILE            write this file instead of the host's usual one
   --project                cursor: the project's .cursor/mcp.json instead of ~/.cursor/mcp.json
@@ -60,6 +65,7 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
     env: { type: 'string', multiple: true, short: 'e' },
     header: { type: 'string', multiple: true, short: 'H' },
     'api-key': { type: 'string' },
+    'api-key-env': { type: 'string' },
     watch: { type: 'boolean' },
     config: { type: 'string' },
     project: { type: 'boolean' },
@@ -82,9 +88,24 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
 
   const headers = headersFrom(strs(values, 'header'));
   const apiKey = str(values, 'api-key');
-  if (apiKey !== undefined) headers.Authorization = `Bearer ${apiKey}`;
+  const apiKeyEnv = str(values, 'api-key-env');
+  if (apiKey !== undefined && apiKeyEnv !== undefined) throw new UsageError('install: --api-key or --api-key-env, not both');
+  if (apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv))
+    throw new UsageError(`install: --api-key-env takes a variable name, got "${apiKeyEnv}"`);
   const target = resolveInstallTarget(words ?? rest[0], words !== undefined, io.cwd, envFrom(strs(values, 'env')), headers, flag(values, 'watch'));
   const info = HOST_INFO[host];
+  const name = str(values, 'name') ?? target.name;
+  if (name.trim() === '') throw new UsageError('install: --name is empty');
+  const configArg = str(values, 'config');
+  const file = configArg !== undefined ? resolve(io.cwd, configArg) : hostConfigPath(host, { cwd: io.cwd, env: io.env }, flag(values, 'project'));
+  let plan: ApiKeyPlan | undefined;
+  if (apiKey !== undefined || apiKeyEnv !== undefined) {
+    if (target.spec.kind !== 'http') throw new UsageError('install: --header and --api-key are for a URL TARGET');
+    const shared = configArg === undefined && (host === 'vscode' || host === 'claude-code' || (host === 'cursor' && flag(values, 'project')));
+    plan = apiKeyPlan(host, name, { key: apiKey, envVar: apiKeyEnv }, { file, shared });
+    target.spec.headers.Authorization = plan.header;
+  }
+  const inputs = plan?.inputs ?? [];
   if (target.spec.kind === 'http' && info.http && Object.keys(target.env).length > 0) {
     throw new UsageError('install: --env is for a server the host starts; a URL takes headers (-H, --api-key)');
   }
@@ -97,23 +118,24 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
           env: target.env,
         }
       : target.spec;
-  const name = str(values, 'name') ?? target.name;
-  if (name.trim() === '') throw new UsageError('install: --name is empty');
   const entry = hostEntry(host, spec);
-
-  const configArg = str(values, 'config');
-  const file = configArg !== undefined ? resolve(io.cwd, configArg) : hostConfigPath(host, { cwd: io.cwd, env: io.env }, flag(values, 'project'));
-  if (file === undefined) {
-    io.stdout.write(`${JSON.stringify({ [info.key]: { [name]: entry } }, null, 2)}\n`);
-    return 0;
-  }
   const status = new StatusLine(io.stderr, io.env);
   const s = status.style;
-  const snippet = JSON.stringify({ [info.key]: { [name]: entry } }, null, 2);
+  // Said on stderr, so that printed JSON stays clean.
+  const warnPlain = () => {
+    if (plan?.plaintext) status.print(s.yellow(plan.note));
+  };
+  const snippet = JSON.stringify({ ...(inputs.length > 0 ? { inputs } : {}), [info.key]: { [name]: entry } }, null, 2);
+  if (file === undefined) {
+    io.stdout.write(`${snippet}\n`);
+    warnPlain();
+    return 0;
+  }
   const text = readConfigText(file);
   if (flag(values, 'print')) {
+    warnPlain();
     try {
-      const merged = mergeEntry(text, file, info.key, name, entry, true);
+      const merged = mergeEntry(text, file, info.key, name, entry, true, inputs);
       status.print(s.dim(`${merged.replaced ? (merged.unchanged ? 'unchanged' : `would replace "${name}" in`) : 'would write'} ${file}:`));
       io.stdout.write(merged.text);
     } catch (err) {
@@ -125,7 +147,7 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
   }
   let merged: ReturnType<typeof mergeEntry>;
   try {
-    merged = mergeEntry(text, file, info.key, name, entry, flag(values, 'force'));
+    merged = mergeEntry(text, file, info.key, name, entry, flag(values, 'force'), inputs);
   } catch (err) {
     if (!(err instanceof ConfigRefused)) throw err;
     io.stderr.write(`mcpkit: ${err.message}\n${snippet}\n`);
@@ -135,18 +157,20 @@ export async function installCommand(argv: string[], io: CliIo): Promise<number>
     io.stdout.write(`${s.green('✔')} ${info.label} already has "${name}" as given (${file}); nothing changed\n`);
     return 0;
   }
-  const backup = writeConfig(file, merged.text);
+  const backup = writeConfig(file, merged.text, undefined, plan?.plaintext ? 0o600 : undefined);
   io.stdout.write(
     [
       `${s.green('✔')} ${merged.replaced ? 'Replaced' : 'Added'} "${name}" in ${info.label}'s config: ${file}`,
       backup ? s.dim(`  the previous file is kept as ${backup}`) : '',
       JSON.stringify({ [name]: entry }, null, 2),
+      plan && !plan.plaintext ? plan.note : '',
       info.hint,
       '',
     ]
       .filter((l, i, all) => l !== '' || i === all.length - 1)
       .join('\n'),
   );
+  warnPlain();
   return 0;
 }
 

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import { OpenApiError } from './errors.js';
 import { networkReason } from './load.js';
+import { fetchFollowing, RedirectRefused } from './redirects.js';
 import { textToBase64 } from '../../protocol/encoding.js';
 
 export type OpenApiAuth =
@@ -119,19 +120,26 @@ export class ClientCredentialsAuth implements AuthApplier {
     if (scopes?.length) form.set('scope', scopes.join(' '));
     if (audience) form.set('audience', audience);
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const credentials: Record<string, string> = {};
     if (authMethod === 'body') {
       form.set('client_id', clientId);
       form.set('client_secret', clientSecret);
     } else {
       // RFC 6749 §2.3.1: each part form-encoded before Base64.
       const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-      headers.authorization = `Basic ${textToBase64(`${enc(clientId)}:${enc(clientSecret)}`)}`;
+      credentials.authorization = `Basic ${textToBase64(`${enc(clientId)}:${enc(clientSecret)}`)}`;
     }
     const started = this.clock.now();
     let res: Response;
     try {
-      res = await this.fetchFn(tokenUrl, { method: 'POST', headers, body: form.toString() });
+      // The client secret (in a header, or in the body a 307 would repeat) never follows a
+      // redirect to another origin.
+      res = await fetchFollowing(
+        { url: tokenUrl, method: 'POST', headers, credentials, body: form.toString() },
+        { fetch: this.fetchFn, maxRedirects: 5, crossOrigin: 'refuse' },
+      );
     } catch (err) {
+      if (err instanceof RedirectRefused) throw new OpenApiError(`Could not get an access token from ${tokenUrl}: ${err.message}`);
       throw new OpenApiError(`Could not get an access token from ${tokenUrl}: ${networkReason(err)}`);
     }
     const text = await res.text();

@@ -1,7 +1,18 @@
 // A tool's arguments back into an HTTP request: path templating (each value percent-encoded),
 // query strings per style and explode (form, spaceDelimited, pipeDelimited, deepObject), headers,
 // cookies, and the body as JSON, form fields, multipart or text.
+//
+// Path values come from the model, so they are held to the segment the template gives them: a
+// value that would be read as `.` or `..` (the URL parser treats `%2e` as a dot too, so encoding
+// cannot save it) or an empty segment would move the call to another resource (`DELETE
+// /items/{id}` with "." deletes on the collection), and is refused. The URL is then parsed once
+// and checked to be under the base URL, and that parsed URL is what is sent.
 import type { OpenApiOperation, ParameterSpec } from './operations.js';
+
+/** Arguments that cannot make a request (a path value that would change which resource is meant). */
+export class InvalidArguments extends Error {
+  override name = 'InvalidArguments';
+}
 
 export interface BuiltRequest {
   url: string;
@@ -12,18 +23,15 @@ export interface BuiltRequest {
 
 /** Builds the request for `op` on `baseUrl` from checked arguments. */
 export function buildRequest(op: OpenApiOperation, baseUrl: string, args: Record<string, unknown>): BuiltRequest {
-  let path = op.path;
+  const inPath = new Map<string, string>();
   const query: string[] = [];
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const p of op.parameters) {
     const value = args[p.arg];
-    if (value === undefined || value === null) {
-      if (p.in === 'path') path = path.replace(`{${p.name}}`, '');
-      continue;
-    }
+    if (value === undefined || value === null) continue;
     const v = p.json ? JSON.stringify(value) : value;
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, pathValue(p, v));
+    if (p.in === 'path') inPath.set(p.name, pathValue(p, v));
     else if (p.in === 'query') query.push(...queryPairs(p, v));
     else if (p.in === 'header') headers[p.name] = simple(v, p.explode, String);
     else cookies.push(`${p.name}=${encodeURIComponent(simple(v, false, String))}`);
@@ -49,7 +57,65 @@ export function buildRequest(op: OpenApiOperation, baseUrl: string, args: Record
     }
   }
   const base = baseUrl.replace(/\/+$/, '');
-  return { url: base + path + (query.length ? `?${query.join('&')}` : ''), method: op.method.toUpperCase(), headers, body };
+  const declared = new Set(op.parameters.filter((p) => p.in === 'path').map((p) => p.name));
+  const path = fillPath(op.path, inPath, declared);
+  const url = underBase(base, op.path, base + path + (query.length ? `?${query.join('&')}` : ''));
+  return { url, method: op.method.toUpperCase(), headers, body };
+}
+
+/** A value read as a dot segment once the server (or the URL parser) has decoded it. */
+const DOT = /^(?:\.|%2e){1,2}$/i;
+
+/** The template with each `{name}` filled, segment by segment; refuses a segment a value would empty or turn into `.`/`..`. */
+function fillPath(template: string, values: Map<string, string>, declared: Set<string>): string {
+  return template
+    .split('/')
+    .map((segment) => {
+      // A name the spec does not declare stays as it is written (the model cannot give it).
+      const names = [...segment.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).filter((n) => declared.has(n));
+      if (names.length === 0) return segment;
+      const missing = names.find((n) => !values.has(n));
+      if (missing !== undefined) throw new InvalidArguments(`the path parameter "${missing}" is required`);
+      const filled = segment.replace(/\{([^}]+)\}/g, (whole, n: string) => values.get(n) ?? whole);
+      const which = names.length === 1 ? `the path parameter "${names[0]}"` : `the path parameters ${names.map((n) => `"${n}"`).join(' and ')}`;
+      if (filled === '')
+        throw new InvalidArguments(`${which} ${names.length === 1 ? 'is' : 'are'} empty, which would send the call to another resource (the one above it)`);
+      // Also each part between encoded slashes: some servers decode %2F before resolving dots.
+      if (decodedParts(filled).some((part) => DOT.test(part))) {
+        throw new InvalidArguments(`${which} cannot be "." or ".." (nor hold them between slashes): the URL would point to another resource than ${template}`);
+      }
+      return filled;
+    })
+    .join('/');
+}
+
+function decodedParts(segment: string): string[] {
+  let text = segment;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    // Not valid percent-encoding: checked as it is.
+  }
+  return [segment, ...text.split(/[/\\]/)];
+}
+
+/**
+ * `url` parsed, refused unless it is on the base URL's origin, under its path, with as many path
+ * segments as the template gives (nothing collapsed by dot-segment resolution).
+ */
+function underBase(base: string, template: string, url: string): string {
+  const root = new URL(base);
+  const parsed = new URL(url);
+  const prefix = root.pathname.replace(/\/+$/, '');
+  const segments = (p: string) => p.split('/').length;
+  if (
+    parsed.origin !== root.origin ||
+    (parsed.pathname !== prefix && !parsed.pathname.startsWith(`${prefix}/`)) ||
+    segments(parsed.pathname) !== segments(prefix) + segments(template) - 1
+  ) {
+    throw new InvalidArguments(`the arguments would make the URL ${parsed.origin}${parsed.pathname}, which is not under ${root.origin}${prefix}${template}`);
+  }
+  return parsed.href;
 }
 
 const enc = (v: unknown) => encodeURIComponent(String(v));

@@ -11,6 +11,7 @@ import { OpenApiError } from './errors.js';
 import { filterOperations, type OperationFilter } from './filter.js';
 import { loadSpec, type LoadedSpec, type LoadSpecOptions, type OpenApiDocument } from './load.js';
 import { parseOperations, type OpenApiOperation } from './operations.js';
+import type { CrossOriginRedirects } from './redirects.js';
 import type { SchemaOptions } from './schema.js';
 
 export interface OpenApiToolsOptions extends SchemaOptions {
@@ -34,6 +35,17 @@ export interface OpenApiToolsOptions extends SchemaOptions {
   timeoutMs?: number;
   /** Longer answers are cut (text) or not returned (binary). Default 1 MiB. */
   maxResponseBytes?: number;
+  /**
+   * Redirects followed per call, at most (default 5; 0 follows none). Only redirects within the
+   * API's origin keep the credentials; see `crossOriginRedirects`.
+   */
+  maxRedirects?: number;
+  /**
+   * A redirect to another origin (scheme, host or port): `refuse` (default) makes the call an
+   * `isError` naming that origin; `anonymous` follows it with no credentials, no header or cookie
+   * parameters, for the rest of the chain (e.g. an API that sends downloads to a CDN).
+   */
+  crossOriginRedirects?: CrossOriginRedirects;
   /** For the API calls, the spec's URL and the token endpoint. Default: the global fetch. */
   fetch?: typeof fetch;
   /** Timeouts and token expiry. Default: the system clock. */
@@ -89,6 +101,8 @@ export async function addOpenApiTools(
     auth,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
+    maxRedirects: redirectsOf(options.maxRedirects),
+    crossOriginRedirects: crossOriginOf(options.crossOriginRedirects),
     baseUrl: (op) => bases.get(op) ?? baseUrlOf(op, parsed.servers, options.baseUrl, loaded.source),
   });
   const prefix = options.prefix ?? '';
@@ -126,9 +140,23 @@ function annotations(op: OpenApiOperation): ToolAnnotations {
 function baseUrlOf(op: OpenApiOperation, servers: string[], given: string | undefined, source: string | undefined): string {
   const url = given ?? op.servers[0] ?? servers[0];
   if (url === undefined) throw new OpenApiError("The spec names no server: give the API's base URL (baseUrl, or --base-url)");
-  if (/^https?:\/\//i.test(url)) return url;
+  if (/^https?:\/\//i.test(url)) {
+    if (!URL.canParse(url)) throw new OpenApiError(`The API's base URL "${url}" is not a valid URL`);
+    return url;
+  }
   if (source && /^https?:\/\//i.test(source)) return new URL(url, source).href;
   throw new OpenApiError(`The spec's server URL "${url}" is relative and the spec was not loaded from a URL: give the API's base URL (baseUrl, or --base-url)`);
+}
+
+function redirectsOf(max: number | undefined): number {
+  if (max === undefined) return 5;
+  if (!Number.isInteger(max) || max < 0) throw new OpenApiError(`maxRedirects is a whole number, 0 or more (got ${max})`);
+  return max;
+}
+
+function crossOriginOf(mode: CrossOriginRedirects | undefined): CrossOriginRedirects {
+  if (mode === undefined || mode === 'refuse' || mode === 'anonymous') return mode ?? 'refuse';
+  throw new OpenApiError(`crossOriginRedirects is 'refuse' or 'anonymous' (got ${JSON.stringify(mode)})`);
 }
 
 function isLoaded(spec: OpenApiDocument | LoadedSpec): spec is LoadedSpec {

@@ -10,6 +10,8 @@ import { ROOT } from '../../cli/helpers.js';
 
 export interface Recorded {
   method: string;
+  /** The request target exactly as it arrived (before any parsing). */
+  target: string;
   path: string;
   query: URLSearchParams;
   /** The raw query string, to check its exact encoding. */
@@ -44,6 +46,7 @@ export async function apiServer(respond: Respond): Promise<ApiServer> {
       const url = new URL(req.url ?? '/', 'http://x');
       const r: Recorded = {
         method: req.method ?? '',
+        target: req.url ?? '',
         path: url.pathname,
         query: url.searchParams,
         rawQuery: url.search.slice(1),

@@ -61,3 +61,21 @@ test('style and explode, cookies, JSON in a query, clashing names', () => {
   const schema = op.inputSchema() as { required: string[] };
   assert.deepEqual(schema.required, ['id_path', 'label', 'matrix']);
 });
+
+test('path values: refused when they would be a dot segment or empty; a name the spec does not declare stays as written', () => {
+  const doc = {
+    openapi: '3.1.0',
+    info: { title: 'p', version: '1' },
+    paths: {
+      '/a/{id}/{undeclared}': { get: { operationId: 'a', parameters: [p('id', 'path', { required: true, style: 'matrix' })] } },
+      '/b/{x}{y}': { get: { operationId: 'b', parameters: [p('x', 'path', { required: true }), p('y', 'path', { required: true })] } },
+    },
+  };
+  const [a, b] = parseOperations(doc).operations;
+  // matrix style: ";id=.." is not a dot segment.
+  assert.equal(buildRequest(a, 'http://api.test/v1/', { id: '..' }).url, 'http://api.test/v1/a/;id=../%7Bundeclared%7D');
+  // Two values that together make "..".
+  assert.throws(() => buildRequest(b, 'http://api.test', { x: '.', y: '.' }), /the path parameters "x" and "y" cannot be "\." or "\.\."/);
+  assert.equal(buildRequest(b, 'http://api.test', { x: '.', y: 'z' }).url, 'http://api.test/b/.z');
+  assert.throws(() => buildRequest(b, 'http://api.test', { x: '', y: '' }), /the path parameters "x" and "y" are empty/);
+});

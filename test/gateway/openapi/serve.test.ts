@@ -11,10 +11,22 @@ import { tempDir } from '../../support/index.js';
 import { apiServer, FIXTURES, fixture, json, textOf, type ApiServer } from './helpers.js';
 
 let api: ApiServer;
+/** Another origin (its own port), which the API's answer redirects to: it must get nothing. */
+let elsewhere: ApiServer;
 before(async () => {
-  api = await apiServer((req, res) => json(res, 200, { id: Number(req.path.split('/').pop()), name: 'doggie', key: req.headers['x-api-key'] ?? null }));
+  elsewhere = await apiServer((req, res) => json(res, 200, { key: req.headers['x-api-key'] ?? null }));
+  api = await apiServer((req, res) => {
+    if (req.path === '/v2/pet/302') {
+      res.writeHead(302, { location: `${elsewhere.url}/collect` });
+      return res.end();
+    }
+    json(res, 200, { id: Number(req.path.split('/').pop()), name: 'doggie', key: req.headers['x-api-key'] ?? null });
+  });
 });
-after(() => api.close());
+after(async () => {
+  await api.close();
+  await elsewhere.close();
+});
 
 describe('mcpkit serve --openapi', () => {
   test('serves a YAML spec over HTTP; a client lists and calls its tools', async () => {
@@ -49,6 +61,11 @@ describe('mcpkit serve --openapi', () => {
         const r = await client.callTool('getPetById', { petId: 42 });
         assert.deepEqual(r.structuredContent, { id: 42, name: 'doggie', key: 'secret-1' });
         assert.equal(api.requests.at(-1)!.path, '/v2/pet/42');
+        // The attack: the API's answer redirects to another origin; the key is not sent there.
+        const moved = await client.callTool('getPetById', { petId: 302 });
+        assert.equal(moved.isError, true);
+        assert.match(textOf(moved), new RegExp(`redirected \\(HTTP 302\\) to another origin, ${elsewhere.url.replace(/[.]/g, '\\.')};`));
+        assert.deepEqual(elsewhere.requests, []);
       } finally {
         await client.close();
       }
@@ -93,6 +110,9 @@ describe('mcpkit serve --openapi', () => {
     const mode = await mcpkit(['serve', '--openapi', join(FIXTURES, 'petstore-3.0.json'), '--openapi-mode', 'some']);
     assert.equal(mode.code, 2);
     assert.match(mode.stderr, /--openapi-mode is tools, endpoints or auto/);
+    const cross = await mcpkit(['serve', '--openapi', join(FIXTURES, 'petstore-3.0.json'), '--openapi-cross-origin-redirects', 'follow']);
+    assert.equal(cross.code, 2);
+    assert.match(cross.stderr, /--openapi-cross-origin-redirects is refuse or anonymous \(got "follow"\)/);
     const env = await mcpkit(['serve', '--openapi', join(FIXTURES, 'petstore-3.0.json'), '--openapi-bearer-env', 'NOPE_TOKEN', '--port', '0']);
     assert.equal(env.code, 1);
     assert.match(env.stderr, /the environment variable NOPE_TOKEN is not set/);
