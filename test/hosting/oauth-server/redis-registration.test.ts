@@ -34,7 +34,7 @@ test('reserve: at most max live members, a member extended but never shortened, 
   // b's time is up (its score put in the past, as the clock would): it no longer counts.
   await redis.zadd(key, String(Date.now() - 1000), 'b');
   assert.equal(await store.reserve('s', 'd', 60_000, 3), true);
-  assert.deepEqual((await redis.zrange(key, 0, -1)).sort(), ['a', 'c', 'd']);
+  assert.deepEqual((await redis.zrange(key, '0', '-1')).sort(), ['a', 'c', 'd']);
   await assert.rejects(async () => store.reserve('s', 'e', 60_000, 0), /max must be a positive whole number/);
 });
 
