@@ -61,8 +61,10 @@ export async function tokenEndpoint(ctx: ServerContext, issuer: string, req: Htt
       body = await ctx.grants.issueTokens(result.grant, issuer, result.audience, result.scopes, record.family);
     } else if (type === undefined) throw new OAuthError('invalid_request', 'grant_type is missing');
     else throw new OAuthError('unsupported_grant_type', `the ${type} grant is not supported here (authorization_code, refresh_token)`);
-    // A registered client in use is kept (one that never gets here expires unused).
-    await ctx.clients.used(client);
+    // A registered client in use is kept (one that never gets here expires unused). The tokens
+    // are issued by now and the code or old refresh token spent: a store failure here must not
+    // cost the client its answer.
+    await ctx.clients.used(client).catch((e: unknown) => ctx.onError(e instanceof Error ? e : new Error(String(e))));
     sendJson(res, 200, body, NO_STORE);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;

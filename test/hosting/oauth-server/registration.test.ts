@@ -262,3 +262,24 @@ test('registration options are checked when the server is built', async () => {
     await off.close();
   }
 });
+
+test('a store failing to extend a used registration costs the client nothing: the tokens are answered, the failure reported', async () => {
+  const store = new InMemoryAuthorizationStore();
+  let calls = 0;
+  const flaky = Object.assign(Object.create(store) as InMemoryAuthorizationStore, {
+    reserve: (set: string, member: string, ttlMs: number, max: number) => {
+      if (++calls > 1) throw new Error('store down');
+      return store.reserve(set, member, ttlMs, max);
+    },
+  });
+  const errors: string[] = [];
+  const as = await startAs({ store: flaky, onError: (e) => errors.push(e.message) });
+  try {
+    const id = (await register(as.issuer, PUBLIC_REG)).body.client_id as string;
+    const tokens = await signIn(as.issuer, id);
+    assert.ok(tokens.refresh_token);
+    assert.deepEqual(errors, ['store down']);
+  } finally {
+    await as.close();
+  }
+});
