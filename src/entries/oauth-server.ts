@@ -1,5 +1,5 @@
 // mcpkit/oauth-server: a small OAuth 2.1 authorization server for MCP deployments (metadata,
-// PKCE codes, rotated refresh tokens, dynamic registration, client ID metadata documents,
+// PKCE codes, rotated refresh tokens, bounded dynamic registration, client ID metadata documents,
 // resource indicators, JWT access tokens), with sign-in by the application or federated to an
 // upstream provider. The server and its fetch handler run in any runtime; `serveAuthorizationServer`
 // is the node:http one. Its Redis store, `RedisAuthorizationStore`, is in mcpkit/redis.
@@ -11,9 +11,11 @@ export type {
   ClientAuthMethod,
   ClientIdMetadataOptions,
   ClientRecord,
+  DynamicRegistrationOptions,
   Login,
   LoginContext,
   LoginDecision,
+  RegistrationRateLimit,
 } from '../hosting/oauth-server/options.js';
 export {
   serveAuthorizationServer,

@@ -6,6 +6,7 @@
  * metadata and names every scope it needs). Token validation itself (signature, introspection)
  * is the application's `verifyToken`; proofs are checked in dpop-proof.ts.
  */
+import { systemClock, type Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import { bindingError, DpopProofVerifier, type DpopProofResult, type DpopResourceOptions } from './dpop-proof.js';
 import { requestOrigin, type HeaderMap, type HttpRequestView, type HttpResponder } from './exchange.js';
@@ -62,6 +63,12 @@ export interface OAuthResourceOptions {
    * Bearer altogether).
    */
   dpop?: boolean | DpopResourceOptions;
+  /**
+   * Clock skew allowed on the token's `expiresAt`, in seconds: a token is refused as expired
+   * once `expiresAt` is this far past. Default 30, as `jwtAccessTokens` allows on `exp` (a
+   * token passes both checks, so the smaller of the two is what counts). 0: none.
+   */
+  clockToleranceSec?: number;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -169,11 +176,14 @@ export class OAuthResourceGuard {
   readonly perMessage: boolean;
   /** Unless `dpop: false`. */
   private readonly dpop: DpopProofVerifier | undefined;
+  private readonly toleranceMs: number;
 
   constructor(
     options: OAuthResourceOptions,
     endpoint: string,
     private readonly onError: (error: Error) => void = () => {},
+    /** Where token expiry is read against (the server's clock; tests pass a ManualClock). */
+    private readonly clock: Clock = systemClock,
   ) {
     if (!options || typeof options !== 'object') fail('the options must be an object');
     const servers = options.authorizationServers;
@@ -190,6 +200,9 @@ export class OAuthResourceGuard {
     this.required = scopeList(options.requiredScopes, 'requiredScopes');
     this.has = options.hasScope ?? ((granted, needed) => granted.includes(needed));
     this.perMessage = typeof options.scopesFor === 'function';
+    const tolerance = options.clockToleranceSec ?? 30;
+    if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) fail('clockToleranceSec must be a non-negative number of seconds');
+    this.toleranceMs = tolerance * 1000;
     const dpop = options.dpop;
     this.dpop = dpop === false ? undefined : new DpopProofVerifier(dpop === true || dpop === undefined ? {} : dpop);
     this.paths = { endpoint, sse: endpoint };
@@ -369,7 +382,7 @@ export class OAuthResourceGuard {
     if (!info)
       return this.refuse(req, res, 401, 'Unauthorized: the access token is invalid', { error: 'invalid_token', description: 'the access token is invalid' });
     const exp = info.expiresAt;
-    if (typeof exp === 'number' && (exp >= MS_THRESHOLD ? exp : exp * 1000) <= Date.now()) {
+    if (typeof exp === 'number' && (exp >= MS_THRESHOLD ? exp : exp * 1000) + this.toleranceMs <= this.clock.now()) {
       return this.refuse(req, res, 401, 'Unauthorized: the access token has expired', { error: 'invalid_token', description: 'the access token has expired' });
     }
     if (info.audience !== undefined && !this.audienceMatches(info.audience, req)) {

@@ -60,7 +60,7 @@ export interface StreamableHttpOptions extends OriginPolicy {
    * Default: a tenth of `sessionIdleMs`, at most 10 s. 0 checks on every request.
    */
   sessionCheckMs?: number;
-  /** Where session idle time and store checks read the time and arm the sweep (default the system clock). */
+  /** Where session idle time, store checks and OAuth token expiry read the time, and the sweep is armed (default the system clock). */
   clock?: Clock;
   /**
    * Most handshake-era sessions this handler holds at once. An initialize beyond it is answered
@@ -136,7 +136,7 @@ export class StreamableHttpHandler {
     if (options.oauth !== undefined && options.authenticate !== undefined) {
       throw new TypeError('oauth and authenticate cannot be combined: oauth authenticates bearer tokens itself (use its verifyToken)');
     }
-    this.oauth = options.oauth === undefined ? undefined : new OAuthResourceGuard(options.oauth, this.endpoint, this.reportError);
+    this.oauth = options.oauth === undefined ? undefined : new OAuthResourceGuard(options.oauth, this.endpoint, this.reportError, this.clock);
     this.scopeGate = this.oauth?.perMessage ? this.oauth : undefined;
     this.guarded = options.authenticate !== undefined || this.oauth !== undefined;
     // Armed by the first request, not here: Workers refuse timers while a module loads, which is

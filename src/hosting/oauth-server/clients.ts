@@ -4,16 +4,19 @@
  * they prove themselves at the token endpoint.
  */
 import { randomToken } from '../../client/auth/encoding.js';
+import type { Clock } from '../../engine/clock.js';
 import type { HttpRequestView } from '../http/exchange.js';
 import { fetchClientMetadata, isClientIdUrl, type ClientMetadataFetcher } from './cimd.js';
 import { OAuthError, sameSecret, single } from './http.js';
 import type { ClientAuthMethod, ClientRecord } from './options.js';
 import { checkRedirectUri } from './redirect-uris.js';
-import { digest, type AuthorizationStore } from './store.js';
+import { AUTH_METHODS, type RegistrationMetadata } from './registration-metadata.js';
+import type { RegistrationLimits } from './registration.js';
+import { BoundedSets, digest, type AuthorizationStore } from './store.js';
 
-const AUTH_METHODS: readonly ClientAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
-const GRANTS = ['authorization_code', 'refresh_token'];
-const MAX_REDIRECT_URIS = 20;
+/** The bounded set registrations are counted in. */
+const REGISTERED = 'clients';
+const REGISTERED_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function methodOf(client: ClientRecord): ClientAuthMethod {
   return client.token_endpoint_auth_method ?? (client.client_secret ? 'client_secret_basic' : 'none');
@@ -23,10 +26,21 @@ export interface ClientDirectoryOptions {
   preRegistered: readonly ClientRecord[];
   store: AuthorizationStore;
   metadata: ClientMetadataFetcher | undefined;
+  /** How many registrations are kept and for how long. */
+  registration: RegistrationLimits;
+  clock: Clock;
 }
 
+/**
+ * Registrations are bounded three ways: at most `maxClients` of them at once (counted with the
+ * store's `reserve`, else per instance); one that never got a token is removed `unusedTtlMs`
+ * after it was made, so abandoned and hostile ones go by themselves; one that did is kept
+ * `idleTtlMs` past its last use of the token endpoint, so a client in use never disappears
+ * (by default that is the refresh token lifetime: its refresh tokens never outlive it).
+ */
 export class ClientDirectory {
   private readonly fixed = new Map<string, ClientRecord>();
+  private readonly reserve: (set: string, member: string, ttlMs: number, max: number) => Promise<boolean> | boolean;
 
   constructor(private readonly o: ClientDirectoryOptions) {
     for (const c of o.preRegistered) {
@@ -39,6 +53,12 @@ export class ClientDirectory {
         throw new TypeError(`authorizationServer: client ${c.client_id} uses ${m} but has no client_secret`);
       this.fixed.set(c.client_id, c);
     }
+    const store = o.store;
+    if (typeof store.reserve === 'function') this.reserve = store.reserve.bind(store);
+    else {
+      const local = new BoundedSets(o.clock);
+      this.reserve = local.reserve.bind(local);
+    }
   }
 
   /** The client of a `client_id`, or undefined when no such client exists. Throws OAuthError for a bad metadata document. */
@@ -49,50 +69,47 @@ export class ClientDirectory {
       if (!this.o.metadata) return undefined;
       return fetchClientMetadata(this.o.metadata, clientId);
     }
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(clientId)) return undefined;
+    if (!REGISTERED_ID.test(clientId)) return undefined;
     const stored = (await this.o.store.get(`client:${clientId}`)) as ClientRecord | undefined;
     return stored && typeof stored === 'object' && stored.client_id === clientId ? stored : undefined;
   }
 
-  /** RFC 7591 §3.2.1: the registration as stored, with a fresh client id (and secret for a confidential client). */
-  async register(body: Record<string, unknown>, now: number): Promise<Record<string, unknown>> {
-    const uris = body.redirect_uris;
-    if (!Array.isArray(uris) || uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list at least one redirect URI');
-    if (uris.length > MAX_REDIRECT_URIS) throw new OAuthError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect URIs`);
-    const redirect_uris = uris.map(checkRedirectUri);
-    const method = (body.token_endpoint_auth_method ?? 'client_secret_basic') as ClientAuthMethod;
-    if (!AUTH_METHODS.includes(method))
-      throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method ${JSON.stringify(method)} is not supported (${AUTH_METHODS.join(', ')})`);
-    const grants = body.grant_types ?? ['authorization_code'];
-    if (!Array.isArray(grants) || !grants.every((g) => typeof g === 'string'))
-      throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
-    const unsupported = grants.filter((g) => !GRANTS.includes(g));
-    if (unsupported.length) throw new OAuthError('invalid_client_metadata', `grant types not supported here: ${unsupported.join(', ')}`);
-    const responses = body.response_types ?? ['code'];
-    if (!Array.isArray(responses) || responses.some((r) => r !== 'code'))
-      throw new OAuthError('invalid_client_metadata', 'response_types may only be ["code"]');
-    for (const f of ['client_name', 'client_uri', 'logo_uri', 'scope', 'application_type'])
-      if (body[f] !== undefined && typeof body[f] !== 'string') throw new OAuthError('invalid_client_metadata', `${f} must be a string`);
-    const record: ClientRecord = {
-      ...body,
-      client_id: randomToken(18),
-      client_id_issued_at: Math.floor(now / 1000),
-      redirect_uris,
-      token_endpoint_auth_method: method,
-      grant_types: grants as string[],
-      response_types: ['code'],
-    };
-    delete record.client_secret;
-    delete record.client_secret_sha256;
-    if (method === 'none') {
-      await this.o.store.put(`client:${record.client_id}`, record);
+  /**
+   * RFC 7591 §3.2.1: registers checked `metadata` (registration-metadata.ts) under a fresh client
+   * id (and secret, for a confidential client), and answers it as stored. Refused with 503 when
+   * `maxClients` registrations are kept already.
+   */
+  async register(metadata: RegistrationMetadata, now: number): Promise<Record<string, unknown>> {
+    const { maxClients, unusedTtlMs } = this.o.registration;
+    const record: ClientRecord = { ...metadata, client_id: randomToken(18), client_id_issued_at: Math.floor(now / 1000) };
+    if (!(await this.reserve(REGISTERED, record.client_id, unusedTtlMs, maxClients))) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `registration store full: ${maxClients} clients are registered, the most this server keeps; try again later (unused registrations expire)`,
+        503,
+      );
+    }
+    if (methodOf(record) === 'none') {
+      await this.o.store.put(`client:${record.client_id}`, record, unusedTtlMs);
       return record;
     }
-    // The secret goes to the client once; the store keeps only its digest.
+    // The secret goes to the client once; the store keeps only its digest. It does not expire
+    // (0), though the registration does if it is never used.
     const secret = randomToken(32);
     record.client_secret_expires_at = 0;
-    await this.o.store.put(`client:${record.client_id}`, { ...record, client_secret_sha256: await digest(secret) });
+    await this.o.store.put(`client:${record.client_id}`, { ...record, client_secret_sha256: await digest(secret) }, unusedTtlMs);
     return { ...record, client_secret: secret };
+  }
+
+  /**
+   * A client got tokens: a registered one is kept `idleTtlMs` from now. Pre-registered clients
+   * and metadata documents have no registration to keep.
+   */
+  async used(client: ClientRecord): Promise<void> {
+    const id = client.client_id;
+    if (this.fixed.has(id) || isClientIdUrl(id) || !REGISTERED_ID.test(id)) return;
+    const { maxClients, idleTtlMs } = this.o.registration;
+    if (await this.reserve(REGISTERED, id, idleTtlMs, maxClients)) await this.o.store.put(`client:${id}`, client, idleTtlMs);
   }
 }
 

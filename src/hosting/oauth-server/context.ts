@@ -4,6 +4,7 @@ import type { ClientDirectory } from './clients.js';
 import type { Grants } from './grants.js';
 import { OAuthError } from './http.js';
 import type { Login } from './options.js';
+import type { RegistrationPolicy } from './registration.js';
 import type { AuthorizationStore } from './store.js';
 import type { Upstream } from './upstream.js';
 import { audienceKey } from '../http/oauth-resource.js';
@@ -22,6 +23,8 @@ export interface ServerContext {
   defaultResource: string | undefined;
   requireResource: boolean;
   refreshTokens: boolean;
+  /** Dynamic registration's gate and limits; undefined when it is off. */
+  registration: RegistrationPolicy | undefined;
   onError(error: Error): void;
 }
 

@@ -11,6 +11,8 @@ export class OAuthError extends Error {
     readonly error: string,
     readonly description: string,
     readonly status = 400,
+    /** Headers the answer needs (`Retry-After`, `WWW-Authenticate`). */
+    readonly headers: HeaderMap = {},
   ) {
     super(`${error}: ${description}`);
     this.name = 'OAuthError';
@@ -28,7 +30,7 @@ export function sendJson(res: HttpResponder, status: number, body: unknown, head
 }
 
 export function sendOAuthError(res: HttpResponder, err: OAuthError, headers: HeaderMap = {}): void {
-  sendJson(res, err.status, { error: err.error, error_description: err.description }, { ...NO_STORE, ...headers });
+  sendJson(res, err.status, { error: err.error, error_description: err.description }, { ...NO_STORE, ...err.headers, ...headers });
 }
 
 /** CORS preflight for the endpoints browser clients call (metadata, token, registration, keys, revocation). */
@@ -65,12 +67,12 @@ export async function readForm(req: HttpRequestView): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
-/** A JSON object body, as the registration endpoint takes. */
-export async function readJsonObject(req: HttpRequestView): Promise<Record<string, unknown>> {
+/** A JSON object body of at most `limit` bytes, as the registration endpoint takes. */
+export async function readJsonObject(req: HttpRequestView, limit = MAX_BODY): Promise<Record<string, unknown>> {
   const ct = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (ct !== 'application/json') throw new OAuthError('invalid_client_metadata', 'the registration must be sent as application/json');
-  const text = await req.readBody(MAX_BODY);
-  if (text === undefined) throw new OAuthError('invalid_client_metadata', `the registration is larger than ${MAX_BODY} bytes`, 413);
+  const text = await req.readBody(limit);
+  if (text === undefined) throw new OAuthError('invalid_client_metadata', `the registration is larger than ${limit} bytes`, 413);
   let v: unknown;
   try {
     v = JSON.parse(text);

@@ -22,7 +22,11 @@ export interface ClientRecord {
   /** Default ['authorization_code', 'refresh_token']. */
   grant_types?: string[];
   client_name?: string;
-  /** Whatever else the registration carried (echoed back, never interpreted). */
+  /**
+   * Other metadata: of a dynamic registration, only the RFC 7591 fields this server keeps
+   * (`client_uri`, `logo_uri`, `contacts`, `scope`...; see registration-metadata.ts); of a
+   * pre-registered client or a metadata document, whatever it carries. Never interpreted.
+   */
   [field: string]: unknown;
 }
 
@@ -73,6 +77,51 @@ export interface ClientIdMetadataOptions {
   allowInsecure?: boolean;
 }
 
+/** Who may register a client, how often, how many are kept and for how long (RFC 7591). */
+export interface DynamicRegistrationOptions {
+  /**
+   * RFC 7591 §3: registration needs `Authorization: Bearer <initial access token>` with one of
+   * these tokens (compared in constant time), or one the function accepts; without one it is
+   * 401. Default: open registration (anyone may register, within the limits below).
+   */
+  initialAccessToken?: string | readonly string[] | ((token: string, request: HttpRequestView) => boolean | Promise<boolean>);
+  /**
+   * Registrations per client address, counted in this process: at most `requests` in any
+   * `windowSec` (a token bucket), beyond which 429 with `Retry-After`. Default 20 an hour;
+   * false turns it off.
+   */
+  rateLimit?: false | RegistrationRateLimit;
+  /**
+   * Most registrations kept at once (expired ones do not count). A registration beyond it is
+   * refused with 503 "registration store full" until some expire: nobody's is evicted. Shared by
+   * every instance on one store when the store implements `reserve` (both built-in stores do).
+   * Default 10000.
+   */
+  maxClients?: number;
+  /** A registration no authorization has been completed with (no token issued) is removed after this many seconds. Default 86400 (one day). */
+  unusedTtlSec?: number;
+  /** A registration that got tokens is kept this many seconds past its last use of the token endpoint. Default: `refreshTokenTtlSec`. */
+  idleTtlSec?: number;
+  /** Largest registration request, in bytes (413 beyond it). Default 8192. */
+  maxBodyBytes?: number;
+  /** Most redirect URIs one client may register. Default 10. */
+  maxRedirectUris?: number;
+}
+
+export interface RegistrationRateLimit {
+  /** Registrations allowed in a window, and the burst allowed at once. Default 20. */
+  requests?: number;
+  /** The window, in seconds. Default 3600. */
+  windowSec?: number;
+  /**
+   * The address a request counts against. Default: the connection's remote address (IPv6
+   * addresses by their /64, which one host usually has whole). Behind a reverse proxy every
+   * request comes from the proxy: derive it from the header your proxy sets (and only that
+   * proxy can set). Requests with no address share one count.
+   */
+  key?: (request: HttpRequestView) => string | undefined;
+}
+
 export interface AuthorizationServerOptions {
   /**
    * The issuer identifier (`https://auth.example.com`, or with a path where the server is
@@ -91,8 +140,12 @@ export interface AuthorizationServerOptions {
   upstream?: Upstream;
   /** Pre-registered clients. */
   clients?: readonly ClientRecord[];
-  /** Dynamic client registration (RFC 7591) at `<issuer>/register`. Default true. */
-  dynamicRegistration?: boolean;
+  /**
+   * Dynamic client registration (RFC 7591) at `<issuer>/register`. Default true (with the
+   * default limits of DynamicRegistrationOptions); false turns it off; an object sets limits,
+   * the initial access token, expiry.
+   */
+  dynamicRegistration?: boolean | DynamicRegistrationOptions;
   /** Client ID metadata documents (URL client ids, MCP 2025-11-25). Default on; false turns them off. */
   clientIdMetadata?: boolean | ClientIdMetadataOptions;
   /** Scopes clients may ask for (`scopes_supported`); undefined accepts any. */

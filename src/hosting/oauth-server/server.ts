@@ -19,6 +19,7 @@ import { Grants } from './grants.js';
 import { readCapped } from '../http/read-capped.js';
 import { CORS, preflight, sendJson } from './http.js';
 import type { AuthorizationServerOptions, Login } from './options.js';
+import { RegistrationPolicy } from './registration.js';
 import { SigningKeys } from './signing.js';
 import { InMemoryAuthorizationStore } from './store.js';
 import { registerEndpoint, revokeEndpoint, tokenEndpoint } from './token.js';
@@ -69,18 +70,24 @@ export class AuthorizationServer {
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const cimd = options.clientIdMetadata;
     this.keys = new SigningKeys(options.signingKeys);
+    const refreshTtlSec = seconds(options.refreshTokenTtlSec, 30 * 86_400, 'refreshTokenTtlSec');
     const grants = new Grants({
       store,
       keys: this.keys,
       clock,
       accessTtlSec: seconds(options.accessTokenTtlSec, 3600, 'accessTokenTtlSec'),
-      refreshTtlSec: seconds(options.refreshTokenTtlSec, 30 * 86_400, 'refreshTokenTtlSec'),
+      refreshTtlSec,
       codeTtlSec: seconds(options.codeTtlSec, 60, 'codeTtlSec'),
     });
+    const dcr = options.dynamicRegistration;
+    if (dcr !== undefined && typeof dcr !== 'boolean' && (typeof dcr !== 'object' || dcr === null)) fail('dynamicRegistration must be a boolean or an object');
+    const registration = new RegistrationPolicy(typeof dcr === 'object' ? dcr : {}, refreshTtlSec, clock);
     const clients = new ClientDirectory({
       preRegistered: options.clients ?? [],
       store,
       metadata: cimd === false ? undefined : clientMetadataFetcher(cimd === true || cimd === undefined ? {} : cimd, fetchImpl, clock),
+      registration: registration.limits,
+      clock,
     });
     for (const list of [options.scopesSupported, options.defaultScopes, options.resources] as const)
       if (list !== undefined && (!Array.isArray(list) || !list.every((s) => typeof s === 'string')))
@@ -99,6 +106,7 @@ export class AuthorizationServer {
       defaultResource: options.defaultResource,
       requireResource: options.requireResource === true,
       refreshTokens: options.refreshTokens !== false,
+      registration: dcr === false ? undefined : registration,
       onError: options.onError ?? ((e) => console.error(`[mcpkit] ${e.message}`)),
     };
     const b = this.base;
@@ -107,7 +115,7 @@ export class AuthorizationServer {
     this.routes.set(`${b}/token`, 'token');
     this.routes.set(`${b}/jwks.json`, 'jwks');
     this.routes.set(`${b}/revoke`, 'revoke');
-    if (options.dynamicRegistration !== false) this.routes.set(`${b}/register`, 'register');
+    if (dcr !== false) this.routes.set(`${b}/register`, 'register');
     if (options.upstream) this.routes.set(`${b}/callback`, 'callback');
   }
 

@@ -7,6 +7,7 @@ import { authenticateClient } from './clients.js';
 import { checkResources, checkScopes, fallbackAudience, type ServerContext } from './context.js';
 import { grantOf, type Grant, type TokenResponse } from './grants.js';
 import { NO_STORE, OAuthError, parseScope, readForm, readJsonObject, sendJson, sendOAuthError, single } from './http.js';
+import { registrationMetadata } from './registration-metadata.js';
 
 /** RFC 8707 §2.2: the token request may narrow the granted resources, never widen them. */
 function audienceFor(ctx: ServerContext, issuer: string, grant: Grant, asked: string[]): string[] {
@@ -60,6 +61,10 @@ export async function tokenEndpoint(ctx: ServerContext, issuer: string, req: Htt
       body = await ctx.grants.issueTokens(result.grant, issuer, result.audience, result.scopes, record.family);
     } else if (type === undefined) throw new OAuthError('invalid_request', 'grant_type is missing');
     else throw new OAuthError('unsupported_grant_type', `the ${type} grant is not supported here (authorization_code, refresh_token)`);
+    // A registered client in use is kept (one that never gets here expires unused). The tokens
+    // are issued by now and the code or old refresh token spent: a store failure here must not
+    // cost the client its answer.
+    await ctx.clients.used(client).catch((e: unknown) => ctx.onError(e instanceof Error ? e : new Error(String(e))));
     sendJson(res, 200, body, NO_STORE);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
@@ -83,11 +88,18 @@ export async function revokeEndpoint(ctx: ServerContext, req: HttpRequestView, r
   }
 }
 
+/**
+ * RFC 7591 registration: the gate first (rate limit, initial access token: no body read for a
+ * refused request), then the body within its cap, only the known metadata kept and checked, and
+ * a place in the bounded registration store.
+ */
 export async function registerEndpoint(ctx: ServerContext, req: HttpRequestView, res: HttpResponder): Promise<void> {
   try {
-    const body = await readJsonObject(req);
-    if (typeof body.scope === 'string') checkScopes(ctx, parseScope(body.scope));
-    const record = await ctx.clients.register(body, ctx.clock.now());
+    const policy = ctx.registration!;
+    await policy.admit(req);
+    const metadata = registrationMetadata(await readJsonObject(req, policy.maxBodyBytes), policy.maxRedirectUris);
+    if (typeof metadata.scope === 'string') checkScopes(ctx, parseScope(metadata.scope));
+    const record = await ctx.clients.register(metadata, ctx.clock.now());
     sendJson(res, 201, record, NO_STORE);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;

@@ -10,6 +10,7 @@ import { McpHttpHandler } from '../../../src/hosting/http/router.js';
 import type { OAuthResourceOptions } from '../../../src/hosting/http/oauth-resource.js';
 import type { AuthInfo } from '../../../src/engine/transport.js';
 import { M, V } from '../../server/modern/helpers.js';
+import { ManualClock } from '../../support/index.js';
 import { BOTH, call, initReq, jsonError, LATEST, makeServer, open, post, raw, req, SseReader, start, type Started } from './helpers.js';
 
 const AS = 'https://auth.example.com';
@@ -187,11 +188,11 @@ test('401 and 400: missing, foreign-scheme, rejected and malformed credentials',
   }
 });
 
-test('audience and expiry: a token for another resource, or expired, is 401 invalid_token', async () => {
+test('audience and expiry: a token for another resource, or expired (past the 30 s tolerance), is 401 invalid_token', async () => {
   const seen: string[] = [];
   const now = Date.now();
-  TOKENS.expiredS = { principal: 'e', expiresAt: Math.floor(now / 1000) - 5 };
-  TOKENS.expiredMs = { principal: 'e', expiresAt: now - 5000 };
+  TOKENS.expiredS = { principal: 'e', expiresAt: Math.floor(now / 1000) - 35 };
+  TOKENS.expiredMs = { principal: 'e', expiresAt: now - 35_000 };
   TOKENS.freshS = { principal: 'e', expiresAt: Math.floor(now / 1000) + 60 };
   const s = await start({ oauth: oauth({ verifyToken: (t, r, resource) => (seen.push(resource), verifyToken(t, r, resource)) }) });
   try {
@@ -215,6 +216,38 @@ test('audience and expiry: a token for another resource, or expired, is 401 inva
   } finally {
     for (const k of ['expiredS', 'expiredMs', 'freshS']) delete TOKENS[k];
     await s.running.close();
+  }
+});
+
+test('expiry tolerance on the server clock: 30 s by default (29 s past accepted, 31 s refused), clockToleranceSec sets it', async () => {
+  const clock = new ManualClock(1_700_000_000_000);
+  const exp = 1_700_000_000; // seconds: the clock's start
+  TOKENS.edgeS = { principal: 'e', expiresAt: exp };
+  TOKENS.edgeMs = { principal: 'e', expiresAt: exp * 1000 };
+  const status = async (s: Started, token: string) => {
+    const r = await post(s.url, initReq(), bearer(token));
+    await r.text();
+    return r.status;
+  };
+  const lenient = await start({ clock, oauth: oauth() });
+  const strict = await start({ clock, oauth: oauth({ clockToleranceSec: 0 }) });
+  try {
+    clock.set(exp * 1000 + 29_000);
+    for (const t of ['edgeS', 'edgeMs']) {
+      assert.equal(await status(lenient, t), 200, `${t} 29 s past: within the tolerance`);
+      assert.equal(await status(strict, t), 401, `${t} with no tolerance`);
+    }
+    clock.set(exp * 1000 + 31_000);
+    for (const t of ['edgeS', 'edgeMs']) {
+      const r = await post(lenient.url, initReq(), bearer(t));
+      assert.match((await jsonError(r, 401)).message, /expired/, `${t} 31 s past`);
+    }
+    assert.throws(() => new McpHttpHandler(makeServer().mcp, { oauth: oauth({ clockToleranceSec: -1 }) }), /clockToleranceSec must be a non-negative number/);
+  } finally {
+    delete TOKENS.edgeS;
+    delete TOKENS.edgeMs;
+    await lenient.running.close();
+    await strict.running.close();
   }
 });
 
