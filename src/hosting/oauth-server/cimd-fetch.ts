@@ -65,8 +65,9 @@ export function guardedGet(url: URL, o: GuardedGetOptions): Promise<GuardedAnswe
     const timer = o.clock.setTimeout(() => finish(new Error(`no complete answer within ${o.timeoutMs} ms`)), o.timeoutMs);
     const host = url.hostname;
     const literal = ipLiteral(host);
-    const resolved = literal ? Promise.resolve([literal]) : o.lookup(host);
-    resolved
+    // Through a then, so that a resolver that throws instead of rejecting is a failure like any other.
+    Promise.resolve()
+      .then(() => (literal ? [literal] : o.lookup(host)))
       .then((answers) => {
         if (settled) return;
         if (!Array.isArray(answers) || answers.length === 0) throw new Error(`${host} has no address`);

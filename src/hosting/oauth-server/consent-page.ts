@@ -42,6 +42,8 @@ export interface ConsentPage {
   registration: ClientRegistrationKind;
   params: AuthorizationParams;
   upstreamName: string;
+  /** The scope this server asks of the upstream provider (what it may do with the user's account there). */
+  upstreamScope?: string;
   ticket: string;
   csrf: string;
   /** After upstream sign-in: who is signed in now. */
@@ -61,6 +63,7 @@ export function renderConsentPage(p: ConsentPage): { headers: HeaderMap; body: s
     ['Access asked for', list(p.params.scopes)],
     ['For', list(p.params.resources)],
   ];
+  if (p.upstreamScope) rows.push([`Asked of ${html(p.upstreamName)}`, list(p.upstreamScope.split(' ').filter(Boolean))]);
   if (p.signedInAs) rows.push(['Signed in as', html(shown(p.signedInAs))]);
   const body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

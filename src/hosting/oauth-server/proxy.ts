@@ -78,6 +78,7 @@ async function showConsent(ctx: ServerContext, issuer: string, res: HttpResponde
     registration: o.registration,
     params: o.params,
     upstreamName: ctx.upstream!.name,
+    upstreamScope: ctx.upstream!.scope,
     ticket: ticket.ticket,
     csrf: ticket.csrf,
     signedInAs: o.signedInAs,

@@ -65,6 +65,7 @@ test('(a) a dynamically registered client with an attacker redirect URI gets no 
     // The page names the client and where the code would go, with what the client chose escaped.
     assert.match(page.body, new RegExp(evil));
     assert.match(page.body, /attacker\.example/);
+    assert.match(page.body, /<code>openid<\/code> <code>email<\/code> <code>profile<\/code>/, 'what is asked of the provider');
     assert.match(page.body, /Totally &#60;b&#62;Legit&#60;\/b&#62; App/);
     assert.doesNotMatch(page.body, /<b>Legit<\/b>/);
     assert.doesNotMatch(page.body, /<script/i);
