@@ -11,6 +11,9 @@ export type {
   ClientAuthMethod,
   ClientIdMetadataOptions,
   ClientRecord,
+  ClientRegistrationKind,
+  ConsentContext,
+  ConsentDecider,
   DynamicRegistrationOptions,
   Login,
   LoginContext,
@@ -22,6 +25,7 @@ export {
   type ServeAuthorizationServerOptions,
   type RunningAuthorizationServer,
 } from '../hosting/oauth-server/node.js';
+export type { HostLookup } from '../hosting/oauth-server/cimd-fetch.js';
 export { InMemoryAuthorizationStore, type AuthorizationStore } from '../hosting/oauth-server/store.js';
 export { generateSigningKey, type PrivateJwk, type SigningAlgorithm, type SigningKeyInput } from '../hosting/oauth-server/signing.js';
 export {

@@ -1,5 +1,5 @@
-// Reading a web-standard body with a size cap, for the fetch handler and the authorization
-// server (requests) and its metadata-document fetches (responses).
+// Reading a web-standard body with a size cap, for the fetch handlers of the MCP server and the
+// authorization server.
 
 /** A body as text, or undefined past `max` bytes (reading stops there, the rest is cancelled). */
 export async function readCapped(message: Request | Response, max: number): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 /** What every endpoint of the authorization server works with, resolved once from the options. */
 import type { Clock } from '../../engine/clock.js';
 import type { ClientDirectory } from './clients.js';
+import type { ConsentSettings } from './consent.js';
 import type { Grants } from './grants.js';
 import { OAuthError } from './http.js';
 import type { Login } from './options.js';
@@ -17,6 +18,8 @@ export interface ServerContext {
   fetch: typeof globalThis.fetch;
   login: Login | undefined;
   upstream: Upstream | undefined;
+  /** Proxy mode's consent step (set with `upstream`). */
+  consent: ConsentSettings | undefined;
   scopesSupported: readonly string[] | undefined;
   defaultScopes: readonly string[];
   resources: readonly string[] | undefined;

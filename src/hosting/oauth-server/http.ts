@@ -54,10 +54,6 @@ export function sendErrorPage(res: HttpResponder, err: OAuthError): void {
   res.send(err.status, { 'content-type': 'text/html; charset=utf-8', ...NO_STORE, 'x-frame-options': 'DENY' }, body);
 }
 
-export function redirect(res: HttpResponder, location: string): void {
-  res.send(302, { location, ...NO_STORE });
-}
-
 /** A form body (`application/x-www-form-urlencoded`), as the token and revocation endpoints take. */
 export async function readForm(req: HttpRequestView): Promise<URLSearchParams> {
   const ct = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();

@@ -1,6 +1,7 @@
 /** The authorization server's options and the records and callbacks they are made of. */
 import type { Clock } from '../../engine/clock.js';
 import type { HttpRequestView } from '../http/exchange.js';
+import type { HostLookup } from './cimd-fetch.js';
 import type { SigningKeyInput } from './signing.js';
 import type { AuthorizationStore } from './store.js';
 import type { Upstream } from './upstream.js';
@@ -66,15 +67,22 @@ export type Login = (context: LoginContext) => LoginDecision | Promise<LoginDeci
 export interface ClientIdMetadataOptions {
   /** Largest document accepted, in bytes. Default 5120 (the draft's recommendation). */
   maxBytes?: number;
-  /** Timeout of the fetch, in milliseconds. Default 5000. */
+  /** The whole fetch (resolution, connection, document), in milliseconds of the server's `clock`. Default 5000. */
   timeoutMs?: number;
   /** How long a fetched document is used, in seconds, unless its Cache-Control says less. Default 300, at most 86400. */
   cacheSec?: number;
   /**
-   * Accept `http` client ids and loopback or private hosts. For tests and local development
-   * only: in production a client id URL pointing inside the network is an SSRF vector.
+   * Accept `http` client ids and hosts that resolve to loopback or private addresses. For tests
+   * and local development only: in production a client id URL pointing inside the network is an
+   * SSRF vector.
    */
   allowInsecure?: boolean;
+  /**
+   * Resolves a document's host name to all its addresses. Default node:dns `lookup` (`all: true`).
+   * It is asked once per fetch, and the connection goes to the address it gave: tests make a name
+   * resolve to loopback with it, without touching /etc/hosts.
+   */
+  lookup?: HostLookup;
 }
 
 /** Who may register a client, how often, how many are kept and for how long (RFC 7591). */
@@ -122,6 +130,24 @@ export interface RegistrationRateLimit {
   key?: (request: HttpRequestView) => string | undefined;
 }
 
+/** How the server knows a client: configured, registered at `/register`, or described by its metadata document. */
+export type ClientRegistrationKind = 'pre-registered' | 'dynamic' | 'metadata-document';
+
+export interface ConsentContext {
+  client: ClientRecord;
+  registration: ClientRegistrationKind;
+  params: AuthorizationParams;
+  /** The request to the authorization endpoint. */
+  request: HttpRequestView;
+}
+
+/**
+ * Proxy mode's consent step, decided before the user is sent upstream: `allow` goes on without a
+ * page, `deny` sends the client `access_denied`, `ask` shows the consent page (unless this browser
+ * and user already allowed this client). Default: pre-registered clients `allow`, others `ask`.
+ */
+export type ConsentDecider = (context: ConsentContext) => 'allow' | 'deny' | 'ask' | Promise<'allow' | 'deny' | 'ask'>;
+
 export interface AuthorizationServerOptions {
   /**
    * The issuer identifier (`https://auth.example.com`, or with a path where the server is
@@ -138,6 +164,13 @@ export interface AuthorizationServerOptions {
   login?: Login;
   /** Federate sign-in to an upstream identity provider (`githubUpstream`, `googleUpstream`, `oidcUpstream`). */
   upstream?: Upstream;
+  /**
+   * Proxy mode only: which clients need the user's consent page before the user is sent upstream
+   * (docs/oauth-server.md, "Consent"). Default: every client but the pre-registered ones.
+   */
+  consent?: ConsentDecider;
+  /** Proxy mode: how long the user's Allow for a client is remembered in this browser, seconds. Default 30 days. */
+  consentTtlSec?: number;
   /** Pre-registered clients. */
   clients?: readonly ClientRecord[];
   /**
@@ -173,9 +206,16 @@ export interface AuthorizationServerOptions {
   signingKeys?: readonly SigningKeyInput[];
   /** Where codes, refresh tokens and registrations live. Default in memory. */
   store?: AuthorizationStore;
-  /** For client metadata documents and the upstream provider (a proxy agent, a test double). Default globalThis.fetch. */
+  /**
+   * For the upstream provider (a proxy agent, a test double). Default globalThis.fetch. Client
+   * metadata documents are not fetched with it: their fetch must connect to the address it
+   * checked (see `clientIdMetadata.lookup`).
+   */
   fetch?: typeof globalThis.fetch;
   clock?: Clock;
-  /** Told about failures that are the server's, not the client's (a store or an upstream down). Default: stderr. */
+  /**
+   * Told about failures that are the server's, not the client's (a store or an upstream down),
+   * and why a client metadata document was refused (the client only hears that it was). Default: stderr.
+   */
   onError?: (error: Error) => void;
 }

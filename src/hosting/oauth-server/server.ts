@@ -11,9 +11,10 @@
  */
 import { systemClock } from '../../engine/clock.js';
 import { requestOrigin, type HttpRequestView, type HttpResponder, type HeaderMap } from '../http/exchange.js';
-import { authorizeEndpoint, callbackEndpoint } from './authorize.js';
+import { authorizeEndpoint } from './authorize.js';
 import { clientMetadataFetcher } from './cimd.js';
 import { ClientDirectory } from './clients.js';
+import { defaultConsent } from './consent.js';
 import type { ServerContext } from './context.js';
 import { Grants } from './grants.js';
 import { readCapped } from '../http/read-capped.js';
@@ -21,6 +22,7 @@ import { CORS, preflight, sendJson } from './http.js';
 import type { AuthorizationServerOptions, Login } from './options.js';
 import { RegistrationPolicy } from './registration.js';
 import { SigningKeys } from './signing.js';
+import { callbackEndpoint, consentEndpoint } from './proxy.js';
 import { InMemoryAuthorizationStore } from './store.js';
 import { registerEndpoint, revokeEndpoint, tokenEndpoint } from './token.js';
 
@@ -42,7 +44,7 @@ export function autoApprove(subject = 'user', claims?: Record<string, unknown>):
   return () => (claims ? { subject, claims } : { subject });
 }
 
-type Route = 'metadata' | 'authorize' | 'token' | 'register' | 'jwks' | 'revoke' | 'callback';
+type Route = 'metadata' | 'authorize' | 'token' | 'register' | 'jwks' | 'revoke' | 'callback' | 'consent';
 
 export class AuthorizationServer {
   /** The configured issuer; undefined when each request's origin is used. */
@@ -65,9 +67,13 @@ export class AuthorizationServer {
     } else this.base = '';
     if (!options.login && !options.upstream) fail('give login (who signs in, e.g. autoApprove() for tests) or upstream (federated sign-in)');
     if (options.login && options.upstream) fail('give login or upstream, not both');
+    if (!options.upstream && (options.consent !== undefined || options.consentTtlSec !== undefined))
+      fail('consent and consentTtlSec are for proxy mode (upstream); with login, your login step asks for consent');
+    if (options.consent !== undefined && typeof options.consent !== 'function') fail('consent must be a function');
     const clock = options.clock ?? systemClock;
     const store = options.store ?? new InMemoryAuthorizationStore({ clock });
     const fetchImpl = options.fetch ?? globalThis.fetch;
+    const onError = options.onError ?? ((e: Error) => console.error(`[mcpkit] ${e.message}`));
     const cimd = options.clientIdMetadata;
     this.keys = new SigningKeys(options.signingKeys);
     const refreshTtlSec = seconds(options.refreshTokenTtlSec, 30 * 86_400, 'refreshTokenTtlSec');
@@ -85,7 +91,7 @@ export class AuthorizationServer {
     const clients = new ClientDirectory({
       preRegistered: options.clients ?? [],
       store,
-      metadata: cimd === false ? undefined : clientMetadataFetcher(cimd === true || cimd === undefined ? {} : cimd, fetchImpl, clock),
+      metadata: cimd === false ? undefined : clientMetadataFetcher(cimd === true || cimd === undefined ? {} : cimd, clock, onError),
       registration: registration.limits,
       clock,
     });
@@ -100,6 +106,13 @@ export class AuthorizationServer {
       fetch: fetchImpl,
       login: options.login,
       upstream: options.upstream,
+      consent: options.upstream
+        ? {
+            decide: options.consent ?? defaultConsent,
+            ttlMs: seconds(options.consentTtlSec, 30 * 86_400, 'consentTtlSec') * 1000,
+            preRegistered: new Set((options.clients ?? []).map((c) => c.client_id)),
+          }
+        : undefined,
       scopesSupported: options.scopesSupported,
       defaultScopes: options.defaultScopes ?? [],
       resources: options.resources,
@@ -107,7 +120,7 @@ export class AuthorizationServer {
       requireResource: options.requireResource === true,
       refreshTokens: options.refreshTokens !== false,
       registration: dcr === false ? undefined : registration,
-      onError: options.onError ?? ((e) => console.error(`[mcpkit] ${e.message}`)),
+      onError,
     };
     const b = this.base;
     this.routes.set(WELL_KNOWN + b, 'metadata');
@@ -116,7 +129,10 @@ export class AuthorizationServer {
     this.routes.set(`${b}/jwks.json`, 'jwks');
     this.routes.set(`${b}/revoke`, 'revoke');
     if (dcr !== false) this.routes.set(`${b}/register`, 'register');
-    if (options.upstream) this.routes.set(`${b}/callback`, 'callback');
+    if (options.upstream) {
+      this.routes.set(`${b}/callback`, 'callback');
+      this.routes.set(`${b}/consent`, 'consent');
+    }
   }
 
   /** The issuer a request is answered as: the configured one, else the request's origin. */
@@ -174,7 +190,8 @@ export class AuthorizationServer {
   private async route(route: Route, issuer: string, req: HttpRequestView, res: HttpResponder): Promise<void> {
     const m = req.method;
     const allowed = route === 'authorize' ? 'GET, POST' : route === 'metadata' || route === 'jwks' || route === 'callback' ? 'GET' : 'POST';
-    if (m === 'OPTIONS' && route !== 'authorize' && route !== 'callback') return preflight(res, `${allowed}, OPTIONS`);
+    // The browser-only endpoints get no CORS preflight: no other site's script has business there.
+    if (m === 'OPTIONS' && route !== 'authorize' && route !== 'callback' && route !== 'consent') return preflight(res, `${allowed}, OPTIONS`);
     if (!allowed.split(', ').includes(m) && !(m === 'HEAD' && allowed.startsWith('GET'))) {
       return sendJson(res, 405, { error: 'invalid_request', error_description: `${m} is not allowed here (${allowed})` }, { allow: allowed });
     }
@@ -187,6 +204,8 @@ export class AuthorizationServer {
         return authorizeEndpoint(this.ctx, issuer, req, res);
       case 'callback':
         return callbackEndpoint(this.ctx, issuer, req, res);
+      case 'consent':
+        return consentEndpoint(this.ctx, issuer, req, res);
       case 'token':
         return tokenEndpoint(this.ctx, issuer, req, res);
       case 'revoke':

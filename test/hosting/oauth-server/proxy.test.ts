@@ -1,112 +1,24 @@
 // Proxy mode: sign-in federated to an upstream identity provider. A fake provider on node:http
 // (OpenID Connect, or GitHub's endpoints) stands in for the real one; the whole redirect chain
-// (client → our /authorize → upstream /authorize → our /callback → the client's redirect URI) is
-// followed by hand with fetch, as a browser would, and every hop is checked.
+// (client → our /authorize → [our consent page] → upstream /authorize → our /callback → the
+// client's redirect URI) is followed by hand, by a browser that keeps cookies, and every hop is
+// checked. The consent step itself is consent.test.ts's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connectHttp } from '../../../src/client/connect-http.js';
 import type { AuthorizationRequest } from '../../../src/client/auth/options.js';
 import { jwtAccessTokens } from '../../../src/hosting/http/jwt-access-token.js';
 import { serve } from '../../../src/hosting/node.js';
 import { githubUpstream, oidcUpstream } from '../../../src/hosting/oauth-server/upstream.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
+import { Browser, startIdp } from './browser.js';
 import { authorizeUrl, payload, pkce, REDIRECT, startAs, token } from './helpers.js';
 
-interface FakeIdp {
-  origin: string;
-  /** Upstream authorization requests seen. */
-  authorizations: URLSearchParams[];
-  /** Token requests seen. */
-  tokenRequests: URLSearchParams[];
-  /** What the "user" does at the provider: approve, or refuse. */
-  outcome: 'approve' | 'refuse';
-  close(): Promise<void>;
-}
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let s = '';
-    req.on('data', (c: Buffer) => (s += c.toString()));
-    req.on('end', () => resolve(s));
-  });
-
-/** An identity provider with OIDC discovery and userinfo, and GitHub's paths, checking PKCE and the client secret. */
-async function startIdp(): Promise<FakeIdp> {
-  const codes = new Map<string, { challenge: string; redirectUri: string }>();
-  let n = 0;
-  const idp: FakeIdp = { origin: '', authorizations: [], tokenRequests: [], outcome: 'approve', close: async () => {} };
-  const server: Server = createServer(async (req, res) => {
-    const url = new URL(req.url!, idp.origin);
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (url.pathname === '/.well-known/openid-configuration')
-      return json(200, {
-        issuer: idp.origin,
-        authorization_endpoint: `${idp.origin}/authorize`,
-        token_endpoint: `${idp.origin}/token`,
-        userinfo_endpoint: `${idp.origin}/userinfo`,
-      });
-    if (url.pathname === '/authorize' || url.pathname === '/login/oauth/authorize') {
-      const q = url.searchParams;
-      idp.authorizations.push(q);
-      const back = new URL(q.get('redirect_uri')!);
-      back.searchParams.set('state', q.get('state')!);
-      if (idp.outcome === 'refuse') back.searchParams.set('error', 'access_denied');
-      else {
-        const code = `up-code-${++n}`;
-        codes.set(code, { challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')! });
-        back.searchParams.set('code', code);
-      }
-      res.writeHead(302, { location: back.href });
-      return res.end();
-    }
-    if (url.pathname === '/token' || url.pathname === '/login/oauth/access_token') {
-      const form = new URLSearchParams(await readBody(req));
-      idp.tokenRequests.push(form);
-      const c = codes.get(form.get('code') ?? '');
-      codes.delete(form.get('code') ?? '');
-      const pkceOk =
-        c &&
-        createHash('sha256')
-          .update(form.get('code_verifier') ?? '')
-          .digest('base64url') === c.challenge;
-      if (!c || !pkceOk || c.redirectUri !== form.get('redirect_uri') || form.get('client_secret') !== 'upstream-secret')
-        return json(url.pathname === '/token' ? 400 : 200, { error: 'bad_verification_code' });
-      return json(200, { access_token: `up-at-${n}`, token_type: 'bearer' });
-    }
-    const bearer = req.headers.authorization;
-    if (url.pathname === '/userinfo' && bearer?.startsWith('Bearer up-at-')) return json(200, { sub: 'idp-user-42', email: 'ada@example.test' });
-    if (url.pathname === '/user' && bearer?.startsWith('Bearer up-at-')) return json(200, { id: 4242, login: 'octo-ada', name: 'Ada' });
-    json(404, { error: 'not found' });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  idp.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  idp.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
-  return idp;
-}
-
-/** Follows redirects by hand until one leads to the client's redirect URI; returns every hop. */
-async function followToClient(start: string): Promise<URL[]> {
-  const hops: URL[] = [];
-  let next = start;
-  for (let i = 0; i < 6; i++) {
-    const r = await fetch(next, { redirect: 'manual' });
-    const body = await r.text();
-    assert.equal(r.status, 302, `${next} answered ${r.status}: ${body}`);
-    const loc = new URL(r.headers.get('location')!);
-    hops.push(loc);
-    if (loc.href.startsWith(`${REDIRECT}?`)) return hops;
-    next = loc.href;
-  }
-  assert.fail(`no redirect back to the client: ${hops.map((h) => h.origin + h.pathname).join(' → ')}`);
+/** Follows redirects in a cookie-keeping browser until one leads to the client's redirect URI; returns every hop. */
+async function followToClient(start: string, browser = new Browser()): Promise<URL[]> {
+  const { hops, last, stopped } = await browser.follow(start, [`${REDIRECT}?`]);
+  assert.ok(stopped, `no redirect back to the client: ${last.url} answered ${last.status}: ${last.body}`);
+  return hops;
 }
 
 const CLIENT = { client_id: 'app', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' as const };
@@ -149,9 +61,11 @@ test('OIDC upstream: the full redirect chain, PKCE upstream too, and our JWT nam
     assert.equal(claims.email, 'ada@example.test');
     assert.equal(claims.iss, as.issuer, 'our token, not the upstream one');
     assert.doesNotMatch(JSON.stringify(t.body), /up-at-/, 'upstream tokens never reach the client');
-    // The callback's pending sign-in is spent: replaying it is an error page, not a second code.
-    const replay = await fetch(hops[1]!.href, { redirect: 'manual' });
+    // The callback's pending sign-in is spent: replaying it, even with its state cookie, is an error page, not a second code.
+    const state = hops[1]!.searchParams.get('state')!;
+    const replay = await fetch(hops[1]!.href, { redirect: 'manual', headers: { cookie: `mcpkit-state-${state.slice(0, 16)}=${state}` } });
     assert.equal(replay.status, 400);
+    assert.match(await replay.text(), /unknown or has expired/);
   } finally {
     await as.close();
     await idp.close();
@@ -196,7 +110,14 @@ test('GitHub upstream: mcpkit’s client signs in through the proxy and calls a 
   server.tool('whoami', (_a, ctx) => `${ctx.authInfo?.principal} (${(ctx.authInfo!.extra!.claims as { login?: string }).login})`);
   const mcp = await serve(server, { port: 0, oauth: { authorizationServers: [as.issuer], verifyToken: jwtAccessTokens({ issuer: as.issuer }) } });
   try {
-    const authorize = async (request: AuthorizationRequest) => (await followToClient(request.url.href)).at(-1)!.href;
+    // mcpkit's client registers itself: the user sees the consent page once and allows.
+    const authorize = async (request: AuthorizationRequest) => {
+      const browser = new Browser();
+      const page = (await browser.follow(request.url.href, [`${REDIRECT}?`])).last;
+      assert.match(page.body, /Allow/);
+      const allowed = await browser.answer(page, 'allow');
+      return (await followToClient(allowed.location!.href, browser)).at(-1)!.href;
+    };
     const { client } = await connectHttp(mcp.url, {}, { auth: { authorize, redirectUri: REDIRECT } });
     assert.deepEqual((await client.callTool('whoami', {})).content, [{ type: 'text', text: '4242 (octo-ada)' }]);
     await client.close();
