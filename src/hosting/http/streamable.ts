@@ -64,6 +64,12 @@ export interface StreamableHttpOptions extends OriginPolicy {
   clock?: Clock;
 }
 
+/**
+ * The bus channel on which an instance announces a session DELETEd there: every instance ends it
+ * at once, instead of serving it until its next store check.
+ */
+const SESSION_ENDED = 'http-session-ended';
+
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 const DONE: Promise<void> = Promise.resolve();
@@ -95,6 +101,8 @@ export class StreamableHttpHandler {
   /** The table's sessions, under the name tests (and debuggers) look for. */
   private readonly sessions: Map<string, LiveSession>;
   private sweeper: TimerHandle | undefined;
+  /** Stops listening for sessions ended on other instances (with a session store only). */
+  private readonly stopEndedRelay: (() => void) | undefined;
   /** The sweep's period while it is still to be armed (stateful handlers only). */
   private sweepEveryMs: number | undefined;
   private readonly clock: Clock;
@@ -123,6 +131,12 @@ export class StreamableHttpHandler {
     this.clock = options.clock ?? systemClock;
     this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs, clock: this.clock });
     this.sessions = this.table.sessions;
+    // The bus may be joined after this handler is built (`share`): listening costs nothing meanwhile.
+    if (options.sessionStore !== undefined && options.stateful !== false) {
+      this.stopEndedRelay = this.server.onHostRelay(SESSION_ENDED, (d) => {
+        if (typeof d.id === 'string') this.table.end(d.id);
+      });
+    }
     this.reportError = (e) => this.server.onerror(e);
     const depth = this.server.limits?.maxDepth;
     this.limits = depth === undefined || depth >= DEFAULT_LIMITS.maxDepth ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, maxDepth: depth };
@@ -426,8 +440,17 @@ export class StreamableHttpHandler {
     const live = await this.table.lookup(req, res, authInfo);
     if (!live) return;
     this.table.drop(live);
-    // An explicit end is for every instance: forget it in the shared store too.
-    await this.o.sessionStore?.delete(live.id);
+    const store = this.o.sessionStore;
+    if (store) {
+      // An explicit end (a logout) is for every instance, at once: forget it in the shared store
+      // first (so that no instance restores it again), then tell the instances holding it to end
+      // it now, rather than at their next store check. Answered once the bus has the message.
+      try {
+        await store.delete(live.id);
+      } finally {
+        await this.server.relayHostSent(SESSION_ENDED, { id: live.id });
+      }
+    }
     res.send(200, {});
   }
 
@@ -480,6 +503,7 @@ export class StreamableHttpHandler {
   async close(): Promise<void> {
     this.sweepEveryMs = undefined;
     if (this.sweeper !== undefined) this.clock.clearInterval(this.sweeper);
+    this.stopEndedRelay?.();
     await this.table.close();
   }
 }
