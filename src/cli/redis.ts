@@ -9,7 +9,7 @@ import { RedisEventStore } from '../state/redis/event-store.js';
 import { RedisInstanceLease } from '../state/redis/lease.js';
 import { RedisSessionStore } from '../state/redis/session-store.js';
 import { RedisTaskStore } from '../state/redis/task-store.js';
-import { CommandError, str, UsageError, type OptionSpecs } from './args.js';
+import { CommandError, seconds, str, UsageError, type OptionSpecs } from './args.js';
 import type { CliIo } from './io.js';
 
 export const REDIS_OPTIONS: OptionSpecs = {
@@ -79,15 +79,6 @@ function shown(url: string): string {
   } catch {
     return url;
   }
-}
-
-function seconds(values: Values, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(values, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-    throw new UsageError(`--${name}: expected a number of seconds from ${min} to ${max}, got "${raw}"`);
-  return n;
 }
 
 /** How long running requests may finish on SIGTERM/SIGINT (`--shutdown-grace`), in ms. */

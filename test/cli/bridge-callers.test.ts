@@ -83,7 +83,7 @@ async function officialCaller(name: string, url: string): Promise<Caller> {
     asked: () => asked,
     async greet(ask, group, together) {
       const r = await client.callTool({ name: 'greet', arguments: { ask, group, together } }, CallToolResultSchema);
-      return { text: (r.content[0] as { text: string }).text, isError: r.isError === true };
+      return { text: (r.content as Array<{ text: string }>)[0].text, isError: r.isError === true };
     },
     close: () => client.close(),
   };

@@ -38,6 +38,12 @@ export interface SessionTableOptions {
   clock: Clock;
 }
 
+/**
+ * The bus channel on which an instance announces a session DELETEd there: every instance ends it
+ * at once, instead of serving it until its next store check.
+ */
+const SESSION_ENDED = 'http-session-ended';
+
 /** lookupNow's answer when the session must be looked up asynchronously (or refused by `lookup`). */
 export const RESTORE: unique symbol = Symbol('restore');
 
@@ -248,6 +254,34 @@ export class SessionTable {
       if (!this.closing || !this.store) for (let n = 1; n <= live.streams; n++) this.eventStore?.dropStream?.(streamPrefix + n);
     });
     return live;
+  }
+
+  /**
+   * With a store: ends here the sessions DELETEd on other instances, as their announcements
+   * arrive. Returns the function that stops listening. The bus may be joined after the handler is
+   * built (`share`): listening costs nothing meanwhile.
+   */
+  followEnds(): (() => void) | undefined {
+    if (!this.store) return undefined;
+    return this.server.onHostRelay(SESSION_ENDED, (d) => {
+      if (typeof d.id === 'string') this.end(d.id);
+    });
+  }
+
+  /**
+   * A DELETE: an explicit end (a logout), for every instance at once. Ended here, forgotten in the
+   * shared store (so that no instance restores it again), then announced to the instances holding
+   * it, which end it now rather than at their next store check. Resolves once the bus has it.
+   */
+  async logout(live: LiveSession): Promise<void> {
+    this.drop(live);
+    const store = this.store;
+    if (!store) return;
+    try {
+      await store.delete(live.id);
+    } finally {
+      await this.server.relayHostSent(SESSION_ENDED, { id: live.id });
+    }
   }
 
   /**

@@ -64,12 +64,6 @@ export interface StreamableHttpOptions extends OriginPolicy {
   clock?: Clock;
 }
 
-/**
- * The bus channel on which an instance announces a session DELETEd there: every instance ends it
- * at once, instead of serving it until its next store check.
- */
-const SESSION_ENDED = 'http-session-ended';
-
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 const DONE: Promise<void> = Promise.resolve();
@@ -131,12 +125,7 @@ export class StreamableHttpHandler {
     this.clock = options.clock ?? systemClock;
     this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs, clock: this.clock });
     this.sessions = this.table.sessions;
-    // The bus may be joined after this handler is built (`share`): listening costs nothing meanwhile.
-    if (options.sessionStore !== undefined && options.stateful !== false) {
-      this.stopEndedRelay = this.server.onHostRelay(SESSION_ENDED, (d) => {
-        if (typeof d.id === 'string') this.table.end(d.id);
-      });
-    }
+    if (options.stateful !== false) this.stopEndedRelay = this.table.followEnds();
     this.reportError = (e) => this.server.onerror(e);
     const depth = this.server.limits?.maxDepth;
     this.limits = depth === undefined || depth >= DEFAULT_LIMITS.maxDepth ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, maxDepth: depth };
@@ -439,18 +428,7 @@ export class StreamableHttpHandler {
     if (this.badVersion(req, res)) return;
     const live = await this.table.lookup(req, res, authInfo);
     if (!live) return;
-    this.table.drop(live);
-    const store = this.o.sessionStore;
-    if (store) {
-      // An explicit end (a logout) is for every instance, at once: forget it in the shared store
-      // first (so that no instance restores it again), then tell the instances holding it to end
-      // it now, rather than at their next store check. Answered once the bus has the message.
-      try {
-        await store.delete(live.id);
-      } finally {
-        await this.server.relayHostSent(SESSION_ENDED, { id: live.id });
-      }
-    }
+    await this.table.logout(live);
     res.send(200, {});
   }
 

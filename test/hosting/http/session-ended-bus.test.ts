@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { MemoryBus } from '../../../src/state/bus.js';
 import { InMemorySessionStore, type SessionStore } from '../../../src/state/session-store.js';
 import { makeServer, open, post, req, SseReader, start, type Started } from './helpers.js';
-import { deferred, ManualClock, waitFor } from '../../support/index.js';
+import { deferred, ManualClock, waitFor, type Deferred } from '../../support/index.js';
 
 async function status(r: Promise<Response>): Promise<number> {
   const res = await r;
@@ -50,7 +50,7 @@ test('DELETE on A ends the session on B at once: its GET stream closes and it an
 
 test('a session ended while B was restoring it from the store is not served by B', async () => {
   const mem = new InMemorySessionStore();
-  let hold: ReturnType<typeof deferred> | undefined;
+  let hold: Deferred<void> | undefined;
   const reading = deferred();
   // B's read of the record is held until the DELETE on A is done: it got the record, yet the
   // session ended meanwhile.
@@ -71,7 +71,7 @@ test('a session ended while B was restoring it from the store is not served by B
   try {
     const { sid, headers } = await open(a.url);
     await waitFor(() => mem.get(sid) !== undefined, 'the session record');
-    hold = deferred();
+    hold = deferred<void>();
     const onB = post(b.url, req('ping'), headers);
     await reading.promise;
     assert.equal(await status(fetch(a.url, { method: 'DELETE', headers })), 200);
