@@ -75,6 +75,16 @@ export function int(values: Values, name: string, fallback: number, min: number,
   return n;
 }
 
+/** A number of seconds (fractions allowed) within bounds, or the default. */
+export function seconds(values: Values, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(values, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name}: expected a number of seconds from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
 /** `Name: value` or `Name=value` (curl style), for --header. */
 export function parseHeader(raw: string): [string, string] {
   const m = /^\s*([^:=\s]+)\s*[:=]\s*(.*)$/.exec(raw);

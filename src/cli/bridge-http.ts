@@ -8,9 +8,12 @@
 //   and the child's progress is re-reported with the caller's progress token.
 // - Notifications: list changes go to every session, resource updates to the sessions
 //   subscribed to the URI, log messages to the sessions whose level lets them through.
-// - Server-to-client requests (elicitation, sampling, roots) go to the HTTP request in progress
-//   (the most recent one when several are): the handshake era gives the child no way to say
-//   which. A roots/list outside any request goes to the handshake-era session that last made a
+// - Server-to-client requests (elicitation, sampling, roots) go to the call that caused them, by
+//   the gateway's rule (gateway/routing.ts): the handshake era gives the child no way to say
+//   which call it asks for, so the question goes to the one HTTP client with calls in flight
+//   (a session is one client; each 2026-07-28 request is its own), and is refused with a
+//   JSON-RPC error to the child, shown to nobody, when several clients have calls in flight.
+//   A roots/list outside any request goes to the handshake-era session that last made a
 //   request or changed its roots; an HTTP client's notifications/roots/list_changed goes to the child.
 // - The child is spoken to in the handshake era, whatever McpClient's default: list changes,
 //   subscriptions and a connection-wide log level are what this relaying is built on.
@@ -28,6 +31,7 @@ import { serve, type ServeOptions } from '../hosting/node.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { version } from './args.js';
 import { rootsRelay } from './bridge-roots.js';
+import { InputRouter } from '../gateway/routing.js';
 import type { ServerSession } from '../server/session.js';
 
 interface Active {
@@ -38,6 +42,9 @@ interface Active {
   /** Notifications being relayed on this request's stream: they must leave before its result. */
   relaying: Array<Promise<unknown>>;
 }
+
+/** The router's name for the one backend, the child. */
+const CHILD = 'stdio server';
 
 /** Methods forwarded, and the capability each needs. */
 const FORWARDED: Record<string, keyof ServerCapabilities> = {
@@ -63,21 +70,35 @@ export interface ProxyServer {
 export async function createProxyServer(command: string, args: string[], env: Record<string, string>, stderr: NodeJS.WritableStream): Promise<ProxyServer> {
   const active: Active[] = [];
   const idleWaiters: Array<() => void> = [];
-  const current = (what: string): Active => {
-    const a = active[active.length - 1];
-    if (!a) throw new McpError(ErrorCode.InternalError, `Bridge: the server sent ${what} while no HTTP request was in progress to route it to`);
-    return a;
+  // Whose question it is. The child's questions name no call (stdio in the handshake era cannot),
+  // so the router is never given a signal to match: it answers with the one client that has
+  // calls in flight, or refuses.
+  const router = new InputRouter({
+    idle: (_s, what) => `Bridge: the stdio server sent ${what ?? 'a request'} while no HTTP request was in progress to route it to`,
+    ambiguous: (_s, clients, what) =>
+      `Bridge: the stdio server asked for input (${what ?? 'a request'}) without saying for which call, and ${clients} HTTP clients ` +
+      'have calls in progress; refused rather than shown to the wrong one (a handshake-era stdio server cannot say whose call it asks for)',
+  });
+  const owners = new WeakMap<object, string>();
+  let calls = 0;
+  /** A session is one client; a 2026-07-28 request is its own (none is guessed between two). */
+  const ownerOf = (ctx: RequestContext): string => {
+    if (!ctx.session) return `request:${++calls}`;
+    let id = owners.get(ctx.session);
+    if (id === undefined) owners.set(ctx.session, (id = `session:${++calls}`));
+    return id;
   };
   /**
    * Asks the caller. A 2026-07-28 caller answers in its retry, which resumes this very run: the
    * child's call waits meanwhile, and is abandoned only when an answer is refused.
    */
   const relay = async <T>(what: string, ask: (ctx: RequestContext) => Promise<T>): Promise<T> => {
-    const a = current(what);
+    const ctx = router.route(CHILD, undefined, what);
+    const a = active.find((x) => x.ctx === ctx);
     try {
-      return await ask(a.ctx);
+      return await ask(ctx);
     } catch (err) {
-      if (err instanceof InputRequiredSignal) {
+      if (err instanceof InputRequiredSignal && a) {
         a.needsInput = err;
         a.abort.abort(err);
       }
@@ -124,10 +145,11 @@ export async function createProxyServer(command: string, args: string[], env: Re
     server.setRequestHandler(method, async (params, ctx) => {
       const a: Active = { ctx, abort: new AbortController(), relaying: [] };
       active.push(a);
+      const flight = router.begin(CHILD, ctx, ownerOf(ctx));
       noteRoots(ctx.session as ServerSession | undefined);
       try {
         const result = await client.request(method, forwardable(params), {
-          signal: AbortSignal.any([ctx.signal, a.abort.signal]),
+          signal: AbortSignal.any([flight.signal, a.abort.signal]),
           timeoutMs: 0,
           onprogress: ctx.meta?.progressToken !== undefined ? (p) => a.relaying.push(ctx.progress(p.progress, p.total, p.message).catch(() => {})) : undefined,
         });
@@ -140,6 +162,7 @@ export async function createProxyServer(command: string, args: string[], env: Re
         if (exit) throw new McpError(ErrorCode.InternalError, `Bridge: the stdio server exited (${exit.how}) before answering ${method}`);
         throw err;
       } finally {
+        flight.end();
         active.splice(active.indexOf(a), 1);
         if (active.length === 0) for (const idle of idleWaiters.splice(0)) idle();
       }

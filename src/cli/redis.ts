@@ -9,13 +9,14 @@ import { RedisEventStore } from '../state/redis/event-store.js';
 import { RedisInstanceLease } from '../state/redis/lease.js';
 import { RedisSessionStore } from '../state/redis/session-store.js';
 import { RedisTaskStore } from '../state/redis/task-store.js';
-import { CommandError, str, UsageError, type OptionSpecs } from './args.js';
+import { CommandError, seconds, str, UsageError, type OptionSpecs } from './args.js';
 import type { CliIo } from './io.js';
 
 export const REDIS_OPTIONS: OptionSpecs = {
   redis: { type: 'string' },
   'redis-prefix': { type: 'string' },
   'redis-lease': { type: 'string' },
+  'session-check': { type: 'string' },
   'shutdown-grace': { type: 'string' },
 };
 
@@ -26,6 +27,10 @@ export const REDIS_HELP = `Running several instances (docs/scaling.md):
   --redis-prefix PREFIX    namespace of every Redis key (default mcpkit:)
   --redis-lease SECS       an instance silent this long counts as gone: what it left running
                            fails elsewhere (default 15)
+  --session-check SECS     how often an instance asks Redis whether a session it holds still
+                           exists (default a tenth of --session-timeout, at most 10; 0: every
+                           request). A DELETE (logout) ends the session on every instance at
+                           once over the bus; this check is the fallback.
   --shutdown-grace SECS    on SIGTERM/SIGINT, how long running requests may finish (default 10)
   Probes: GET /healthz (200 while running), GET /readyz (503 while Redis is unreachable or
   while shutting down).
@@ -76,15 +81,6 @@ function shown(url: string): string {
   }
 }
 
-function seconds(values: Values, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(values, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-    throw new UsageError(`--${name}: expected a number of seconds from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
-
 /** How long running requests may finish on SIGTERM/SIGINT (`--shutdown-grace`), in ms. */
 export function shutdownGraceMs(values: Values): number {
   return seconds(values, 'shutdown-grace', 10, 0, 3600) * 1000;
@@ -104,7 +100,7 @@ export interface ScaledOut {
   readonly url: string;
   readonly instanceId: string;
   /** serve()'s options: the session and event stores, and probes gated on Redis. */
-  readonly options: Pick<ServeOptions, 'sessionStore' | 'eventStore'> & { health: HealthOptions };
+  readonly options: Pick<ServeOptions, 'sessionStore' | 'eventStore' | 'sessionCheckMs'> & { health: HealthOptions };
   /** Puts the server on the bus and its tasks in Redis. */
   share(server: Server): void;
   /** Gives the lease up (what this instance left running fails elsewhere at once) and disconnects. */
@@ -116,6 +112,7 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
   const prefix = str(values, 'redis-prefix') ?? 'mcpkit:';
   if (prefix.length === 0 || prefix.length > 128) throw new UsageError('--redis-prefix: expected 1 to 128 characters');
   const leaseMs = seconds(values, 'redis-lease', 15, 0.1, 3600) * 1000;
+  const check = str(values, 'session-check') === undefined ? undefined : seconds(values, 'session-check', 10, 0, 86_400) * 1000;
   const Redis = await importIoRedis(load);
   const where = shown(url);
   // Fail fast while Redis is away: no queue of commands waiting for it (a request would hang
@@ -167,6 +164,7 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
     options: {
       sessionStore: new RedisSessionStore({ client, keyPrefix: prefix }),
       eventStore: new RedisEventStore({ client, keyPrefix: prefix, lease }),
+      ...(check === undefined ? {} : { sessionCheckMs: check }),
       health: { unavailable },
     },
     share(server) {

@@ -6,9 +6,25 @@
 // hands the question to us with the call's AbortSignal: the signal names the call exactly. A
 // handshake-era backend sends a separate request that names no call (stdio has no way to say it):
 // it is routed to the one client with calls in flight on that backend, and refused when several
-// have, rather than risk showing one user's question to another.
+// have, rather than risk showing one user's question to another. `mcpkit bridge --http` (one
+// stdio child shared by its HTTP clients) follows the same rule with this same router.
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../server/context.js';
+
+/** What a refusal says, for the component using the router (the gateway's words by default). */
+export interface RouterWords {
+  /** No call is in progress on `server` to ask for. */
+  idle(server: string, question: string | undefined): string;
+  /** `clients` clients have calls in progress on `server`, and the question names none of them. */
+  ambiguous(server: string, clients: number, question: string | undefined): string;
+}
+
+const GATEWAY_WORDS: RouterWords = {
+  idle: (server) => `The gateway has no call in progress on "${server}" to ask the user for`,
+  ambiguous: (server, clients) =>
+    `Server "${server}" asked for input without saying for which call, and ${clients} clients have calls in progress on it; ` +
+    'give it "session": "per-client" in the gateway config, or use a 2026-07-28 server',
+};
 
 interface Flight {
   readonly server: string;
@@ -19,6 +35,8 @@ interface Flight {
 export class InputRouter {
   private readonly bySignal = new WeakMap<AbortSignal, Flight>();
   private readonly flights = new Set<Flight>();
+
+  constructor(private readonly words: RouterWords = GATEWAY_WORDS) {}
 
   /**
    * A call is forwarded to `server` for the client `owner` (a session, or a caller). The signal
@@ -50,18 +68,17 @@ export class InputRouter {
     return new Set(candidates.map((f) => f.owner)).size === 1 ? candidates[candidates.length - 1].ctx : undefined;
   }
 
-  /** The request context of the call a backend's question belongs to. Throws when it cannot be told. */
-  route(server: string, signal: AbortSignal | undefined): RequestContext {
+  /**
+   * The request context of the call a backend's question belongs to. Throws when it cannot be
+   * told. `question` names the question for the refusal (e.g. "an elicitation request").
+   */
+  route(server: string, signal: AbortSignal | undefined, question?: string): RequestContext {
     const exact = signal && this.bySignal.get(signal);
     if (exact) return exact.ctx;
     const candidates = [...this.flights].filter((f) => f.server === server);
     const owners = new Set(candidates.map((f) => f.owner));
     if (owners.size === 1) return candidates[candidates.length - 1].ctx;
-    if (owners.size === 0) throw new McpError(ErrorCode.InvalidRequest, `The gateway has no call in progress on "${server}" to ask the user for`);
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      `Server "${server}" asked for input without saying for which call, and ${owners.size} clients have calls in progress on it; ` +
-        'give it "session": "per-client" in the gateway config, or use a 2026-07-28 server',
-    );
+    if (owners.size === 0) throw new McpError(ErrorCode.InvalidRequest, this.words.idle(server, question));
+    throw new McpError(ErrorCode.InvalidRequest, this.words.ambiguous(server, owners.size, question));
   }
 }

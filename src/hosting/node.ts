@@ -219,6 +219,42 @@ export interface ServeOptions extends HttpServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * How long a client may take to send a request's headers, in ms (node's
+   * `server.headersTimeout`); a slower one gets 408 and its connection is closed. Default 20 s;
+   * 0: no limit. An idle keep-alive connection is not sending a request: `keepAliveTimeout`
+   * (65 s) bounds it.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * How long a client may take to send a whole request, headers and body, from its first byte,
+   * in ms (node's `server.requestTimeout`); a slower one gets 408 and its connection is closed.
+   * Default 60 s; 0: no limit. Only receiving the request counts: a response, an SSE stream
+   * included, lasts as long as it needs.
+   */
+  bodyTimeoutMs?: number;
+}
+
+/** Defaults of ServeOptions.headersTimeoutMs and bodyTimeoutMs. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
+
+/** node:http's server options for the request timeouts, checked. */
+function timeoutOptions(options: ServeOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  for (const [name, v] of [
+    ['headersTimeoutMs', headersTimeout],
+    ['bodyTimeoutMs', requestTimeout],
+  ] as const) {
+    if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`${name} must be 0 (no limit) or more, got ${String(v)}`);
+  }
+  if (headersTimeout > 0 && requestTimeout > 0 && headersTimeout > requestTimeout)
+    throw new RangeError(`headersTimeoutMs (${headersTimeout}) must not exceed bodyTimeoutMs (${requestTimeout}): the headers are part of the request`);
+  // Node checks the timeouts on this period (default 30 s): a fraction of the shortest one, so a
+  // slow client is cut close to its limit.
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 120_000);
+  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.floor(shortest / 4))) };
 }
 
 export interface RunningServer {
@@ -243,8 +279,10 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
   const loopback = isLoopbackHost(host);
   // Bound to loopback: only loopback Host headers, which defeats DNS rebinding.
   const allowedHosts = options.allowedHosts ?? (loopback ? ['localhost', '127.0.0.1', '[::1]'] : undefined);
+  const timeouts = timeoutOptions(options);
   const listener = toNodeHandler(server, { ...options, allowedHosts });
-  const httpServer = createServer(listener);
+  // Slow clients (slowloris: headers or a body trickling in) are cut off; responses are not.
+  const httpServer = createServer(timeouts, listener);
   // POSTs whose response is not complete: what a drain waits for (GETs are streams that never
   // finish on their own; drain ends them). Counted only with `health` on, so that a server that
   // never drains pays nothing per request; without it a drain polls the handshake-era requests.
@@ -260,8 +298,7 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
       });
     });
   const busy = () => (counting ? posts > 0 : listener.handler.streamable.requestsInFlight > 0);
-  // Long-lived SSE streams must not be cut by Node's default 5-minute request timeout.
-  httpServer.requestTimeout = 0;
+  // Longer than the idle timeout of common load balancers (60 s), so that they close first.
   httpServer.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

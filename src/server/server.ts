@@ -161,8 +161,13 @@ export class Server {
   /** Sends `data` to the other instances' `onHostRelay(name)` listeners; false without a bus. */
   relayHost(name: string, data: JsonObject): boolean {
     if (this.bus === undefined) return false;
-    this.bus.send({ k: 'ext', x: name, d: data });
+    void this.bus.send({ k: 'ext', x: name, d: data });
     return true;
+  }
+
+  /** relayHost, resolving once the bus has taken the message (at once without a bus). */
+  async relayHostSent(name: string, data: JsonObject): Promise<void> {
+    await this.bus?.send({ k: 'ext', x: name, d: data });
   }
 
   /**
@@ -177,7 +182,7 @@ export class Server {
       capabilities: () => this.capabilities,
       setRequestHandler: (method, handler, o) => (o?.era === undefined ? this.setRequestHandler(method, handler) : this.setEraHandler(method, o.era, handler)),
       onerror: (e) => this.onerror(e),
-      relay: (data) => this.bus?.send({ k: 'ext', x: name, d: data }),
+      relay: (data) => void this.bus?.send({ k: 'ext', x: name, d: data }),
       publish: (method, params, match) => this.modern?.publishWhere(method, params, match),
       cacheHint: (method) => this.modern?.cacheHint(method) ?? { ttlMs: 0, scope: 'private' },
       sharedTaskStore: () => this.taskStore,
@@ -330,7 +335,7 @@ export class Server {
    */
   broadcast(method: string, params?: JsonObject, filter?: (s: ServerSession) => boolean): void {
     // Only what every instance can filter the same way travels: a caller's own filter cannot.
-    if (filter === undefined) this.bus?.send(params === undefined ? { k: 'notify', m: method } : { k: 'notify', m: method, p: params });
+    if (filter === undefined) void this.bus?.send(params === undefined ? { k: 'notify', m: method } : { k: 'notify', m: method, p: params });
     this.deliver(method, params, filter ?? standardFilter(method, params));
   }
 

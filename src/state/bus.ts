@@ -57,16 +57,17 @@ export class ServerBus {
       );
   }
 
-  send(event: BusEvent): void {
-    if (this.closed) return;
+  /** Resolves once the bus has taken the event (never rejects: a failure goes to onerror). */
+  send(event: BusEvent): Promise<void> {
+    if (this.closed) return DONE;
     let text: string;
     try {
       text = JSON.stringify({ o: this.origin, ...event });
     } catch (e) {
       this.onerror(new Error(`message bus: cannot encode a ${event.k} event: ${errorText(e)}`));
-      return;
+      return DONE;
     }
-    this.bus.publish(text).catch((e: unknown) => this.onerror(new Error(`message bus: publish failed: ${errorText(e)}`)));
+    return this.bus.publish(text).catch((e: unknown) => this.onerror(new Error(`message bus: publish failed: ${errorText(e)}`)));
   }
 
   async close(): Promise<void> {
@@ -119,6 +120,8 @@ export class MemoryBus implements MessageBus {
     };
   }
 }
+
+const DONE: Promise<void> = Promise.resolve();
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -32,7 +32,9 @@ const USAGE = `Usage:
 --http: starts COMMAND once and serves it at /mcp (Streamable HTTP, both protocol eras) and /sse
   (HTTP+SSE) for any number of HTTP clients, with the same security options as serve. What
   COMMAND asks of its client (elicitation, sampling, roots) is asked of the HTTP client whose
-  request it is working on; an HTTP client's roots/list_changed is passed on to COMMAND.
+  request it is working on, when only one client has requests in progress; with several, a
+  stdio server cannot say whose it is, and the question is refused (COMMAND gets an error).
+  An HTTP client's roots/list_changed is passed on to COMMAND.
 
 Options:
   -H, --header "K: V"      header for the remote server (repeatable; --stdio-to-http); a

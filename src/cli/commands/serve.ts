@@ -7,9 +7,9 @@ import { skills } from '../../extensions/skills/extension.js';
 import { skillDirectory } from '../../hosting/skills-dir.js';
 import type { Server } from '../../server/server.js';
 import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
-import { serve, type ServeOptions } from '../../hosting/node.js';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, serve, type ServeOptions } from '../../hosting/node.js';
 import { serveStdio } from '../../hosting/stdio.js';
-import { flag, int, parse, str, strs, UsageError, type OptionSpecs } from '../args.js';
+import { flag, int, parse, seconds, str, strs, UsageError, type OptionSpecs } from '../args.js';
 import { createDemoServer } from '../demo/server.js';
 import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
 import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
@@ -29,6 +29,8 @@ export const HTTP_OPTIONS: OptionSpecs = {
   'json-response': { type: 'boolean' },
   'api-key': { type: 'string', multiple: true },
   'session-timeout': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'body-timeout': { type: 'string' },
   cors: { type: 'string', multiple: true },
 };
 
@@ -39,6 +41,10 @@ export const HTTP_HELP = `HTTP options:
   --json-response          answer POSTs with JSON, no SSE (a 2026-07-28 listen still streams)
   --api-key KEY            require this key (Authorization: Bearer KEY or X-API-Key; repeatable)
   --session-timeout SECS   close sessions idle this long (default 3600)
+  --headers-timeout SECS   a client slower to send a request's headers gets 408 and is
+                           disconnected (default 20; 0: no limit)
+  --body-timeout SECS      likewise for a whole request, headers and body (default 60; 0: no
+                           limit); responses, SSE streams included, are not limited
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
 `;
 
@@ -77,7 +83,12 @@ export function httpOptions(values: Values): ServeOptions {
     stateful: !flag(values, 'stateless'),
     responseMode: flag(values, 'json-response') ? 'json' : 'auto',
     sessionIdleMs: int(values, 'session-timeout', 3600, 1, 365 * 86_400) * 1000,
+    headersTimeoutMs: seconds(values, 'headers-timeout', DEFAULT_HEADERS_TIMEOUT_MS / 1000, 0, 3600) * 1000,
+    bodyTimeoutMs: seconds(values, 'body-timeout', DEFAULT_BODY_TIMEOUT_MS / 1000, 0, 86_400) * 1000,
   };
+  const { headersTimeoutMs: headers = 0, bodyTimeoutMs: body = 0 } = o;
+  if (headers > 0 && body > 0 && headers > body)
+    throw new UsageError('--headers-timeout: must not exceed --body-timeout (the headers are part of the request)');
   if (keys.length > 0) o.authenticate = apiKeyGuard({ keys });
   if (cors.length > 0) o.allowedOrigins = cors.includes('*') ? '*' : cors;
   return o;

@@ -38,6 +38,12 @@ export interface SessionTableOptions {
   clock: Clock;
 }
 
+/**
+ * The bus channel on which an instance announces a session DELETEd there: every instance ends it
+ * at once, instead of serving it until its next store check.
+ */
+const SESSION_ENDED = 'http-session-ended';
+
 /** lookupNow's answer when the session must be looked up asynchronously (or refused by `lookup`). */
 export const RESTORE: unique symbol = Symbol('restore');
 
@@ -69,6 +75,10 @@ export class SessionTable {
     return (this.ownTag ??= bytesToBase64url(globalThis.crypto.getRandomValues(new Uint8Array(6))));
   }
   private readonly store: SessionStore | undefined;
+  /** Restores under way, by session id (how many), so that an end announced meanwhile is not undone. */
+  private readonly restoring = new Map<string, number>();
+  /** Ids ended (on another instance) while a restore of them was under way here. */
+  private readonly endedWhileRestoring = new Set<string>();
   private readonly eventStore: EventStore | undefined;
   private readonly idleMs: number;
   private readonly checkMs: number;
@@ -138,6 +148,26 @@ export class SessionTable {
 
   /** A session another instance opened: serve it here under what its handshake negotiated. */
   private async restore(id: string): Promise<LiveSession | undefined> {
+    this.restoring.set(id, (this.restoring.get(id) ?? 0) + 1);
+    try {
+      const live = await this.restoreNow(id);
+      // Ended elsewhere while the store was read (it answered before the delete): not served here.
+      if (live && this.endedWhileRestoring.has(id)) {
+        this.drop(live);
+        return undefined;
+      }
+      return live;
+    } finally {
+      const n = (this.restoring.get(id) ?? 1) - 1;
+      if (n > 0) this.restoring.set(id, n);
+      else {
+        this.restoring.delete(id);
+        this.endedWhileRestoring.delete(id);
+      }
+    }
+  }
+
+  private async restoreNow(id: string): Promise<LiveSession | undefined> {
     const record = await this.store?.get(id);
     if (!record || this.sessions.has(id)) return this.sessions.get(id);
     const live = await this.open(record.principal === undefined ? undefined : { principal: record.principal }, id);
@@ -224,6 +254,45 @@ export class SessionTable {
       if (!this.closing || !this.store) for (let n = 1; n <= live.streams; n++) this.eventStore?.dropStream?.(streamPrefix + n);
     });
     return live;
+  }
+
+  /**
+   * With a store: ends here the sessions DELETEd on other instances, as their announcements
+   * arrive. Returns the function that stops listening. The bus may be joined after the handler is
+   * built (`share`): listening costs nothing meanwhile.
+   */
+  followEnds(): (() => void) | undefined {
+    if (!this.store) return undefined;
+    return this.server.onHostRelay(SESSION_ENDED, (d) => {
+      if (typeof d.id === 'string') this.end(d.id);
+    });
+  }
+
+  /**
+   * A DELETE: an explicit end (a logout), for every instance at once. Ended here, forgotten in the
+   * shared store (so that no instance restores it again), then announced to the instances holding
+   * it, which end it now rather than at their next store check. Resolves once the bus has it.
+   */
+  async logout(live: LiveSession): Promise<void> {
+    this.drop(live);
+    const store = this.store;
+    if (!store) return;
+    try {
+      await store.delete(live.id);
+    } finally {
+      await this.server.relayHostSent(SESSION_ENDED, { id: live.id });
+    }
+  }
+
+  /**
+   * A session ended on another instance (a DELETE there, announced over the bus): its streams
+   * and state here end now, and the store (deleted before the announcement) refuses it from now
+   * on, so the next request for it here is a 404.
+   */
+  end(id: string): void {
+    const live = this.sessions.get(id);
+    if (live) this.drop(live);
+    if (this.restoring.has(id)) this.endedWhileRestoring.add(id);
   }
 
   drop(live: LiveSession): void {

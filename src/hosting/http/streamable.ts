@@ -102,6 +102,8 @@ export class StreamableHttpHandler {
   /** The table's sessions, under the name tests (and debuggers) look for. */
   private readonly sessions: Map<string, LiveSession>;
   private sweeper: TimerHandle | undefined;
+  /** Stops listening for sessions ended on other instances (with a session store only). */
+  private readonly stopEndedRelay: (() => void) | undefined;
   /** The sweep's period while it is still to be armed (stateful handlers only). */
   private sweepEveryMs: number | undefined;
   private readonly clock: Clock;
@@ -130,6 +132,7 @@ export class StreamableHttpHandler {
     this.clock = options.clock ?? systemClock;
     this.table = new SessionTable(this.server, { store: options.sessionStore, eventStore: this.eventStore, idleMs: idle, checkMs, clock: this.clock });
     this.sessions = this.table.sessions;
+    if (options.stateful !== false) this.stopEndedRelay = this.table.followEnds();
     this.reportError = (e) => this.server.onerror(e);
     const depth = this.server.limits?.maxDepth;
     this.limits = depth === undefined || depth >= DEFAULT_LIMITS.maxDepth ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, maxDepth: depth };
@@ -435,9 +438,7 @@ export class StreamableHttpHandler {
     if (this.badVersion(req, res)) return;
     const live = await this.table.lookup(req, res, authInfo);
     if (!live) return;
-    this.table.drop(live);
-    // An explicit end is for every instance: forget it in the shared store too.
-    await this.o.sessionStore?.delete(live.id);
+    await this.table.logout(live);
     res.send(200, {});
   }
 
@@ -490,6 +491,7 @@ export class StreamableHttpHandler {
   async close(): Promise<void> {
     this.sweepEveryMs = undefined;
     if (this.sweeper !== undefined) this.clock.clearInterval(this.sweeper);
+    this.stopEndedRelay?.();
     await this.table.close();
   }
 }
