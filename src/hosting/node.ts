@@ -239,8 +239,12 @@ export interface ServeOptions extends HttpServerOptions {
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
 
-/** node:http's server options for the request timeouts, checked. */
-function timeoutOptions(options: ServeOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+/** node:http's server options for the request timeouts, checked (also used by the authorization server's listener). */
+export function timeoutOptions(options: Pick<ServeOptions, 'headersTimeoutMs' | 'bodyTimeoutMs'>): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   for (const [name, v] of [

@@ -7,10 +7,9 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { cleanEnv, ROOT } from './helpers.js';
-import { gatewayBackend, tempDir, waitFor, within } from '../support/index.js';
+import { gatewayBackend, tempDir, trickle, waitFor, within } from '../support/index.js';
 
 const MAIN = join(ROOT, 'dist/cli/main.js');
 const VERSION = '2025-11-25';
@@ -42,29 +41,6 @@ async function start(args: string[]): Promise<{ child: ChildProcess; url: string
     timeoutMs: 60_000,
   });
   return { child, url, port: Number(new URL(url).port), stderr: () => err };
-}
-
-/**
- * A raw TCP client sending `head` and then one more `drip` every few milliseconds, never
- * finishing its request. Resolves with what the server answered once the server closes it.
- */
-function trickle(port: number, head: string, drip: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    let timer: ReturnType<typeof setInterval> | undefined;
-    socket.on('connect', () => {
-      socket.write(head);
-      // Pacing the client, not measuring: the server must cut it however busy it keeps the line.
-      timer = setInterval(() => socket.write(drip), 20);
-    });
-    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    socket.on('error', () => {}); // a reset after the server's close is a close too
-    socket.on('close', () => {
-      clearInterval(timer);
-      resolve(answer);
-    });
-  });
 }
 
 /** Both kinds of slow client on `port`: each is disconnected, with a 408 if anything is said. */

@@ -2,7 +2,7 @@
 import { createServer, type Server as NodeHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostnameOf, isLoopbackHost } from '../http/security.js';
-import { NodeExchange } from '../node.js';
+import { NodeExchange, timeoutOptions, type ServeOptions } from '../node.js';
 import { sendJson } from './http.js';
 import type { AuthorizationServerOptions } from './options.js';
 import { AuthorizationServer } from './server.js';
@@ -12,6 +12,10 @@ export interface ServeAuthorizationServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** As `serve()`'s: a client slower to send its headers gets 408 and is disconnected. Default 20 s; 0: no limit. */
+  headersTimeoutMs?: ServeOptions['headersTimeoutMs'];
+  /** As `serve()`'s: a client slower to send its whole request gets 408 and is disconnected. Default 60 s; 0: no limit. */
+  bodyTimeoutMs?: ServeOptions['bodyTimeoutMs'];
 }
 
 export interface RunningAuthorizationServer {
@@ -35,7 +39,8 @@ export async function serveAuthorizationServer(
   const as = server instanceof AuthorizationServer ? server : new AuthorizationServer(server);
   const host = options.host ?? '127.0.0.1';
   const guardHost = as.issuer === undefined && isLoopbackHost(host);
-  const httpServer = createServer((req, res) => {
+  // Slow clients are cut as `serve()` cuts them: node's defaults would hold a trickled body for 300 s.
+  const httpServer = createServer(timeoutOptions(options), (req, res) => {
     const exchange = new NodeExchange(req, res);
     if (guardHost && !isLoopbackHost(hostnameOf(req.headers.host ?? ''))) {
       return sendJson(exchange, 421, { error: 'invalid_request', error_description: 'this server answers loopback host names only' });
