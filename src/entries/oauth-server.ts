@@ -25,7 +25,7 @@ export {
   type ServeAuthorizationServerOptions,
   type RunningAuthorizationServer,
 } from '../hosting/oauth-server/node.js';
-export type { HostLookup } from '../hosting/oauth-server/cimd-fetch.js';
+export type { HostLookup } from '../hosting/oauth-server/cimd-get.js';
 export { InMemoryAuthorizationStore, type AuthorizationStore } from '../hosting/oauth-server/store.js';
 export { generateSigningKey, type PrivateJwk, type SigningAlgorithm, type SigningKeyInput } from '../hosting/oauth-server/signing.js';
 export {

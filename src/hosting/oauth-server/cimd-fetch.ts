@@ -12,27 +12,12 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { Clock } from '../../engine/clock.js';
+import type { GuardedAnswer, GuardedGetOptions, HostLookup } from './cimd-get.js';
 import { ipLiteral, isPublicAddress } from './addresses.js';
 
-/** A resolver: every address a host name has (node:dns `lookup` with `all: true` by default). */
-export type HostLookup = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+export type { HostLookup } from './cimd-get.js';
 
 export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
-export interface GuardedGetOptions {
-  lookup: HostLookup;
-  clock: Clock;
-  timeoutMs: number;
-  maxBytes: number;
-  /** Connect to loopback and private addresses too (tests, local development). */
-  allowPrivate: boolean;
-}
-
-export interface GuardedAnswer {
-  text: string;
-  cacheControl: string | undefined;
-}
 
 /** A `lookup` for node:net that answers `address` whatever it is asked: the connection goes where the check looked. */
 function pinned(address: string, family: number): LookupFunction {
@@ -47,6 +32,7 @@ function pinned(address: string, family: number): LookupFunction {
  * the client: it would tell open ports from closed ones).
  */
 export function guardedGet(url: URL, o: GuardedGetOptions): Promise<GuardedAnswer> {
+  const lookup = o.lookup ?? systemLookup;
   return new Promise<GuardedAnswer>((resolve, reject) => {
     let settled = false;
     let req: ClientRequest | undefined;
@@ -67,7 +53,7 @@ export function guardedGet(url: URL, o: GuardedGetOptions): Promise<GuardedAnswe
     const literal = ipLiteral(host);
     // Through a then, so that a resolver that throws instead of rejecting is a failure like any other.
     Promise.resolve()
-      .then(() => (literal ? [literal] : o.lookup(host)))
+      .then(() => (literal ? [literal] : lookup(host)))
       .then((answers) => {
         if (settled) return;
         if (!Array.isArray(answers) || answers.length === 0) throw new Error(`${host} has no address`);

@@ -13,14 +13,14 @@
  * detail goes to the server's `onError`.
  */
 import type { Clock } from '../../engine/clock.js';
-import { guardedGet, systemLookup, type HostLookup } from './cimd-fetch.js';
+import { guardedGetOrFail, type HostLookup } from './cimd-get.js';
 import { checkRedirectUri } from './redirect-uris.js';
 import { OAuthError } from './http.js';
 import type { ClientIdMetadataOptions, ClientRecord } from './options.js';
 
 export interface ClientMetadataFetcher {
   options: Required<Omit<ClientIdMetadataOptions, 'allowInsecure' | 'lookup'>> & { allowInsecure: boolean };
-  lookup: HostLookup;
+  lookup: HostLookup | undefined;
   clock: Clock;
   onError: (error: Error) => void;
   cache: Map<string, { record: ClientRecord; expires: number }>;
@@ -47,7 +47,7 @@ export function clientMetadataFetcher(raw: ClientIdMetadataOptions, clock: Clock
       cacheSec: Math.min(n(raw.cacheSec, 300, 'cacheSec'), MAX_CACHE_SEC),
       allowInsecure: raw.allowInsecure === true,
     },
-    lookup: raw.lookup ?? systemLookup,
+    lookup: raw.lookup,
     clock,
     onError,
     cache: new Map(),
@@ -127,7 +127,7 @@ async function load(f: ClientMetadataFetcher, clientId: string, url: URL): Promi
   let record: ClientRecord;
   let secs: number;
   try {
-    const answer = await guardedGet(url, {
+    const answer = await guardedGetOrFail()(url, {
       lookup: f.lookup,
       clock: f.clock,
       timeoutMs: f.options.timeoutMs,

@@ -3,9 +3,15 @@ import { createServer, type Server as NodeHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostnameOf, isLoopbackHost } from '../http/security.js';
 import { NodeExchange, timeoutOptions, type ServeOptions } from '../node.js';
+import { guardedGet } from './cimd-fetch.js';
+import { installGuardedGet } from './cimd-get.js';
 import { sendJson } from './http.js';
 import type { AuthorizationServerOptions } from './options.js';
 import { AuthorizationServer } from './server.js';
+
+// Metadata documents are fetched with the address pinned, which only node:http can do: wherever
+// this module loads (the mcpkit/oauth-server entry loads it), the authorization server fetches them.
+installGuardedGet(guardedGet);
 
 export interface ServeAuthorizationServerOptions {
   /** Default 3000; 0 picks a free port. */

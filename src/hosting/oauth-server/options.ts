@@ -1,7 +1,7 @@
 /** The authorization server's options and the records and callbacks they are made of. */
 import type { Clock } from '../../engine/clock.js';
 import type { HttpRequestView } from '../http/exchange.js';
-import type { HostLookup } from './cimd-fetch.js';
+import type { HostLookup } from './cimd-get.js';
 import type { SigningKeyInput } from './signing.js';
 import type { AuthorizationStore } from './store.js';
 import type { Upstream } from './upstream.js';
