@@ -12,6 +12,7 @@ import type { LoggingLevel } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import type { Session } from '../server/context.js';
 import type { BackendDef } from './config.js';
+import type { CallerIdentity } from './policy-types.js';
 import { followListChanges } from './list-changes.js';
 import { InputRouter } from './routing.js';
 
@@ -62,8 +63,13 @@ export class Backends {
     );
   }
 
+  /** The backends as configured now. */
+  get configured(): readonly BackendDef[] {
+    return this.defs;
+  }
+
   /** Whom a request's per-client backends belong to: its session, or (stateless) its caller. */
-  ownerOf(ctx: RequestContext, callerId: string): string {
+  ownerOf(ctx: Pick<RequestContext, 'session'>, callerId: string): string {
     const s = ctx.session;
     if (!s) return `caller:${callerId}`;
     let id = this.sessionIds.get(s);
@@ -76,14 +82,18 @@ export class Backends {
     return id;
   }
 
-  /** The lanes serving a client: the shared one, and its own when there are per-client backends. */
-  async lanesFor(ctx: RequestContext, callerId: string): Promise<Lane[]> {
+  /**
+   * The lanes serving a client: the shared one, and its own when there are per-client backends.
+   * A stateless (2026-07-28) caller without a credential has no own lane: nothing tells two such
+   * callers apart, and one must never reach what another left in a per-client backend.
+   */
+  async lanesFor(ctx: Pick<RequestContext, 'session' | 'authInfo'>, caller: CallerIdentity): Promise<Lane[]> {
     const mine = this.defs.filter((d) => d.session === 'per-client');
-    if (mine.length === 0 || this.closed) {
+    if (mine.length === 0 || this.closed || (!ctx.session && caller.auth === undefined)) {
       await this.shared.ready;
       return [this.shared];
     }
-    const owner = this.ownerOf(ctx, callerId);
+    const owner = this.ownerOf(ctx, caller.id);
     let entry = this.perClient.get(owner);
     if (!entry) {
       entry = { lane: this.lane(owner, mine, ctx.authInfo), auth: ctx.authInfo, used: 0 };

@@ -33,7 +33,7 @@ export function installFront(server: Server, o: FrontOptions): void {
   const { backends, policy } = o;
   let requests = 0;
   const caller = (ctx: RequestContext) => policy.identify(ctx.authInfo);
-  const lanesOf = (ctx: RequestContext, who: CallerIdentity) => backends.lanesFor(ctx, who.id);
+  const lanesOf = (ctx: RequestContext, who: CallerIdentity) => backends.lanesFor(ctx, who);
 
   const tools = async (ctx: RequestContext, who: CallerIdentity): Promise<Named<JsonObject>[]> =>
     (await lanesOf(ctx, who)).flatMap((lane) =>
