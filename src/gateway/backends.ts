@@ -50,6 +50,8 @@ export class Backends {
   private readonly sessionIds = new WeakMap<Session, string>();
   private nextSession = 0;
   private closed = false;
+  /** Every shared backend has made its first attempt. */
+  private started = false;
 
   constructor(
     defs: readonly BackendDef[],
@@ -61,6 +63,7 @@ export class Backends {
       this.defs.filter((d) => d.session === 'shared'),
       undefined,
     );
+    void this.shared.ready.then(() => (this.started = true));
   }
 
   /** The backends as configured now. */
@@ -89,10 +92,9 @@ export class Backends {
    */
   async lanesFor(ctx: Pick<RequestContext, 'session' | 'authInfo'>, caller: CallerIdentity): Promise<Lane[]> {
     const mine = this.defs.filter((d) => d.session === 'per-client');
-    if (mine.length === 0 || this.closed || (!ctx.session && caller.auth === undefined)) {
-      await this.shared.ready;
-      return [this.shared];
-    }
+    // The shared lane is not waited for: each backend's tools are offered once it has answered
+    // (then announced with list_changed), so one slow backend holds up nobody.
+    if (mine.length === 0 || this.closed || (!ctx.session && caller.auth === undefined)) return [this.shared];
     const owner = this.ownerOf(ctx, caller.id);
     let entry = this.perClient.get(owner);
     if (!entry) {
@@ -101,7 +103,9 @@ export class Backends {
     }
     entry.used = this.now();
     this.sweep();
-    await Promise.all([this.shared.ready, entry.lane.ready]);
+    // A client's own connections are waited for at its first request (each within its backend's
+    // timeout): they exist for this client alone, and its first list should have their tools.
+    await entry.lane.ready;
     return [this.shared, entry.lane];
   }
 
@@ -129,6 +133,27 @@ export class Backends {
       this.options.changed('resources');
     }
     return { added, removed, changed };
+  }
+
+  /**
+   * For readiness (/readyz): not ready until every shared backend has made its first attempt;
+   * then ready, with the backends that are not connected named in `reason`; each one's state in `detail`.
+   */
+  readiness(): { ready: boolean; reason?: string; detail: Record<string, unknown> } {
+    const backends: Record<string, unknown> = {};
+    const missing: string[] = [];
+    for (const s of this.shared.pool.servers()) {
+      const error = s.error?.message;
+      backends[s.name] = {
+        state: s.state,
+        tools: s.tools,
+        ...(error !== undefined && { error }),
+        ...(s.retryInMs !== undefined && { retryInMs: s.retryInMs }),
+      };
+      if (s.state === 'connecting') missing.push(`"${s.name}" is not ready yet (connecting)`);
+      else if (s.state !== 'connected') missing.push(`"${s.name}" is down${error === undefined ? '' : ` (${error})`}`);
+    }
+    return { ready: this.started, ...(missing.length > 0 && { reason: `backend ${missing.join('; ')}` }), detail: { backends } };
   }
 
   async close(): Promise<void> {
@@ -161,7 +186,7 @@ export class Backends {
     // Ready once the first connections follow their list changes: a change right after is not missed.
     let following: Promise<unknown>[] | undefined = [];
     const pool: ServerPool = new ServerPool({
-      servers: defs.map((d) => specOf(d, auth)),
+      servers: [],
       prefix: 'always',
       separator: o.separator,
       era: o.era,
@@ -183,6 +208,9 @@ export class Backends {
           // Ends with the client; a reconnect opens a new one.
           const stream = client && followListChanges(client, (kind) => o.changed(kind));
           if (stream) following?.push(stream.acknowledged.catch(() => undefined));
+          // Its prompts and resources are new to the clients too (tools are announced by the pool).
+          if (client?.serverCapabilities?.prompts) o.changed('prompts');
+          if (client?.serverCapabilities?.resources) o.changed('resources');
           // Everything the backend logs comes here; each client's own level filters it on the way out.
           if (client?.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
           // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
@@ -194,11 +222,14 @@ export class Backends {
         o.onEvent?.(event, owner);
       },
     });
+    // One by one, not pool.start(): that names every server's tools only once all have answered,
+    // so one backend that never answers its tools/list would hide everyone's until its timeout.
+    const first = defs.map((d) => pool.add(specOf(d, auth)).catch(() => {}));
     return {
       pool,
       router,
       owner,
-      ready: pool.start().then(async () => {
+      ready: Promise.all(first).then(async () => {
         await Promise.all(following ?? []);
         following = undefined;
       }),

@@ -61,11 +61,19 @@ export type GatewayEvent =
 export interface Gateway {
   /** The front server: serve it with any mcpkit transport (`serve`, `toNodeHandler`, `serveStdio`...). */
   readonly server: Server;
-  /** Resolves when every shared backend has connected or failed its first attempt. */
+  /**
+   * Resolves when every shared backend has connected or failed its first attempt (each within its
+   * `timeoutMs`). Requests do not wait for it: a backend's tools are offered once it has answered,
+   * and announced with `list_changed`.
+   */
   readonly ready: Promise<void>;
   /** Reads the config again: new backends start, removed ones stop, unchanged ones keep running. */
   reload(): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
-  /** Serves the gateway over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse. */
+  /**
+   * Serves the gateway over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, with probes
+   * (`health`, on unless `false`): /readyz is 503 until every shared backend has made its first
+   * attempt, then 200 (`degraded` while one is down); its body has each backend's state.
+   */
   listen(options?: ServeOptions): Promise<RunningServer>;
   /** Stops watching, closes every backend (stdio processes included) and the front server. */
   close(): Promise<void>;
@@ -152,7 +160,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     async listen(o: ServeOptions = {}) {
       const identified = o.authenticate !== undefined || o.oauth !== undefined;
       if (!identified) refusePerClientWithoutIdentity(backends.configured, server);
-      const r = await serve(server, o);
+      // Probes on by default: /readyz says which backend is not ready or down (the others serve meanwhile).
+      const health = o.health === false ? false : { ...(typeof o.health === 'object' ? o.health : {}), readiness: () => backends.readiness() };
+      const r = await serve(server, { ...o, health });
       if (!identified) anonymousFront = true;
       running.push(r);
       return r;

@@ -34,6 +34,7 @@ test('two clients on one backend each answer their own sampling request, concurr
       // Per-client backends tell 2026-07-28 callers apart by identity: each client names itself.
       const running = await gateway.listen({ port: 0, authenticate: (req) => ({ principal: req.header('x-user') ?? '' }) });
       try {
+        await gateway.ready;
         const both = latch(2);
         const asked: Record<string, string[]> = { alice: [], bob: [] };
         const model = (who: 'alice' | 'bob') => async (params: { messages: Array<{ content: unknown }> }) => {
