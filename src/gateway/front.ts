@@ -133,6 +133,19 @@ export function installFront(server: Server, o: FrontOptions): void {
     }
   };
 
+  // What the HTTP core checks `Mcp-Param-*` headers against: the schema of the tool this caller's
+  // call would be routed to (its lanes: per-client ones are its own), as it was listed to it.
+  server.toolInputSchema = async (name, authInfo) => {
+    const wanted = canonicalName(name);
+    if (wanted === undefined) return undefined;
+    const lanes = await backends.lanesFor({ session: undefined, authInfo }, policy.identify(authInfo));
+    for (const lane of lanes) {
+      const tool = lane.pool.resolve(wanted);
+      if (tool) return tool.tool.inputSchema as object;
+    }
+    return undefined;
+  };
+
   server.setRequestHandler('tools/list', async (_params, ctx) => {
     const who = caller(ctx);
     return { tools: (await tools(ctx, who)).filter((t) => policy.visible(who, t.item)).map((t) => t.value) };
