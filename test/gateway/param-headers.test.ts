@@ -41,7 +41,8 @@ test('a mismatched Mcp-Param-* header is refused by the gateway with -32020; a m
   t.after(() => client.close());
   const tools = (await client.listTools()).tools;
   const listed = tools.find((x) => x.name === 'geo_route');
-  assert.deepEqual((listed?.inputSchema.properties as Record<string, unknown>).region, { type: 'string', 'x-mcp-header': 'Region' });
+  assert.ok(listed, JSON.stringify(tools));
+  assert.deepEqual((listed.inputSchema.properties as Record<string, unknown>).region, { type: 'string', 'x-mcp-header': 'Region' });
 
   for (const name of ['geo_route', 'mine_route']) {
     forge = undefined;
