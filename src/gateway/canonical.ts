@@ -10,6 +10,7 @@
 // refused: an invalid percent-encoding, a relative reference, and an empty path segment (`//`,
 // as in `file:////secret.txt`), which backends resolve differently (a file system collapses it,
 // an HTTP server may not).
+
 /** The scheme of gateway resource URIs. */
 export const GATEWAY_SCHEME = 'mcpgw';
 
