@@ -12,6 +12,7 @@ import type { LoggingLevel } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import type { Session } from '../server/context.js';
 import type { BackendDef } from './config.js';
+import type { CallerIdentity } from './policy-types.js';
 import { followListChanges } from './list-changes.js';
 import { InputRouter } from './routing.js';
 
@@ -49,6 +50,8 @@ export class Backends {
   private readonly sessionIds = new WeakMap<Session, string>();
   private nextSession = 0;
   private closed = false;
+  /** Every shared backend has made its first attempt. */
+  private started = false;
 
   constructor(
     defs: readonly BackendDef[],
@@ -60,10 +63,16 @@ export class Backends {
       this.defs.filter((d) => d.session === 'shared'),
       undefined,
     );
+    void this.shared.ready.then(() => (this.started = true));
+  }
+
+  /** The backends as configured now. */
+  get configured(): readonly BackendDef[] {
+    return this.defs;
   }
 
   /** Whom a request's per-client backends belong to: its session, or (stateless) its caller. */
-  ownerOf(ctx: RequestContext, callerId: string): string {
+  ownerOf(ctx: Pick<RequestContext, 'session'>, callerId: string): string {
     const s = ctx.session;
     if (!s) return `caller:${callerId}`;
     let id = this.sessionIds.get(s);
@@ -76,14 +85,17 @@ export class Backends {
     return id;
   }
 
-  /** The lanes serving a client: the shared one, and its own when there are per-client backends. */
-  async lanesFor(ctx: RequestContext, callerId: string): Promise<Lane[]> {
+  /**
+   * The lanes serving a client: the shared one, and its own when there are per-client backends.
+   * A stateless (2026-07-28) caller without a credential has no own lane: nothing tells two such
+   * callers apart, and one must never reach what another left in a per-client backend.
+   */
+  async lanesFor(ctx: Pick<RequestContext, 'session' | 'authInfo'>, caller: CallerIdentity): Promise<Lane[]> {
     const mine = this.defs.filter((d) => d.session === 'per-client');
-    if (mine.length === 0 || this.closed) {
-      await this.shared.ready;
-      return [this.shared];
-    }
-    const owner = this.ownerOf(ctx, callerId);
+    // The shared lane is not waited for: each backend's tools are offered once it has answered
+    // (then announced with list_changed), so one slow backend holds up nobody.
+    if (mine.length === 0 || this.closed || (!ctx.session && caller.auth === undefined)) return [this.shared];
+    const owner = this.ownerOf(ctx, caller.id);
     let entry = this.perClient.get(owner);
     if (!entry) {
       entry = { lane: this.lane(owner, mine, ctx.authInfo), auth: ctx.authInfo, used: 0 };
@@ -91,7 +103,9 @@ export class Backends {
     }
     entry.used = this.now();
     this.sweep();
-    await Promise.all([this.shared.ready, entry.lane.ready]);
+    // A client's own connections are waited for at its first request (each within its backend's
+    // timeout): they exist for this client alone, and its first list should have their tools.
+    await entry.lane.ready;
     return [this.shared, entry.lane];
   }
 
@@ -119,6 +133,27 @@ export class Backends {
       this.options.changed('resources');
     }
     return { added, removed, changed };
+  }
+
+  /**
+   * For readiness (/readyz): not ready until every shared backend has made its first attempt;
+   * then ready, with the backends that are not connected named in `reason`; each one's state in `detail`.
+   */
+  readiness(): { ready: boolean; reason?: string; detail: Record<string, unknown> } {
+    const backends: Record<string, unknown> = {};
+    const missing: string[] = [];
+    for (const s of this.shared.pool.servers()) {
+      const error = s.error?.message;
+      backends[s.name] = {
+        state: s.state,
+        tools: s.tools,
+        ...(error !== undefined && { error }),
+        ...(s.retryInMs !== undefined && { retryInMs: s.retryInMs }),
+      };
+      if (s.state === 'connecting') missing.push(`"${s.name}" is not ready yet (connecting)`);
+      else if (s.state !== 'connected') missing.push(`"${s.name}" is down${error === undefined ? '' : ` (${error})`}`);
+    }
+    return { ready: this.started, ...(missing.length > 0 && { reason: `backend ${missing.join('; ')}` }), detail: { backends } };
   }
 
   async close(): Promise<void> {
@@ -151,7 +186,7 @@ export class Backends {
     // Ready once the first connections follow their list changes: a change right after is not missed.
     let following: Promise<unknown>[] | undefined = [];
     const pool: ServerPool = new ServerPool({
-      servers: defs.map((d) => specOf(d, auth)),
+      servers: [],
       prefix: 'always',
       separator: o.separator,
       era: o.era,
@@ -173,6 +208,9 @@ export class Backends {
           // Ends with the client; a reconnect opens a new one.
           const stream = client && followListChanges(client, (kind) => o.changed(kind));
           if (stream) following?.push(stream.acknowledged.catch(() => undefined));
+          // Its prompts and resources are new to the clients too (tools are announced by the pool).
+          if (client?.serverCapabilities?.prompts) o.changed('prompts');
+          if (client?.serverCapabilities?.resources) o.changed('resources');
           // Everything the backend logs comes here; each client's own level filters it on the way out.
           if (client?.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
           // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
@@ -184,11 +222,14 @@ export class Backends {
         o.onEvent?.(event, owner);
       },
     });
+    // One by one, not pool.start(): that names every server's tools only once all have answered,
+    // so one backend that never answers its tools/list would hide everyone's until its timeout.
+    const first = defs.map((d) => pool.add(specOf(d, auth)).catch(() => {}));
     return {
       pool,
       router,
       owner,
-      ready: pool.start().then(async () => {
+      ready: Promise.all(first).then(async () => {
         await Promise.all(following ?? []);
         following = undefined;
       }),

@@ -11,7 +11,8 @@ import type { RequestContext } from '../server/context.js';
 import type { Server } from '../server/server.js';
 import type { Backends, Lane } from './backends.js';
 import type { CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from './policy-types.js';
-import { fromGatewayUri, toGatewayUri } from './uris.js';
+import { canonicalName, gatewayResource, parseGatewayUri } from './canonical.js';
+import { toGatewayUri } from './uris.js';
 
 /** The JSON-RPC error code of a call the policy refused (rate limit, quota); `data.retryAfterMs` says when to try again. */
 export const GATEWAY_REFUSED = -32029;
@@ -32,7 +33,7 @@ export function installFront(server: Server, o: FrontOptions): void {
   const { backends, policy } = o;
   let requests = 0;
   const caller = (ctx: RequestContext) => policy.identify(ctx.authInfo);
-  const lanesOf = (ctx: RequestContext, who: CallerIdentity) => backends.lanesFor(ctx, who.id);
+  const lanesOf = (ctx: RequestContext, who: CallerIdentity) => backends.lanesFor(ctx, who);
 
   const tools = async (ctx: RequestContext, who: CallerIdentity): Promise<Named<JsonObject>[]> =>
     (await lanesOf(ctx, who)).flatMap((lane) =>
@@ -60,13 +61,23 @@ export function installFront(server: Server, o: FrontOptions): void {
     return out;
   };
 
-  const resources = async <T>(ctx: RequestContext, who: CallerIdentity, list: (l: Lane, s: string) => Promise<T[]>, uriOf: (t: T) => string) => {
+  /**
+   * Every resource (or template) of the caller's lanes. `named` gives an item its gateway name
+   * and the URI the backend is sent, or undefined to leave it out (a URI that could not be read back).
+   */
+  const resources = async <T>(
+    ctx: RequestContext,
+    who: CallerIdentity,
+    list: (l: Lane, s: string) => Promise<T[]>,
+    named: (server: string, t: T) => { name: string; original: string } | undefined,
+  ) => {
     const out: Named<T>[] = [];
     for (const lane of await lanesOf(ctx, who)) {
       for (const s of lane.pool.servers()) {
         if (!lane.pool.client(s.name)?.serverCapabilities?.resources) continue;
         for (const value of await list(lane, s.name).catch(() => [] as T[])) {
-          out.push({ lane, item: { kind: 'resource', name: toGatewayUri(s.name, uriOf(value)), server: s.name, original: uriOf(value) }, value });
+          const n = named(s.name, value);
+          if (n) out.push({ lane, item: { kind: 'resource', name: n.name, server: s.name, original: n.original }, value });
         }
       }
     }
@@ -122,6 +133,19 @@ export function installFront(server: Server, o: FrontOptions): void {
     }
   };
 
+  // What the HTTP core checks `Mcp-Param-*` headers against: the schema of the tool this caller's
+  // call would be routed to (its lanes: per-client ones are its own), as it was listed to it.
+  server.toolInputSchema = async (name, authInfo) => {
+    const wanted = canonicalName(name);
+    if (wanted === undefined) return undefined;
+    const lanes = await backends.lanesFor({ session: undefined, authInfo }, policy.identify(authInfo));
+    for (const lane of lanes) {
+      const tool = lane.pool.resolve(wanted);
+      if (tool) return tool.tool.inputSchema as object;
+    }
+    return undefined;
+  };
+
   server.setRequestHandler('tools/list', async (_params, ctx) => {
     const who = caller(ctx);
     return { tools: (await tools(ctx, who)).filter((t) => policy.visible(who, t.item)).map((t) => t.value) };
@@ -130,12 +154,14 @@ export function installFront(server: Server, o: FrontOptions): void {
   server.setRequestHandler('tools/call', async (params, ctx) => {
     const who = caller(ctx);
     const name = typeof params?.name === 'string' ? params.name : '';
-    const named = (await tools(ctx, who)).find((t) => t.item.name === name);
+    // Found by its exact canonical name; the call is routed by the name of the item the policy judged.
+    const wanted = canonicalName(name);
+    const named = wanted === undefined ? undefined : (await tools(ctx, who)).find((t) => t.item.name === wanted);
     if (!named || !policy.visible(who, named.item)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const args = (params?.arguments ?? {}) as Record<string, unknown>;
     return forward(ctx, who, named, args, async (signal) => {
       try {
-        return (await named.lane.pool.call(name, args, {
+        return (await named.lane.pool.call(named.item.name, args, {
           signal,
           onprogress: (p) => void ctx.progress(p.progress, p.total, p.message),
         })) as JsonObject;
@@ -156,7 +182,8 @@ export function installFront(server: Server, o: FrontOptions): void {
   server.setRequestHandler('prompts/get', async (params, ctx) => {
     const who = caller(ctx);
     const name = typeof params?.name === 'string' ? params.name : '';
-    const named = (await prompts(ctx, who)).find((p) => p.item.name === name);
+    const wanted = canonicalName(name);
+    const named = wanted === undefined ? undefined : (await prompts(ctx, who)).find((p) => p.item.name === wanted);
     if (!named || !policy.visible(who, named.item)) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     const args = (params?.arguments ?? {}) as JsonObject;
     return forward(ctx, who, named, args, (signal) => clientOf(named).request('prompts/get', { name: named.item.original, arguments: args }, { signal }));
@@ -164,11 +191,15 @@ export function installFront(server: Server, o: FrontOptions): void {
 
   server.setRequestHandler('resources/list', async (_params, ctx) => {
     const who = caller(ctx);
+    // Listed under their canonical URIs: what a client reads back is what the rules were asked about.
     const found = await resources<Resource>(
       ctx,
       who,
       (l, s) => l.pool.client(s)!.listAllResources({ signal: ctx.signal }),
-      (r) => r.uri,
+      (server, r) => {
+        const c = gatewayResource(server, r.uri);
+        return c && { name: c.name, original: c.uri };
+      },
     );
     return { resources: found.filter((r) => policy.visible(who, r.item)).map((r) => ({ ...r.value, uri: r.item.name })) as unknown as JsonObject[] };
   });
@@ -179,7 +210,8 @@ export function installFront(server: Server, o: FrontOptions): void {
       ctx,
       who,
       (l, s) => l.pool.client(s)!.listAllResourceTemplates({ signal: ctx.signal }),
-      (r) => r.uriTemplate,
+      // A template is no URI; what a client expands from it is read (and judged) canonically.
+      (server, r) => ({ name: toGatewayUri(server, r.uriTemplate), original: r.uriTemplate }),
     );
     const visible = found.filter((r) => policy.visible(who, r.item));
     return { resourceTemplates: visible.map((r) => ({ ...r.value, uriTemplate: r.item.name })) as unknown as JsonObject[] };
@@ -188,16 +220,23 @@ export function installFront(server: Server, o: FrontOptions): void {
   server.setRequestHandler('resources/read', async (params, ctx) => {
     const who = caller(ctx);
     const uri = typeof params?.uri === 'string' ? params.uri : '';
-    const target = fromGatewayUri(uri);
+    // Routing, visibility, limits and the call log all read this one canonical value, and the
+    // backend is sent its canonical URI: no other spelling of the URI goes any further.
+    const target = parseGatewayUri(uri);
     const lanes = target && (await lanesOf(ctx, who)).filter((l) => l.pool.client(target.server) !== undefined);
     if (!target || !lanes || lanes.length === 0) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
-    const named: Named<unknown> = { lane: lanes[0], item: { kind: 'resource', name: uri, server: target.server, original: target.uri }, value: undefined };
+    const named: Named<unknown> = {
+      lane: lanes[0],
+      item: { kind: 'resource', name: target.name, server: target.server, original: target.uri },
+      value: undefined,
+    };
     if (!policy.visible(who, named.item)) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
     const result: JsonObject = await forward(ctx, who, named, undefined, (signal) =>
       clientOf(named).request('resources/read', { uri: target.uri }, { signal }),
     );
     const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : [];
-    return { ...result, contents: contents.map((c) => (typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
+    const back = (u: string) => gatewayResource(target.server, u)?.name ?? toGatewayUri(target.server, u);
+    return { ...result, contents: contents.map((c) => (typeof c.uri === 'string' ? { ...c, uri: back(c.uri) } : c)) };
   });
 }
 

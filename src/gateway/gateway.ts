@@ -11,7 +11,8 @@ import { Server, type ServerOptions } from '../server/server.js';
 import type { MessageBus } from '../state/bus.js';
 import { allowAllPolicy } from './allow-all.js';
 import { Backends, type ListKind } from './backends.js';
-import { gatewayConfigOf, readGatewayConfig, type GatewayConfig } from './config.js';
+import { gatewayConfigOf, readGatewayConfig, type BackendDef, type GatewayConfig } from './config.js';
+import { TargetError } from '../host/errors.js';
 import { installFront } from './front.js';
 import type { GatewayPolicy } from './policy-types.js';
 
@@ -60,11 +61,19 @@ export type GatewayEvent =
 export interface Gateway {
   /** The front server: serve it with any mcpkit transport (`serve`, `toNodeHandler`, `serveStdio`...). */
   readonly server: Server;
-  /** Resolves when every shared backend has connected or failed its first attempt. */
+  /**
+   * Resolves when every shared backend has connected or failed its first attempt (each within its
+   * `timeoutMs`). Requests do not wait for it: a backend's tools are offered once it has answered,
+   * and announced with `list_changed`.
+   */
   readonly ready: Promise<void>;
   /** Reads the config again: new backends start, removed ones stop, unchanged ones keep running. */
   reload(): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
-  /** Serves the gateway over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse. */
+  /**
+   * Serves the gateway over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, with probes
+   * (`health`, on unless `false`): /readyz is 503 until every shared backend has made its first
+   * attempt, then 200 (`degraded` while one is down); its body has each backend's state.
+   */
   listen(options?: ServeOptions): Promise<RunningServer>;
   /** Stops watching, closes every backend (stdio processes included) and the front server. */
   close(): Promise<void>;
@@ -109,12 +118,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   installFront(server, { backends, policy, separator });
 
+  // Set once served over HTTP with nobody identified: per-client backends are refused from then on.
+  let anonymousFront = false;
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = () => {
     // One reload at a time, each reading the file as it is when its turn comes.
     const run = reloading.then(async () => {
       if (closed) throw new Error('The gateway is closed');
-      const summary = await backends.reload(load().backends);
+      const next = load().backends;
+      if (anonymousFront) refusePerClientWithoutIdentity(next, server);
+      const summary = await backends.reload(next);
       emit({ type: 'reloaded', ...summary });
       return summary;
     });
@@ -145,7 +158,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     ready: backends.shared.ready,
     reload,
     async listen(o: ServeOptions = {}) {
-      const r = await serve(server, o);
+      const identified = o.authenticate !== undefined || o.oauth !== undefined;
+      if (!identified) refusePerClientWithoutIdentity(backends.configured, server);
+      // Probes on by default: /readyz says which backend is not ready or down (the others serve meanwhile).
+      const health = o.health === false ? false : { ...(typeof o.health === 'object' ? o.health : {}), readiness: () => backends.readiness() };
+      const r = await serve(server, { ...o, health });
+      if (!identified) anonymousFront = true;
       running.push(r);
       return r;
     },
@@ -159,4 +177,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       await policy.close?.();
     },
   };
+}
+
+/**
+ * A per-client backend keeps each client's connection apart: a handshake-era client by its
+ * session, a 2026-07-28 one (which has none) by its identity. Served with no authentication in
+ * front, 2026-07-28 callers have none, and would all share one connection: refused, saying why.
+ */
+function refusePerClientWithoutIdentity(defs: readonly BackendDef[], server: Server): void {
+  const perClient = defs.filter((d) => d.session === 'per-client').map((d) => `"${d.name}"`);
+  if (perClient.length === 0 || server.modern === undefined) return;
+  throw new TargetError(
+    `server ${perClient.join(', ')} ${perClient.length > 1 ? 'are' : 'is'} "per-client", which keeps each caller's connection apart. ` +
+      '2026-07-28 callers have no session: the gateway tells them apart by their credential, and this gateway has no authentication ' +
+      'in front (API keys or OAuth), so they would all share one connection. Add "policy.auth" (or --api-key; in code, ' +
+      'listen\'s `authenticate` or `oauth`), make the server "shared", or turn the 2026-07-28 era off (`server: { modern: false }`).',
+  );
 }

@@ -16,7 +16,10 @@ export interface ServerSettings {
   deny?: readonly string[];
   /** Whether the model-facing names carry the server's name. Default: the pool's `prefix`. */
   prefix?: PrefixPolicy;
-  /** Default timeout of this server's tool calls (ms); progress keeps a call alive. */
+  /**
+   * Default timeout of this server's requests (ms): its tool calls (progress keeps a call alive),
+   * and the connection's handshake and tool listing. Default: the pool's `requestTimeoutMs`.
+   */
   timeoutMs?: number;
   /** `false` leaves the server out (not started). Default true. */
   enabled?: boolean;

@@ -253,7 +253,9 @@ export class ServerPool implements ToolSource {
       name: this.options.clientInfo?.name ?? 'mcpkit-host',
       version: this.options.clientInfo?.version ?? '0.1.0',
       era: def.settings.era ?? this.options.era ?? 'auto',
-      requestTimeoutMs: this.options.requestTimeoutMs,
+      // A server's own timeout bounds all its requests: its handshake and tool listing too, so
+      // that one that never answers is given up on (and retried) in its time, not the default's.
+      requestTimeoutMs: def.settings.timeoutMs ?? this.options.requestTimeoutMs,
       clock: this.options.clock,
       roots: this.roots,
       sampling: sampling && ((params, ctx) => sampling.call(h, server, params, ctx)),

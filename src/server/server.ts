@@ -6,7 +6,7 @@ import type { PeerOptions } from '../engine/peer.js';
 import type { ServerIdentity } from '../protocol/handshake.js';
 import type { Implementation, LoggingLevel, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS } from '../protocol/versions.js';
-import type { Transport } from '../engine/transport.js';
+import type { AuthInfo, Transport } from '../engine/transport.js';
 import type { Era } from '../protocol/era.js';
 import { ServerBus, type MessageBus } from '../state/bus.js';
 import type { TaskStore } from '../state/task-store.js';
@@ -86,10 +86,12 @@ export class Server {
    */
   taskStore: TaskStore | undefined;
   /**
-   * A tool's input schema by name, for transports that check tool arguments mirrored in
-   * headers (`x-mcp-header`, 2026-07-28 HTTP). McpServer fills it in.
+   * A tool's input schema by name, as the caller (`authInfo`) would call it, for transports that
+   * check tool arguments mirrored in headers (`x-mcp-header`, 2026-07-28 HTTP). The one place
+   * they read it: whoever answers `tools/call` fills it in (McpServer from its tools, the gateway
+   * from its backends'). Undefined (or an undefined answer): no header is checked.
    */
-  toolInputSchema: ((name: string) => object | undefined) | undefined;
+  toolInputSchema: ((name: string, authInfo?: AuthInfo) => object | undefined | Promise<object | undefined>) | undefined;
   /** `identity` as a function made once, shared by every session's handshake codec. */
   readonly identityOf: () => ServerIdentity = () => this.identity();
   /** What every session's engine is built with (the middleware list is snapshotted by each engine). */

@@ -67,4 +67,11 @@ test('mcpkit gateway without --config, or with a broken one, is a usage error', 
   const bad = await mcpkit(['gateway', '--config', file, '--port', '0'], { env: cleanEnv() });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /uses \$\{NOT_SET_ANYWHERE\}, which is not set/);
+  // A per-client server with nobody identified in front: 2026-07-28 callers would share it.
+  const perClient = join(tempDir('gateway-cli'), 'per-client.json');
+  writeFileSync(perClient, JSON.stringify({ mcpServers: { shell: { ...gatewayBackend('cli-per-client'), session: 'per-client' } } }));
+  const refused = await mcpkit(['gateway', '--config', perClient, '--port', '0'], { env: cleanEnv() });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /server "shell" is "per-client"/);
+  assert.match(refused.stderr, /no authentication in front/);
 });

@@ -107,8 +107,10 @@ test('two clients on one shared stdio backend each answer their own elicitation,
           local: stdioBackend(`elicit-${era}`, era === 'handshake' ? { ERA: 'handshake' } : {}, { session: era === 'modern' ? 'shared' : 'per-client', era }),
         },
       });
-      const running = await gateway.listen({ port: 0 });
+      // Per-client backends tell 2026-07-28 callers apart by identity: each client names itself.
+      const running = await gateway.listen({ port: 0, authenticate: (req) => ({ principal: req.header('x-user') ?? '' }) });
       try {
+        await gateway.ready;
         // Each handler waits until both are asked: the two calls are in flight together.
         const both = latch(2);
         const asker = (who: string) => async () => {
@@ -116,8 +118,9 @@ test('two clients on one shared stdio backend each answer their own elicitation,
           await both.opened;
           return { action: 'accept' as const, content: { word: who } };
         };
-        const alice = await connect(running.url, { era: 'modern', elicitation: asker('alice') });
-        const bob = await connect(running.url, { era: 'handshake', elicitation: asker('bob') });
+        const as = (who: string) => ({ url: running.url, headers: { 'x-user': who } });
+        const alice = await connect(as('alice'), { era: 'modern', elicitation: asker('alice') });
+        const bob = await connect(as('bob'), { era: 'handshake', elicitation: asker('bob') });
         try {
           const [a, b] = await Promise.all([alice.callTool('local_ask', { question: 'A?' }), bob.callTool('local_ask', { question: 'B?' })]);
           assert.equal(text(a), 'A? -> alice');

@@ -29,6 +29,7 @@ test('identify, visible, admit and record are called where the seam says', async
   const gateway = createGateway({ servers: { local: stdioBackend('policy') }, policy });
   const running = await gateway.listen({ port: 0 });
   t.after(() => gateway.close());
+  await gateway.ready;
   const client = await connect(running.url, { era: 'handshake' });
   t.after(() => client.close());
 

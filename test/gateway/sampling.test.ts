@@ -31,8 +31,10 @@ test('two clients on one backend each answer their own sampling request, concurr
       // A handshake-era backend's question names no call: with two clients in flight on one
       // shared connection it cannot be routed, so that backend gets a connection per client.
       const gateway = createGateway({ servers: { b: { url: backend.url, era, session: era === 'modern' ? 'shared' : 'per-client' } } });
-      const running = await gateway.listen({ port: 0 });
+      // Per-client backends tell 2026-07-28 callers apart by identity: each client names itself.
+      const running = await gateway.listen({ port: 0, authenticate: (req) => ({ principal: req.header('x-user') ?? '' }) });
       try {
+        await gateway.ready;
         const both = latch(2);
         const asked: Record<string, string[]> = { alice: [], bob: [] };
         const model = (who: 'alice' | 'bob') => async (params: { messages: Array<{ content: unknown }> }) => {
@@ -41,8 +43,9 @@ test('two clients on one backend each answer their own sampling request, concurr
           await both.opened;
           return { role: 'assistant' as const, content: { type: 'text' as const, text: `${who}'s model` }, model: `${who}-llm` };
         };
-        const alice = await connect(running.url, { era: 'modern', sampling: model('alice') });
-        const bob = await connect(running.url, { era: 'handshake', sampling: model('bob') });
+        const as = (who: string) => ({ url: running.url, headers: { 'x-user': who } });
+        const alice = await connect(as('alice'), { era: 'modern', sampling: model('alice') });
+        const bob = await connect(as('bob'), { era: 'handshake', sampling: model('bob') });
         try {
           const [a, b] = await Promise.all([alice.callTool('b_think', { topic: 'A' }), bob.callTool('b_think', { topic: 'B' })]);
           assert.equal(text(a), "A -> alice's model (alice-llm)");

@@ -142,7 +142,15 @@ export async function gatewayCommand(argv: string[], io: CliIo): Promise<number>
   if (!isLoopbackHost(options.host ?? '127.0.0.1') && !options.authenticate && !options.oauth) {
     status.print(status.style.yellow(`! Listening on ${options.host} without --api-key: anyone who can reach this address can use every backend.`));
   }
-  const running = await gateway.listen(options);
+  let running: Awaited<ReturnType<typeof gateway.listen>>;
+  try {
+    running = await gateway.listen(options);
+  } catch (e) {
+    // Refused (per-client servers with nobody identified, a port in use): no backend left behind.
+    await gateway.close().catch(() => {});
+    await redis?.close();
+    throw e;
+  }
   await gateway.ready;
   if (observed.json) observed.log('info', 'listening', { server: 'mcpkit-gateway', url: running.url });
   else io.stdout.write(`mcpkit gateway listening on ${running.url} (HTTP+SSE: ${running.url.replace(/\/mcp$/, '/sse')})\n`);

@@ -1,6 +1,7 @@
 // The `policy` section of a gateway config, as JSON a person writes: its types, and the check
 // that turns a mistake into a sentence naming the field (`policy.limits.rules[1].windowMs: ...`)
 // at startup, not a surprise at the first call. docs/gateway.md "Policies" describes each field.
+import { canonicalGlob } from '../canonical.js';
 
 export type ItemKind = 'tool' | 'prompt' | 'resource';
 
@@ -59,7 +60,10 @@ export interface VisibilityRule {
   when?: CallerMatch;
   /** Which kinds of item; absent: tools, prompts and resources. */
   kinds?: readonly ItemKind[];
-  /** Globs over namespaced names (or resource URIs): `*` any run of characters, `?` one. */
+  /**
+   * Globs over namespaced names (or canonical resource URIs: docs/gateway.md, "How resource rules
+   * match"): `*` any run of characters, `?` one. Case-sensitive, as routing is.
+   */
   allow?: readonly string[];
   deny?: readonly string[];
 }
@@ -144,6 +148,20 @@ function strings(v: unknown, path: string, allowOne = false): void {
   }
 }
 
+/** Globs over gateway URIs must be spelt as the canonical URIs they are matched against (canonical.ts). */
+function globs(v: unknown, path: string): void {
+  strings(v, path);
+  (v as string[]).forEach((g, i) => {
+    const canonical = canonicalGlob(g);
+    if (canonical !== g) {
+      fail(
+        `${path}[${i}]`,
+        `"${g}" can never match: resource URIs are matched in canonical form; write "${canonical}" (docs/gateway.md, "How resource rules match")`,
+      );
+    }
+  });
+}
+
 function positive(v: unknown, path: string): void {
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(path, `must be a positive number, got ${JSON.stringify(v)}`);
 }
@@ -207,8 +225,8 @@ function checkVisibility(v: unknown, path: string): void {
     const rule = object(r, p, ['when', 'kinds', 'allow', 'deny']);
     if (rule.when !== undefined) checkMatch(rule.when, `${p}.when`);
     if (rule.kinds !== undefined) checkKinds(rule.kinds, `${p}.kinds`);
-    if (rule.allow !== undefined) strings(rule.allow, `${p}.allow`);
-    if (rule.deny !== undefined) strings(rule.deny, `${p}.deny`);
+    if (rule.allow !== undefined) globs(rule.allow, `${p}.allow`);
+    if (rule.deny !== undefined) globs(rule.deny, `${p}.deny`);
     if (rule.allow === undefined && rule.deny === undefined) fail(p, 'needs "allow" or "deny" (a list of name globs)');
   });
 }
@@ -234,7 +252,7 @@ function checkLimits(v: unknown, path: string): void {
     names.add(name);
     if (rule.when !== undefined) checkMatch(rule.when, `${p}.when`);
     if (rule.kinds !== undefined) checkKinds(rule.kinds, `${p}.kinds`);
-    if (rule.items !== undefined) strings(rule.items, `${p}.items`);
+    if (rule.items !== undefined) globs(rule.items, `${p}.items`);
     if (rule.per !== undefined && !['caller', 'caller-item', 'item'].includes(rule.per as string))
       fail(`${p}.per`, 'must be "caller", "caller-item" or "item"');
     const window = rule.limit !== undefined || rule.windowMs !== undefined;

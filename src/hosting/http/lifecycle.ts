@@ -13,6 +13,12 @@ export interface HealthOptions {
    * instead of waiting on what is missing.
    */
   unavailable?: () => string | undefined;
+  /**
+   * For an instance part of which may be missing while the rest serves (a gateway's backends):
+   * `ready: false` answers readiness with 503 but refuses no MCP request; `reason` says what is
+   * missing (with `ready` true, the status is `degraded`); `detail` joins the probe's JSON body.
+   */
+  readiness?: () => { ready: boolean; reason?: string; detail?: Record<string, unknown> };
 }
 
 const JSON_TYPE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
@@ -29,11 +35,13 @@ export class Lifecycle {
   private readonly live: string;
   private readonly ready: string;
   private readonly unavailable: (() => string | undefined) | undefined;
+  private readonly readiness: HealthOptions['readiness'];
 
   constructor(options: HealthOptions | undefined) {
     this.live = options?.livePath ?? '/healthz';
     this.ready = options?.readyPath ?? '/readyz';
     this.unavailable = options?.unavailable;
+    this.readiness = options?.readiness;
   }
 
   /** Whether `path` is a probe (only when probes are on). */
@@ -52,8 +60,11 @@ export class Lifecycle {
     }
     if (req.path === this.live) return res.send(200, JSON_TYPE, JSON.stringify({ status: 'ok' }));
     const why = this.refusal();
-    if (why === undefined) return res.send(200, JSON_TYPE, JSON.stringify({ status: 'ready' }));
-    res.send(503, JSON_TYPE, JSON.stringify({ status: this.draining ? 'draining' : 'unavailable', reason: why }));
+    if (why !== undefined) return res.send(503, JSON_TYPE, JSON.stringify({ status: this.draining ? 'draining' : 'unavailable', reason: why }));
+    const r = this.readiness?.();
+    if (r === undefined) return res.send(200, JSON_TYPE, JSON.stringify({ status: 'ready' }));
+    const status = !r.ready ? 'starting' : r.reason === undefined ? 'ready' : 'degraded';
+    res.send(r.ready ? 200 : 503, JSON_TYPE, JSON.stringify({ status, ...(r.reason !== undefined && { reason: r.reason }), ...r.detail }));
   }
 
   /** Why MCP requests are refused right now, or undefined when they are served. */

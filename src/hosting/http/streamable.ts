@@ -328,10 +328,21 @@ export class StreamableHttpHandler {
    * stateless entry serves the request, which writes to this POST's channel directly.
    */
   /** `mode` is undefined when the client does not accept an event stream (JSON only then). */
-  private postModern(req: HttpRequestView, res: HttpResponder, message: JsonRpcMessage | undefined, mode: ResponseMode | undefined, authInfo?: AuthInfo): void {
+  private async postModern(
+    req: HttpRequestView,
+    res: HttpResponder,
+    message: JsonRpcMessage | undefined,
+    mode: ResponseMode | undefined,
+    authInfo?: AuthInfo,
+  ): Promise<void> {
     if (!message) return sendError(res, 400, 'Invalid request: protocol version 2026-07-28 has no JSON-RPC batches');
     const id = 'id' in message ? (message.id as RequestId) : undefined;
-    const refused = checkModernHeaders(req, message, (name) => this.server.toolInputSchema?.(name));
+    // The tool's schema comes from the server, whatever built it (McpServer, the gateway...), for
+    // this caller (what it may call can depend on who it is); awaited only when it is a promise.
+    const tool = 'method' in message && message.method === 'tools/call' ? message.params?.name : undefined;
+    let schema = typeof tool === 'string' ? this.server.toolInputSchema?.(tool, authInfo) : undefined;
+    if (schema instanceof Promise) schema = await schema.catch(() => undefined);
+    const refused = checkModernHeaders(req, message, () => schema as object | undefined);
     if (refused) {
       return res.send(
         modernStatusFor(refused.code),

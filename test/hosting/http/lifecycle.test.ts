@@ -48,6 +48,30 @@ test('probes: /healthz always 200, /readyz follows `unavailable`; MCP requests a
   }
 });
 
+test('`readiness`: a part missing turns /readyz 503 (or degraded) with its detail, and MCP requests are still served', async () => {
+  let state: { ready: boolean; reason?: string; detail?: Record<string, unknown> } = {
+    ready: false,
+    reason: 'backend "b" is connecting',
+    detail: { backends: { b: 'connecting' } },
+  };
+  const s = await start({ health: { readiness: () => state } });
+  try {
+    const starting = await fetch(`${s.base}/readyz`);
+    assert.equal(starting.status, 503);
+    assert.deepEqual(await starting.json(), { status: 'starting', reason: 'backend "b" is connecting', backends: { b: 'connecting' } });
+    const { headers } = await open(s.url);
+    assert.equal(await status(post(s.url, call('echo', { text: 'served' }), headers)), 200, 'not refused meanwhile');
+    state = { ready: true, reason: 'backend "b" is down', detail: { backends: { b: 'failed' } } };
+    const degraded = await fetch(`${s.base}/readyz`);
+    assert.equal(degraded.status, 200);
+    assert.deepEqual(await degraded.json(), { status: 'degraded', reason: 'backend "b" is down', backends: { b: 'failed' } });
+    state = { ready: true };
+    assert.deepEqual(await (await fetch(`${s.base}/readyz`)).json(), { status: 'ready' });
+  } finally {
+    await s.running.close();
+  }
+});
+
 test('without `health` there are no probes', async () => {
   const s = await start();
   try {
