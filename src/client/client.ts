@@ -227,20 +227,41 @@ export class McpClient extends ServerCalls {
       if (verdict.era === 'modern') session.adopt(verdict.supported);
     }
     try {
-      let outcome: ConnectOutcome;
+      let outcome: ConnectOutcome | undefined;
+      if (era === 'handshake') {
+        const declared = this.handshakeCapabilities();
+        const giveUp = new AbortController();
+        const handshake = performHandshake(peer, this.clientInfo, declared, {
+          protocolVersion: isHandshakeVersion(pinned) || wanted === 'handshake' ? pinned : undefined,
+          timeoutMs: this.options.requestTimeoutMs,
+          signal: giveUp.signal,
+        });
+        // After a probe that timed out, a stdio server answers in order: the probe's answer, if
+        // it comes before initialize's, says it was only slow to start (and speaks 2026-07-28).
+        const late = verdict?.era === 'handshake' ? verdict.late : undefined;
+        type First = { o: Awaited<typeof handshake> } | { v: Extract<Verdict, { era: 'modern' }> };
+        const settled = (): Promise<First> => handshake.then((o) => ({ o }));
+        const first: First = late
+          ? await Promise.race([settled(), late.then((v): First | Promise<First> => (v?.era === 'modern' ? { v } : settled()))])
+          : await settled();
+        if ('v' in first) {
+          giveUp.abort(new LocalError('aborted', 'initialize was given up: the server answered server/discover first'));
+          handshake.catch(() => {});
+          era = 'modern';
+          verdict = first.v;
+          session.adopt(first.v.supported);
+        } else {
+          this.declared = declared;
+          outcome = { ...first.o, era: 'handshake' };
+          this.core.reset(first.o.protocolVersion, first.o.serverCapabilities);
+        }
+      }
       if (era === 'modern') {
         this.session = session;
         this.driving = declaresTasks(this.declared);
         outcome = await session.discover(verdict?.era === 'modern' ? verdict.discovered : undefined, this.options.requestTimeoutMs);
-      } else {
-        this.declared = this.handshakeCapabilities();
-        const o = await performHandshake(peer, this.clientInfo, this.declared, {
-          protocolVersion: isHandshakeVersion(pinned) || wanted === 'handshake' ? pinned : undefined,
-          timeoutMs: this.options.requestTimeoutMs,
-        });
-        outcome = { ...o, era: 'handshake' };
-        this.core.reset(o.protocolVersion, o.serverCapabilities);
       }
+      if (!outcome) throw new LocalError('protocol', 'no era was settled');
       eraCache.set(key, era);
       return outcome;
     } catch (err) {

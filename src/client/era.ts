@@ -26,7 +26,16 @@ export function eraOf(options: { era?: EraOption }): EraOption {
 }
 
 /** What era detection concluded. `discovered` is the probe's DiscoverResult, when it got one. */
-export type Verdict = { era: 'modern'; discovered?: JsonObject; supported?: unknown } | { era: 'handshake' };
+export type Verdict =
+  | { era: 'modern'; discovered?: JsonObject; supported?: unknown }
+  | {
+      era: 'handshake';
+      /**
+       * Only when the stdio probe gave up waiting: the probe's answer if it still comes. The
+       * handshake then starts, and whichever answer arrives first decides (see McpClient.connect).
+       */
+      late?: Promise<Verdict | undefined>;
+    };
 
 /** Errors only a 2026-07-28 server sends: seeing one means "modern, do not fall back". */
 const MODERN_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
@@ -155,7 +164,15 @@ export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: n
   const timeout = new Promise<'timeout'>((resolve) => (timer = clock.setTimeout(() => resolve('timeout'), timeoutMs)));
   try {
     const r = await Promise.race([answer, timeout]);
-    if (r === 'timeout') return { era: 'handshake' };
+    if (r === 'timeout') {
+      // Silence is not yet a verdict: a server slow to start (a loaded machine, a cold npx) answers
+      // later, in order. The caller sends initialize now and takes whichever answer comes first.
+      const late = answer.then(
+        (x): Verdict | undefined => (isDiscoverResult(x) ? { era: 'modern', discovered: x } : undefined),
+        (err): Verdict | undefined => (err instanceof McpError ? modernError(err.code, err.data) : undefined),
+      );
+      return { era: 'handshake', late };
+    }
     return isDiscoverResult(r) ? { era: 'modern', discovered: r } : { era: 'handshake' };
   } catch (err) {
     if (err instanceof McpError) return modernError(err.code, err.data) ?? { era: 'handshake' };

@@ -20,13 +20,16 @@ export async function performHandshake(
   peer: Peer,
   clientInfo: Implementation,
   capabilities: ClientCapabilities,
-  options: { protocolVersion?: string; supported?: readonly string[]; timeoutMs?: number },
+  options: { protocolVersion?: string; supported?: readonly string[]; timeoutMs?: number; signal?: AbortSignal },
 ): Promise<HandshakeOutcome> {
   const supported = options.supported ?? HANDSHAKE_VERSIONS;
   const requested = options.protocolVersion ?? LATEST_HANDSHAKE_VERSION;
   const raw = (await peer.request('initialize', { protocolVersion: requested, capabilities, clientInfo } as unknown as JsonObject, {
     timeoutMs: options.timeoutMs,
+    signal: options.signal,
   })) as unknown as InitializeResult;
+  // Given up meanwhile (the era probe's late answer won): the session is not started.
+  if (options.signal?.aborted) throw options.signal.reason;
   const version = raw.protocolVersion;
   if (typeof version !== 'string' || !supported.includes(version)) {
     await peer.close().catch(() => {});

@@ -35,9 +35,10 @@ export interface ClientOptions extends Implementation {
    */
   protocolVersion?: string;
   /**
-   * How long the 'auto' probe waits on stdio before taking a silent server for a legacy one (ms).
-   * Default 3000. A stdio server slower than that to start is taken for legacy too: raise it
-   * for slow starters. Over HTTP a legacy server answers with a status, never with silence, so
+   * How long the 'auto' probe waits on stdio before also sending `initialize` (ms). Default 3000.
+   * A server that was only slow to start answers in order, the probe first: when that answer
+   * arrives before initialize's, the client speaks 2026-07-28 and drops the handshake; a legacy
+   * server that ignores the probe answers initialize. Over HTTP a legacy server answers with a status, never with silence, so
    * the probe waits under `requestTimeoutMs` instead and no answer is a timeout error.
    */
   probeTimeoutMs?: number;

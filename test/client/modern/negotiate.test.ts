@@ -94,6 +94,38 @@ test('auto: a server that never answers the probe is initialized after probeTime
   await client.close();
 });
 
+test('auto: a server slow to start answers the probe after probeTimeoutMs, before initialize: it is spoken to in 2026-07-28', async () => {
+  // A stdio server that was only slow to start (a loaded machine, a cold npx) reads its input in
+  // order: server/discover first. Its late answer, arriving before initialize's, decides.
+  const clock = new ManualClock();
+  const held: Array<() => void> = [];
+  const { client, wire, connecting } = await scriptedClient(
+    (m, push) => {
+      if (m.method === 'server/discover') {
+        held.push(() => push({ id: m.id, result: discoverResult() }));
+        return undefined;
+      }
+      if (m.method === 'initialize') {
+        // Answered only after the held probe answer, as a server reading in order would.
+        for (const release of held.splice(0)) release();
+        held.push(() => push({ id: m.id, result: initializeResult() }));
+        return undefined;
+      }
+      return m.method === 'tools/list' ? { result: { resultType: 'complete', tools: [] } } : undefined;
+    },
+    { probeTimeoutMs: 50, clock },
+  );
+  await waitFor(() => wire.methods().length === 1, 'the probe');
+  clock.advance(50);
+  await within(connecting, 'the late probe answer to win');
+  assert.equal(client.era, 'modern');
+  assert.ok(!wire.methods().includes('notifications/initialized'), `the abandoned handshake is not completed: ${wire.methods().join()}`);
+  for (const release of held.splice(0)) release();
+  await flush();
+  assert.ok(!wire.methods().includes('notifications/initialized'), 'nor when its answer arrives later');
+  await client.close();
+});
+
 for (const code of [-32020, -32021]) {
   test(`auto: a recognised modern error (${code}) means modern, with no fallback to initialize`, async () => {
     const { client, wire, connecting } = await scriptedClient(() => ({
