@@ -13,11 +13,7 @@ test('attack: a client trickling its headers or its token request body is discon
   const [headers, body] = await within(
     Promise.all([
       trickle(running.port, 'POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: 1\r\n'),
-      trickle(
-        running.port,
-        'POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\n',
-        'a',
-      ),
+      trickle(running.port, 'POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\n', 'a'),
     ]),
     'the authorization server to disconnect both slow clients',
   );
