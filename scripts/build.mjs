@@ -5,6 +5,7 @@ import { chmodSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { buildStudioUi } from './studio-ui.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -14,3 +15,6 @@ chmodSync('dist/cli/main.js', 0o755);
 for (const entry of readdirSync('dist/cli', { recursive: true, withFileTypes: true })) {
   if (entry.isFile() && entry.name.endsWith('.d.ts')) rmSync(join(entry.parentPath ?? entry.path, entry.name));
 }
+// The studio's page: bundled, not compiled by tsc (tsconfig.build.json leaves src/studio/ui out).
+const ui = await buildStudioUi('dist/studio/assets');
+console.log(`studio page: ${(ui.jsGzip / 1024).toFixed(1)} KiB + ${(ui.cssGzip / 1024).toFixed(1)} KiB gzip (js + css)`);

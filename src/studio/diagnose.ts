@@ -1,0 +1,94 @@
+// What the studio shows when a connection fails. The connection doctor (src/client/doctor, being
+// built beside this) runs the connection step by step and names the failing step and its fix; the
+// studio takes it through this small interface, so it can be given (StudioOptions.diagnose) without
+// the studio knowing how it works.
+// TODO(lead): once src/client/doctor lands, pass its `diagnose(target)` here from
+// src/cli/commands/studio.ts (adapting its result to Diagnosis). Until then the studio reads the
+// error alone (firstLook), which names the common cases but cannot probe.
+import { ServerExitedError } from '../client/era.js';
+import type { Target } from '../host/targets.js';
+import { HttpStatusError } from '../transports/http/client/http-common.js';
+import type { Diagnosis } from './api-types.js';
+
+/** Diagnoses a failed connection to `target`; `stderr` is what a stdio server wrote last. */
+export type Diagnose = (target: Target, failure: { error: Error; stderr: readonly string[] }) => Promise<Diagnosis | undefined>;
+
+const HTTP_FIX: Record<number, string> = {
+  401: 'The server wants credentials: add a header to the target in your config ("headers": {"Authorization": "Bearer ..."}), or sign in with mcpkit inspect --oauth first.',
+  403: 'The server refused this client: check its allowed origins/hosts and the credentials given.',
+  404: 'Nothing answers MCP at this path: check the URL (most servers use /mcp; HTTP+SSE servers /sse).',
+  405: 'The server does not take POST here: the URL may be a web page, or an HTTP+SSE endpoint (try /sse).',
+  406: 'The server refused the Accept header: it may not implement Streamable HTTP.',
+  415: 'The server refused the content type: it may not implement Streamable HTTP.',
+};
+
+/** The studio's own reading of a failure: no probing, only the error and the stderr it has. */
+export async function firstLook(target: Target, failure: { error: Error; stderr: readonly string[] }): Promise<Diagnosis> {
+  const e = failure.error;
+  const stderr = failure.stderr.slice(-10);
+  const evidence = stderr.length > 0 ? stderr : undefined;
+  if (target.kind === 'stdio') {
+    if (/command not found|ENOENT/.test(e.message)) {
+      return {
+        by: 'studio',
+        step: 'start the command',
+        problem: `"${target.command}" could not be started: ${e.message}`,
+        fix: 'Check the command is installed and on PATH, or give its full path.',
+        evidence,
+      };
+    }
+    if (e instanceof ServerExitedError) {
+      return {
+        by: 'studio',
+        step: `answer ${e.method}`,
+        problem: `The server ${e.signal ? `was killed by ${e.signal}` : `exited with code ${e.exitCode}`} before answering ${e.method}.`,
+        fix: stderr.length > 0 ? 'Its last words on stderr are below.' : 'It wrote nothing on stderr: run the command in a terminal to see what it does.',
+        evidence,
+      };
+    }
+    if (/not valid JSON|Unexpected token|parse/i.test(e.message)) {
+      return {
+        by: 'studio',
+        step: 'read its messages',
+        problem: `The server wrote something that is not a JSON-RPC message on stdout: ${e.message}`,
+        fix: 'A stdio server must write only protocol messages on stdout; logs go to stderr.',
+        evidence,
+      };
+    }
+  }
+  if (e instanceof HttpStatusError) {
+    return {
+      by: 'studio',
+      step: `HTTP ${e.method} ${safePath(e.url)}`,
+      problem: `The server answered HTTP ${e.status}.`,
+      fix: HTTP_FIX[e.status],
+      evidence: e.body ? [e.body.slice(0, 500)] : undefined,
+    };
+  }
+  if (/ECONNREFUSED|fetch failed|ENOTFOUND|EAI_AGAIN/.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? '')}`)) {
+    return {
+      by: 'studio',
+      step: 'reach the server',
+      problem: `Nothing answers at ${target.kind === 'http' ? target.url : 'the address'}: ${e.message}`,
+      fix: 'Is the server running, on this port?',
+    };
+  }
+  if (/timed? ?out/i.test(e.message)) {
+    return {
+      by: 'studio',
+      step: 'get an answer',
+      problem: `The server did not answer in time: ${e.message}`,
+      fix: 'A slow start? A server that waits for something else (a login, a prompt on its terminal)?',
+      evidence,
+    };
+  }
+  return { by: 'studio', step: 'connect', problem: e.message, evidence };
+}
+
+function safePath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
