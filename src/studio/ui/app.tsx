@@ -106,7 +106,7 @@ export function App() {
           ) : place.tab === 'timeline' ? (
             <TimelinePanel />
           ) : place.tab === 'roots' ? (
-            <Roots key={state.roots.map((r) => r.uri).join()} state={state} />
+            <Roots state={state} />
           ) : !server ? (
             <p class="muted">Add a server to begin (left), or start the studio with one: mcpkit studio http://127.0.0.1:3000/mcp</p>
           ) : place.tab === 'overview' ? (
