@@ -140,7 +140,12 @@ describe('studio attacked from a browser', () => {
     // Chromium says why it refused on the console.
     assert.match(await framed.promise, /frame/i);
     const frame = other.frames().find((f) => f.url().startsWith(studio.origin));
-    const hasApp = frame ? await frame.$('.topbar').then((e) => e !== null).catch(() => false) : false;
+    const hasApp = frame
+      ? await frame
+          .$('.topbar')
+          .then((e) => e !== null)
+          .catch(() => false)
+      : false;
     assert.equal(hasApp, false);
     await context.close();
   });

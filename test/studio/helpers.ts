@@ -32,7 +32,7 @@ export interface Raw {
 /** One HTTP request with exactly the headers given (Host included). */
 export function raw(url: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: o.method ?? 'GET', headers: o.headers }, (res) => {
+    const req = httpRequest(url, { method: o.method ?? 'GET', headers: o.headers, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       // An event stream never ends by itself: its first event is enough.
@@ -76,7 +76,11 @@ export function apiCall(s: Session, path: string, body?: unknown, override: Reco
     ...override,
   };
   const clean = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined));
-  return raw(`${s.origin}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: clean, body: body === undefined ? undefined : JSON.stringify(body) });
+  return raw(`${s.origin}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: clean,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 export const CHROMIUM = '/usr/bin/chromium';

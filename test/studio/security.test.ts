@@ -17,7 +17,13 @@ describe('studio gate', () => {
   const dir = tempDir('studio-sec');
   before(async () => {
     studio = await startTestStudio({
-      servers: [{ name: 'remote', origin: 'command-line', target: { kind: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer SECRET-VALUE' }, label: 'x' } }],
+      servers: [
+        {
+          name: 'remote',
+          origin: 'command-line',
+          target: { kind: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer SECRET-VALUE' }, label: 'x' },
+        },
+      ],
     });
     s = await signIn(studio);
   });
@@ -52,7 +58,11 @@ describe('studio gate', () => {
   });
 
   test('every answer carries a strict CSP, nosniff, no-referrer and no framing', async () => {
-    for (const r of [await raw(`${studio.origin}/`, { headers: { Cookie: s.cookie } }), await raw(`${studio.origin}/api/state`), await apiCall(s, '/api/state')]) {
+    for (const r of [
+      await raw(`${studio.origin}/`, { headers: { Cookie: s.cookie } }),
+      await raw(`${studio.origin}/api/state`),
+      await apiCall(s, '/api/state'),
+    ]) {
       const csp = String(r.headers['content-security-policy']);
       assert.match(csp, /default-src 'none'/);
       assert.match(csp, /script-src 'self'(;|$)/);

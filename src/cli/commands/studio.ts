@@ -80,6 +80,8 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
     port: int(values, 'port', 0, 0, 65535),
     canAdd: !flag(values, 'no-add'),
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
+    // For work on the page itself: serve a build of it from elsewhere (scripts/studio-ui.mjs).
+    assetsDir: io.env.MCPKIT_STUDIO_ASSETS || undefined,
     onTargetRequest: (p) =>
       status.print(
         s.yellow(`! The page asks to ${p.target.kind === 'stdio' ? 'run' : 'connect to'}: ${p.target.text}`) +

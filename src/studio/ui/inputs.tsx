@@ -1,16 +1,18 @@
 // Questions servers wait on, answered by hand: elicitation as a form generated from its
 // requestedSchema or as a URL to visit, and sampling with you as the model. Both eras arrive here
 // alike (a server request, or an input request of a 2026-07-28 `input_required` round).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { PendingInput } from '../api-types.js';
 import { post } from './api.js';
 import { ContentBlock, Json } from './content.js';
 import { initialValue, type Schema } from './schema.js';
 import { SchemaForm } from './schema-form.js';
+import { useStudio } from './store.js';
 
 export function InputDialog({ inputs }: { inputs: PendingInput[] }) {
   const input = inputs[0];
   const box = useRef<HTMLDivElement>(null);
+  const era = useStudio(useCallback((s) => s.state?.servers.find((x) => x.name === input?.server)?.era, [input?.server]));
   useEffect(() => {
     box.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus();
   }, [input?.id]);
@@ -21,6 +23,13 @@ export function InputDialog({ inputs }: { inputs: PendingInput[] }) {
         <h2 id="input-title">
           {input.kind === 'elicitation' ? 'The server asks you' : 'The server asks the model (you)'} <span class="muted">· {input.server}</span>
         </h2>
+        <div class="muted small-print">
+          {era === 'modern'
+            ? 'asked in a 2026-07-28 input_required round: the call resumes with your answer'
+            : era === 'handshake'
+              ? 'asked by a server request (handshake era)'
+              : ''}
+        </div>
         {inputs.length > 1 ? <div class="muted">{inputs.length - 1} more waiting</div> : null}
         {input.kind === 'elicitation' ? <Elicitation key={input.id} input={input} /> : <Sampling key={input.id} input={input} />}
       </div>

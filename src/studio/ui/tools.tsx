@@ -116,12 +116,17 @@ function ToolDetail({ server, tool }: { server: ServerView; tool: ToolDef }) {
   const box = useRef<HTMLDivElement>(null);
 
   // The arguments checked against the inputSchema by the studio (ajv), a moment after each change.
+  // A verdict shows only for the arguments it was given: cleared at each change, and an answer
+  // that comes back after a newer change is dropped.
+  const checked = useRef(0);
   useEffect(() => {
     clearTimeout(timer.current);
+    setCheck(undefined);
+    const n = ++checked.current;
     timer.current = setTimeout(() => {
       post<{ ok: boolean; message?: string }>('/api/validate', { schema: root, value: args })
-        .then(setCheck)
-        .catch(() => setCheck(undefined));
+        .then((r) => n === checked.current && setCheck(r))
+        .catch(() => n === checked.current && setCheck(undefined));
     }, 250);
     return () => clearTimeout(timer.current);
   }, [args]);
