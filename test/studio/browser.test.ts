@@ -185,7 +185,7 @@ describe('mcpkit studio in a browser', () => {
     const sent = entries()
       .filter((e) => e.server === 'fixture' && e.dir === 'out' && e.method === 'tools/call')
       .at(-1);
-    assert.deepEqual((sent?.message as any).params.arguments, {
+    assert.deepEqual((sent?.message as any)?.params?.arguments, {
       title: 'Report',
       count: 3,
       ratio: 0.5,
