@@ -86,6 +86,7 @@ describe('mcpkit studio in a browser', () => {
     assert.match(text, /start the command/);
     assert.match(text, /mcpkit-studio-no-such-command/);
     assert.match(text, /PATH/);
+    await shot('failure');
     await openServer('demo', 'overview');
     await page.waitForSelector('[data-testid="server-state"]:has-text("connected")');
     assert.match((await page.textContent('.overview')) ?? '', /2026-07-28/);

@@ -7,6 +7,12 @@ import { post, serverPath } from './api.js';
 import { Json } from './content.js';
 import { useStudio } from './store.js';
 
+const ORIGIN: Record<ServerView['origin'], string> = {
+  'command-line': 'named on the command line',
+  config: 'from a config file',
+  page: 'added in the page, confirmed by you',
+};
+
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 export function Overview({ server }: { server: ServerView }) {
@@ -28,7 +34,7 @@ export function Overview({ server }: { server: ServerView }) {
           <button type="button" onClick={() => void run('reconnect')}>
             Reconnect
           </button>
-          {server.state === 'connected' ? (
+          {server.state === 'connected' && server.era === 'handshake' ? (
             <button type="button" onClick={() => void run('ping')}>
               Ping
             </button>
@@ -49,7 +55,7 @@ export function Overview({ server }: { server: ServerView }) {
         <dd>
           <code>{server.target?.text}</code>{' '}
           <span class="muted">
-            ({server.target?.kind}, from the {server.origin})
+            ({server.target?.kind}, {ORIGIN[server.origin]})
           </span>
           {server.target?.headerNames?.length ? <div class="muted">headers: {server.target.headerNames.join(', ')}</div> : null}
           {server.target?.envNames?.length ? <div class="muted">environment: {server.target.envNames.join(', ')}</div> : null}
