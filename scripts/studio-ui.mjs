@@ -13,7 +13,11 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export async function buildStudioUi(outdir, { minify = true } = {}) {
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { studio: 'src/studio/ui/main.tsx' },
+    // The stylesheet is an entry of its own (not imported by the script): studio.js and studio.css.
+    entryPoints: [
+      { in: 'src/studio/ui/main.tsx', out: 'studio' },
+      { in: 'src/studio/ui/studio.css', out: 'studio' },
+    ],
     outdir,
     bundle: true,
     format: 'esm',

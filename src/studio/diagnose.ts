@@ -56,13 +56,16 @@ export async function firstLook(target: Target, failure: { error: Error; stderr:
       };
     }
   }
-  if (e instanceof HttpStatusError) {
+  // Streamable HTTP refused, then the HTTP+SSE fallback too: the first refusal says most.
+  const http =
+    e instanceof HttpStatusError ? e : e instanceof AggregateError ? e.errors.find((x): x is HttpStatusError => x instanceof HttpStatusError) : undefined;
+  if (http) {
     return {
       by: 'studio',
-      step: `HTTP ${e.method} ${safePath(e.url)}`,
-      problem: `The server answered HTTP ${e.status}.`,
-      fix: HTTP_FIX[e.status],
-      evidence: e.body ? [e.body.slice(0, 500)] : undefined,
+      step: `HTTP ${http.method} ${safePath(http.url)}`,
+      problem: e === http ? `The server answered HTTP ${http.status}.` : e.message,
+      fix: HTTP_FIX[http.status],
+      evidence: http.body ? [http.body.slice(0, 500)] : undefined,
     };
   }
   if (/ECONNREFUSED|fetch failed|ENOTFOUND|EAI_AGAIN/.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? '')}`)) {

@@ -3,7 +3,6 @@ import { render } from 'preact';
 import { followEvents } from './api.js';
 import { App } from './app.js';
 import { apply, setConnection } from './store.js';
-import './studio.css';
 
 followEvents(apply, setConnection);
 const root = document.getElementById('app');
