@@ -59,8 +59,9 @@ export interface TimelineEntry {
   /** `out`: the studio's client sent it to the server; `in`: the server sent it. */
   dir: 'out' | 'in';
   era: 'modern' | 'handshake' | undefined;
-  kind: 'request' | 'response' | 'error' | 'notification' | 'other';
-  /** The method (for a response, the method of the request it answers). */
+  /** `http`: an HTTP exchange of the transport (request line, status, headers, stream ends), not a JSON-RPC message. */
+  kind: 'request' | 'response' | 'error' | 'notification' | 'http' | 'other';
+  /** The method (for a response, the method of the request it answers; for `http`, the request or status line). */
   method: string | undefined;
   id: string | number | undefined;
   /** For a response: milliseconds since its request. */

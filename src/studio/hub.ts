@@ -13,6 +13,7 @@ import type { PendingTarget, ServerOrigin, ServerView, StudioEvents, StudioState
 import { TargetRequests, viewOf } from './confirm.js';
 import { firstLook, type Diagnose } from './diagnose.js';
 import { InputQueue } from './inputs.js';
+import { tracedFetch } from './http-trace.js';
 import { forStream, Timeline } from './timeline.js';
 import type { Diagnosis } from './api-types.js';
 
@@ -114,6 +115,7 @@ export class StudioHub {
         elicitationUrl: true,
       },
       clientMiddleware: (server) => [this.timeline.middleware(server, () => this.pool.server(server)?.era)],
+      clientFetch: (server) => tracedFetch(server, this.timeline, this.clock),
       onEvent: (e) => this.onPoolEvent(e),
     });
   }

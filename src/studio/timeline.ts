@@ -44,6 +44,24 @@ export class Timeline {
     };
   }
 
+  /** Records what is not a JSON-RPC message (an HTTP exchange of the transport). */
+  note(server: string, dir: 'in' | 'out', kind: TimelineEntry['kind'], method: string, body: unknown, latencyMs?: number): void {
+    const entry: TimelineEntry = {
+      seq: ++this.seq,
+      time: this.clock.now(),
+      server,
+      dir,
+      era: this.eras.get(server),
+      kind,
+      method,
+      id: undefined,
+      size: jsonSize(body),
+      message: body,
+    };
+    if (latencyMs !== undefined) entry.latencyMs = latencyMs;
+    this.push(entry);
+  }
+
   /** Entries after `after`, at most `limit` of the newest. */
   since(after: number, limit = 5_000): TimelineEntry[] {
     const first = this.entries.findIndex((e) => e.seq > after);
@@ -104,6 +122,10 @@ export class Timeline {
       message: m,
     };
     if (latencyMs !== undefined) entry.latencyMs = latencyMs;
+    this.push(entry);
+  }
+
+  private push(entry: TimelineEntry): void {
     this.entries.push(entry);
     if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
     this.onEntry(entry);

@@ -94,6 +94,7 @@ export function TimelinePanel({ server: initialServer }: { server?: string }) {
           <option value="response">responses</option>
           <option value="error">errors</option>
           <option value="notification">notifications</option>
+          <option value="http">HTTP exchanges</option>
         </select>
         <label class="check">
           <input type="checkbox" checked={onlyPinned} onChange={(e) => setOnlyPinned((e.currentTarget as HTMLInputElement).checked)} /> pinned only
