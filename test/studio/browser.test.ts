@@ -164,6 +164,46 @@ describe('mcpkit studio in a browser', () => {
     await page.waitForSelector('.outcome:has-text("decline")');
   });
 
+  test('URL elicitation: a link to follow, never opened by the studio', async () => {
+    await openTool('fixture', 'visit');
+    await page.click('button:has-text("Call tool")');
+    const link = await page.waitForSelector('[role="dialog"] a[href="https://example.com/sign?ticket=42"]');
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+    assert.equal(await link.getAttribute('target'), '_blank');
+    await page.click('[role="dialog"] button:has-text("Accept")');
+    await page.waitForSelector('.outcome:has-text("you chose to accept")');
+  });
+
+  test('sampling in the handshake era, and the log level asked of a server', async () => {
+    await openTool('official', 'sample');
+    await page.fill('[name="prompt"]', 'Say pong');
+    await page.click('button:has-text("Call tool")');
+    await page.waitForSelector('[role="dialog"][data-input-kind="sampling"]:has-text("Say pong")');
+    await page.fill('[name="sampling-text"]', 'pong');
+    await page.click('[role="dialog"] button:has-text("Send answer")');
+    await page.waitForSelector('.outcome:has-text("pong")');
+    const asked = entries().find((e) => e.server === 'official' && e.dir === 'in' && e.method === 'sampling/createMessage');
+    assert.equal(asked?.era, 'handshake');
+    // Logging: the level set in the page goes to the server, whose messages then show.
+    await openServer('official', 'overview');
+    await page.selectOption('[name="log-level"]', 'warning');
+    await waitFor(
+      () => entries().some((e) => e.server === 'official' && e.method === 'logging/setLevel' && e.kind === 'response'),
+      'logging/setLevel answered',
+    );
+    await openTool('official', 'log');
+    await page.selectOption('[name="level"]', 'info');
+    await page.fill('[name="text"]', 'below the level');
+    await callAndRead();
+    await page.selectOption('[name="level"]', 'error');
+    await page.fill('[name="text"]', 'above the level');
+    await page.click('button:has-text("Call tool")');
+    await page.waitForSelector('.outcome:has-text("logged")');
+    await openServer('official', 'overview');
+    await page.waitForSelector('.logs:has-text("above the level")');
+    assert.doesNotMatch((await page.textContent('.logs')) ?? '', /below the level/);
+  });
+
   test('the form covers nested objects, arrays, enums, a nullable enum, oneOf, defaults and formats', async () => {
     await openTool('fixture', 'configure');
     // The default of `count` is in the form already.
