@@ -147,7 +147,8 @@ export class StudioHub {
   state(): StudioState {
     return {
       version: this.options.version,
-      servers: this.pool.servers().map((s) => this.view(s.name)!),
+      // A server being removed is still in the pool for a moment, no longer here.
+      servers: this.pool.servers().flatMap((s) => this.view(s.name) ?? []),
       inputs: this.inputs.list(),
       pendingTargets: this.targets.list(),
       roots: this.roots.map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
