@@ -333,6 +333,21 @@ describe('mcpkit studio in a browser', () => {
     await waitFor(() => existsSync(marker), 'the confirmed command to run');
   });
 
+  test('the keyboard alone finds a tool and calls it', async () => {
+    await openServer('demo', 'tools');
+    await page.focus('[aria-label="Filter tools"]');
+    await page.keyboard.type('echo');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Tools');
+    await page.keyboard.press('ArrowDown');
+    await page.waitForSelector('.tool-detail h2:has-text("echo")');
+    for (let i = 0; i < 12 && (await page.evaluate(() => document.activeElement?.getAttribute('name'))) !== 'message'; i++) await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'message');
+    await page.keyboard.type('typed, not clicked');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForSelector('.outcome:has-text("typed, not clicked")');
+  });
+
   test('a command palette, and a dark theme', async () => {
     await page.keyboard.press('Control+K');
     await page.waitForSelector('[aria-label="Command palette"]');
