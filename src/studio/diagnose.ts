@@ -2,8 +2,9 @@
 // built beside this) runs the connection step by step and names the failing step and its fix; the
 // studio takes it through this small interface, so it can be given (StudioOptions.diagnose) without
 // the studio knowing how it works.
-// TODO(lead): once src/client/doctor lands, pass its `diagnose(target)` here from
-// src/cli/commands/studio.ts (adapting its result to Diagnosis). Until then the studio reads the
+// TODO(lead): once the doctor (wip/doctor: src/host/doctor/diagnose.ts) is merged, wire it in
+// src/cli/commands/studio.ts: `diagnose: fromDoctor(diagnose, { cwd: io.cwd, baseEnv: io.env })`
+// in startStudio's options (fromDoctor below adapts its Diagnosis). Until then the studio reads the
 // error alone (firstLook), which names the common cases but cannot probe.
 import { ServerExitedError } from '../client/era.js';
 import type { Target } from '../host/targets.js';
@@ -86,6 +87,42 @@ export async function firstLook(target: Target, failure: { error: Error; stderr:
     };
   }
   return { by: 'studio', step: 'connect', problem: e.message, evidence };
+}
+
+/** The doctor's diagnosis, as far as the studio reads it (src/host/doctor/types.ts on wip/doctor). */
+export interface DoctorDiagnosis {
+  ok: boolean;
+  steps: ReadonlyArray<{ step: string; ok: boolean; ms: number; detail: string }>;
+  failure?: { step: string; summary: string; fix: string };
+}
+
+/** The doctor's entry point, as far as the studio calls it. */
+export type DoctorFn = (
+  target: { url: string; headers?: Record<string, string> } | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string },
+  options: { cwd?: string; baseEnv?: Record<string, string | undefined> },
+) => Promise<DoctorDiagnosis>;
+
+/**
+ * The connection doctor as the studio's Diagnose: it walks the connection again (a stdio server
+ * is started once more: it is one the user named or confirmed) and its first failing step becomes
+ * the diagnosis, every step it took the evidence. When the doctor's own walk succeeds (a server that
+ * failed once and not again), undefined: the studio falls back to reading the error.
+ */
+export function fromDoctor(doctor: DoctorFn, options: { cwd?: string; baseEnv?: Record<string, string | undefined> } = {}): Diagnose {
+  return async (target) => {
+    const d = await doctor(
+      target.kind === 'http' ? { url: target.url, headers: target.headers } : { command: target.command, args: target.args, env: target.env, cwd: target.cwd },
+      options,
+    );
+    if (d.ok || !d.failure) return undefined;
+    return {
+      by: 'doctor',
+      step: d.failure.step,
+      problem: d.failure.summary,
+      fix: d.failure.fix,
+      evidence: d.steps.map((s) => `${s.ok ? '✓' : '✖'} ${s.step} (${Math.round(s.ms)} ms): ${s.detail}`),
+    };
+  };
 }
 
 function safePath(url: string): string {

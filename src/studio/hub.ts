@@ -314,7 +314,9 @@ export class StudioHub {
         this.attach(e.server, m);
         break;
       case 'failed':
-        void this.diagnoseFailure(e.server, m, e.error);
+        // The doctor walks the connection again (a stdio server is started once more): only once
+        // the studio has given up; while a retry is due, the error is read as it is.
+        void this.diagnoseFailure(e.server, m, e.error, e.retryInMs === undefined);
         break;
       case 'closed':
         m.detach?.();
@@ -325,10 +327,10 @@ export class StudioHub {
     this.touch(e.server);
   }
 
-  private async diagnoseFailure(name: string, m: Meta, error: Error): Promise<void> {
+  private async diagnoseFailure(name: string, m: Meta, error: Error, final: boolean): Promise<void> {
     let d: Diagnosis | undefined;
     try {
-      d = await this.diagnose(m.target, { error, stderr: m.stderr });
+      if (final) d = await this.diagnose(m.target, { error, stderr: m.stderr });
     } catch {
       d = undefined;
     }
