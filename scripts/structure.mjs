@@ -25,6 +25,7 @@ export const LAYERS = [
   'host',
   'gateway',
   'testing',
+  'studio',
   'cli',
   'entries',
 ];
@@ -48,7 +49,7 @@ function listSources(root, dir, out = []) {
   for (const name of readdirSync(join(root, dir)).sort()) {
     const rel = `${dir}/${name}`;
     if (statSync(join(root, rel)).isDirectory()) listSources(root, rel, out);
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(rel);
+    else if ((name.endsWith('.ts') && !name.endsWith('.d.ts')) || name.endsWith('.tsx')) out.push(rel);
   }
   return out;
 }

@@ -145,7 +145,7 @@ async function importKeyPair(jwk: JsonWebKey): Promise<CryptoKeyPair> {
 }
 
 /** Opens a URL in the desktop browser: the program is run directly, never through a shell. */
-function openBrowser(url: string): void {
+export function openBrowser(url: string): void {
   const [cmd, args] =
     process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
   try {

@@ -12,6 +12,7 @@ import { listCommand } from './commands/list.js';
 import { serveCommand } from './commands/serve.js';
 import { gatewayCommand } from './commands/gateway.js';
 import { skillCommand, skillsCommand } from './commands/skills.js';
+import { studioCommand } from './commands/studio.js';
 import type { CliIo } from './io.js';
 import { runClientCommand, type ClientCommand } from './run-client.js';
 
@@ -36,6 +37,9 @@ Talk to a server (TARGET: a URL, a quoted command line, or a server name from a 
   ... --json                           machine-readable output
   ... --trace                          show the wire exchange on stderr (--trace-file F: JSON lines)
   ... --era auto|modern|handshake      protocol era (default auto: 2026-07-28 if the server speaks it)
+
+Look and play (a web studio: forms from schemas, elicitation, sampling, the protocol timeline):
+  mcpkit studio [TARGET...]            opens it in the browser; --config FILE for every server of a config
 
 Bridge:
   mcpkit bridge --stdio-to-http URL    a stdio server that forwards to a remote HTTP server
@@ -98,6 +102,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (cmd === 'install') return installCommand(rest, io);
   if (cmd === 'card') return cardCommand(rest, io);
   if (cmd === 'chat') return chatCommand(rest, io);
+  if (cmd === 'studio') return studioCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];
   if (client) return runClientCommand(client, rest, io);
   throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);

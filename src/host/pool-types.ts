@@ -92,6 +92,8 @@ export interface PoolOptions {
   clientInfo?: { name: string; version: string };
   /** Message middleware of the client for `server`, asked anew for each connection (tracing: one `otelClient()` per client). */
   clientMiddleware?: (server: string) => MessageMiddleware[];
+  /** The fetch of the HTTP transports of `server`, asked anew for each connection (to see the HTTP exchanges; default the global fetch). */
+  clientFetch?: (server: string) => typeof fetch | undefined;
   /** Every event, as it happens (also available through `on`). */
   onEvent?: (event: PoolEvent) => void;
 }

@@ -87,6 +87,7 @@ export class ServerPool implements ToolSource {
       cwd: this.cwd,
       env: options.env ?? process.env,
       emit: (e) => this.emit(e),
+      fetch: options.clientFetch,
       changed: (link) => this.changed(link),
     };
     for (const def of serverDefs(options, this.cwd)) this.links.set(def.name, new ServerLink(def, this.host));

@@ -24,6 +24,8 @@ export interface LinkHost {
   cwd: string;
   env: Record<string, string | undefined>;
   emit(event: PoolEvent): void;
+  /** The fetch an HTTP server's transport uses (PoolOptions.clientFetch); undefined: the global one. */
+  fetch?(server: string): typeof fetch | undefined;
   /** The link's tool list (or its availability) changed. */
   changed(link: ServerLink): void;
 }
@@ -185,7 +187,7 @@ export class ServerLink {
       return client;
     }
     const t = c.target;
-    if (t.kind === 'http') return (await connectHttp(t.url, options, { headers: t.headers })).client;
+    if (t.kind === 'http') return (await connectHttp(t.url, options, { headers: t.headers, fetch: this.host.fetch?.(this.name) })).client;
     // As the CLI does: a server that exits on the era probe is started once more and initialized
     // (the era cache remembers it); one that exits for a reason of its own is reported.
     for (let probe = 1; ; probe++) {

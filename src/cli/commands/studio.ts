@@ -1,0 +1,158 @@
+// mcpkit studio [TARGET...]: the web studio (src/studio) on loopback, its address (with the
+// per-run access token) printed and opened in the browser.
+import { resolve } from 'node:path';
+import { readConfig, resolveTarget, targetFromEntry, type ConfigEntry } from '../../host/targets.js';
+import { settingsOf } from '../../host/pool-config.js';
+import type { ServerView } from '../../studio/api-types.js';
+import { nameFor } from '../../studio/confirm.js';
+import type { StudioServer } from '../../studio/hub.js';
+import { startStudio } from '../../studio/http.js';
+import { isLoopbackAddress } from '../../studio/security.js';
+import { envFrom, eraOf, flag, headersFrom, int, parse, str, strs, UsageError, version, type OptionSpecs } from '../args.js';
+import type { CliIo } from '../io.js';
+import { openBrowser } from '../oauth.js';
+import { StatusLine } from '../term.js';
+
+const OPTIONS: OptionSpecs = {
+  config: { type: 'string' },
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  'no-open': { type: 'boolean' },
+  'no-add': { type: 'boolean' },
+  header: { type: 'string', multiple: true, short: 'H' },
+  env: { type: 'string', multiple: true, short: 'e' },
+  era: { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const USAGE = `Usage: mcpkit studio [TARGET...] [options]
+
+A web studio to connect to, debug and play with MCP servers: tools with forms from their
+schemas, resources, prompts, elicitation and sampling answered by hand, and the protocol
+timeline. TARGET: a URL, a quoted command line, or a server name from a config (several at
+once). With --config FILE and no TARGET, every server of FILE.
+
+It listens on 127.0.0.1 and answers only the browser that opened the address it prints (that
+address carries a random access token). Servers the page asks to add are started only after
+you confirm them in the page.
+
+Options:
+  --config FILE          an mcpServers config (Claude, Cursor, VS Code, .mcp.json)
+  -p, --port N           port (default 0: a free one)
+  --host HOST            interface to bind (default 127.0.0.1; anything else is reachable
+                         from other machines: the token is then all that protects it)
+  --no-open              print the address, do not open a browser
+  --no-add               the page cannot add servers (only the ones given here)
+  -H, --header "K: V"    HTTP header for URL targets (repeatable)
+  -e, --env KEY=VALUE    environment variable for command targets (repeatable)
+  --era ERA              auto (default), modern or handshake, for every server
+  --timeout SECONDS      request timeout (default 60)
+`;
+
+export async function studioCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse('studio', argv, OPTIONS);
+  if (flag(values, 'help')) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const status = new StatusLine(io.stderr, io.env);
+  const s = status.style;
+  const config = str(values, 'config');
+  const era = eraOf(values);
+  const servers = studioServers(positionals, {
+    config: config === undefined ? undefined : resolve(io.cwd, config),
+    headers: headersFrom(strs(values, 'header')),
+    env: envFrom(strs(values, 'env')),
+    cwd: io.cwd,
+    home: io.env.HOME || undefined,
+  });
+  for (const srv of servers) srv.settings = { ...srv.settings, era: srv.settings?.era ?? era };
+  const host = str(values, 'host') ?? '127.0.0.1';
+  const studio = await startStudio({
+    servers,
+    version: version(),
+    cwd: io.cwd,
+    home: io.env.HOME || undefined,
+    config: config === undefined ? undefined : resolve(io.cwd, config),
+    env: io.env,
+    host,
+    port: int(values, 'port', 0, 0, 65535),
+    canAdd: !flag(values, 'no-add'),
+    requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
+    // For work on the page itself: serve a build of it from elsewhere (scripts/studio-ui.mjs).
+    assetsDir: io.env.MCPKIT_STUDIO_ASSETS || undefined,
+    onTargetRequest: (p) =>
+      status.print(
+        s.yellow(`! The page asks to ${p.target.kind === 'stdio' ? 'run' : 'connect to'}: ${p.target.text}`) +
+          s.dim(`  (as server "${p.name}"; nothing happens unless you confirm it in the page)`),
+      ),
+  });
+  if (!isLoopbackAddress(host)) {
+    status.print(
+      s.yellow(`! Listening on ${host}: other machines can reach the studio. Only the access token in its address protects it; do not share that address.`),
+    );
+  }
+  io.stdout.write(`mcpkit studio: ${studio.url}\n`);
+  const states = new Map<string, string>();
+  const off = studio.hub.on((event, data) => {
+    if (event !== 'server') return;
+    const v = data as ServerView;
+    if (states.get(v.name) === v.state) return;
+    states.set(v.name, v.state);
+    if (v.state === 'connected')
+      status.print(`${s.green('✓')} ${v.name}: connected (${v.era === 'modern' ? '2026-07-28' : (v.protocolVersion ?? 'handshake')})`);
+    else if (v.state === 'failed') status.print(`${s.red('✖')} ${v.name}: ${v.error ?? 'failed'}`);
+  });
+  if (!flag(values, 'no-open')) openBrowser(studio.url);
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const unsubscribe = io.onSignal(() => {
+      if (stopping) return done(130);
+      stopping = true;
+      off();
+      void studio.close().finally(() => {
+        unsubscribe();
+        done(0);
+      });
+    });
+  });
+}
+
+/** The servers named on the command line (resolved against --config), or every server of --config. */
+export function studioServers(
+  positionals: string[],
+  o: { config?: string; headers: Record<string, string>; env: Record<string, string>; cwd: string; home?: string },
+): StudioServer[] {
+  const out: StudioServer[] = [];
+  const taken = (n: string) => out.some((x) => x.name === n);
+  if (positionals.length === 0) {
+    if (o.config === undefined) return out;
+    const entries = readConfig(o.config);
+    for (const [name, entry] of Object.entries(entries)) {
+      const target = targetFromEntry(name, entry, { ...o, file: o.config });
+      if (target.kind === 'stdio' && target.cwd !== undefined) target.cwd = resolve(o.cwd, target.cwd);
+      const settings = settingsOf(entry as Record<string, unknown>, `server "${name}" in ${o.config}`);
+      out.push({ name, target, origin: 'config', settings });
+    }
+    return out;
+  }
+  for (const spec of positionals) {
+    const target = resolveTarget(spec, o);
+    let entry: ConfigEntry | undefined;
+    if (o.config !== undefined) {
+      const all = readConfig(o.config);
+      if (Object.hasOwn(all, spec)) entry = all[spec];
+    }
+    const fromConfig = entry !== undefined;
+    const name = fromConfig ? spec : nameFor(target, taken);
+    if (taken(name)) throw new UsageError(`studio: two servers are named "${name}"`);
+    out.push({
+      name,
+      target,
+      origin: fromConfig ? 'config' : 'command-line',
+      ...(fromConfig ? { settings: settingsOf(entry as Record<string, unknown>, `server "${name}"`) } : {}),
+    });
+  }
+  return out;
+}

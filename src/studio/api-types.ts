@@ -1,0 +1,136 @@
+// The shapes the studio's HTTP API and event stream carry, shared by the server (src/studio) and
+// the page (src/studio/ui). Types only: the page's bundle takes nothing else from here.
+
+/** Where a server came from: the command line or a config file (trusted), or the page (confirmed by the user). */
+export type ServerOrigin = 'command-line' | 'config' | 'page';
+
+/** What the doctor (or the studio's own first look) says about a failed connection. */
+export interface Diagnosis {
+  /** The step that failed, in a few words: "start the command", "HTTP POST /mcp", "initialize". */
+  step: string;
+  /** What went wrong, for a person. */
+  problem: string;
+  /** What to do about it, when known. */
+  fix?: string;
+  /** Evidence: the server's last stderr lines, an HTTP status and body... */
+  evidence?: string[];
+  /** Who diagnosed: the connection doctor, or the studio's reading of the error alone. */
+  by: 'doctor' | 'studio';
+}
+
+/** How the studio reaches a server, as shown (secrets left out: header values are not sent to the page). */
+export interface TargetView {
+  kind: 'http' | 'stdio';
+  /** The URL, or the command line. */
+  text: string;
+  /** Names of the HTTP headers or environment variables given (not their values). */
+  headerNames?: string[];
+  envNames?: string[];
+  cwd?: string;
+}
+
+export interface ServerView {
+  name: string;
+  origin: ServerOrigin;
+  target: TargetView | undefined;
+  state: 'connecting' | 'connected' | 'failed' | 'closed';
+  era: 'modern' | 'handshake' | undefined;
+  protocolVersion: string | undefined;
+  serverInfo: { name: string; version: string; title?: string; [k: string]: unknown } | undefined;
+  capabilities: Record<string, unknown> | undefined;
+  instructions: string | undefined;
+  error: string | undefined;
+  diagnosis: Diagnosis | undefined;
+  retryInMs: number | undefined;
+  pid: number | undefined;
+  /** The last lines the server wrote on stderr (stdio servers). */
+  stderr: string[];
+  /** Resource URIs subscribed to from the studio. */
+  subscriptions: string[];
+  logLevel: string | undefined;
+}
+
+/** One JSON-RPC message of the protocol timeline. */
+export interface TimelineEntry {
+  seq: number;
+  /** Epoch milliseconds when it crossed the client's middleware. */
+  time: number;
+  server: string;
+  /** `out`: the studio's client sent it to the server; `in`: the server sent it. */
+  dir: 'out' | 'in';
+  era: 'modern' | 'handshake' | undefined;
+  /** `http`: an HTTP exchange of the transport (request line, status, headers, stream ends), not a JSON-RPC message. */
+  kind: 'request' | 'response' | 'error' | 'notification' | 'http' | 'other';
+  /** The method (for a response, the method of the request it answers; for `http`, the request or status line). */
+  method: string | undefined;
+  id: string | number | undefined;
+  /** For a response: milliseconds since its request. */
+  latencyMs?: number;
+  /** Its size as JSON, in bytes. */
+  size: number;
+  /** The message; left out from the event stream past a size (fetch it by seq). */
+  message?: unknown;
+  truncated?: boolean;
+}
+
+/** A request of a server that waits for the user: elicitation (form or URL) or sampling. */
+export interface PendingInput {
+  id: string;
+  server: string;
+  kind: 'elicitation' | 'sampling';
+  params: Record<string, unknown>;
+  /** Epoch ms. */
+  since: number;
+}
+
+/** A page's request to add a server, waiting for the user's confirmation in the page. */
+export interface PendingTarget {
+  id: string;
+  /** Single-use; the confirmation must carry it. */
+  nonce: string;
+  name: string;
+  target: TargetView;
+  /** What starting it does, in one sentence. */
+  warning: string;
+  /** Epoch ms after which the request is void. */
+  expires: number;
+}
+
+export interface StudioState {
+  version: string;
+  servers: ServerView[];
+  inputs: PendingInput[];
+  pendingTargets: PendingTarget[];
+  roots: Array<{ uri: string; name?: string }>;
+  /** The sequence number of the newest timeline entry (0: none yet). */
+  lastSeq: number;
+  /** Whether the page may ask to add servers at all (`--no-add` turns it off). */
+  canAdd: boolean;
+}
+
+/** The server-sent events of GET /api/events, by name. */
+export interface StudioEvents {
+  /** First on every stream: the whole state and the newest timeline entries. */
+  snapshot: { state: StudioState; timeline: TimelineEntry[] };
+  server: ServerView;
+  'server-removed': { name: string };
+  message: TimelineEntry;
+  progress: { callId: string; progress: number; total?: number; message?: string };
+  input: PendingInput;
+  'input-done': { id: string };
+  'target-pending': PendingTarget;
+  'target-done': { id: string };
+  /** A server notification the page reacts to: list changes, resource updates, log messages. */
+  notification: { server: string; method: string; params: unknown };
+  roots: { roots: StudioState['roots'] };
+}
+
+/** What a tool call returns through the API. */
+export interface CallOutcome {
+  result?: Record<string, unknown>;
+  error?: { code?: number; message: string; data?: unknown };
+  durationMs: number;
+  /** The structured content checked against the tool's outputSchema, when it has one. */
+  outputCheck?: { ok: boolean; message?: string };
+  cancelled?: boolean;
+}
