@@ -19,9 +19,9 @@ import type { SessionExpiredError } from '../transports/http/client/http-common.
 import { SseClientTransport } from '../transports/http/client/sse-legacy.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import type { Transport } from '../engine/transport.js';
-import { eraCache, eraKeyOf, eraOf, judgeHttpProbe, ProbeClosedError, probeHttp, probeOverPeer, startFailure } from './era.js';
+import { eraCache, eraKeyOf, eraOf, probeEra, startFailure } from './era.js';
 import type { Era, EraOption, Verdict } from './era.js';
-import { performHandshake } from './handshake.js';
+import { handshakeUnlessLate, performHandshake } from './handshake.js';
 import { ServerCalls, type CallOptions } from './calls.js';
 import { ClientInputs, type ElicitationHandler, type SamplingHandler } from './inputs.js';
 import { keepListening, ListenRegistry, ListenStream, missedWhileAway, type ListenNotification, type ListenOptions, type Subscription } from './listen.js';
@@ -211,18 +211,7 @@ export class McpClient extends ServerCalls {
     if (wanted !== 'auto') era = wanted;
     else if (cached === 'modern' || cached === 'handshake') era = cached;
     else {
-      const timeout = this.options.probeTimeoutMs ?? 3000;
-      try {
-        verdict =
-          transport instanceof StreamableHttpClientTransport
-            ? judgeHttpProbe(await probeHttp(transport, session.withEnvelope(undefined), this.options.requestTimeoutMs))
-            : await probeOverPeer(peer, session.withEnvelope(undefined), timeout, this.options.clock ?? systemClock);
-      } catch (err) {
-        // The probe killed a legacy server: the next connection to it (connect() makes one at
-        // once; a caller with its own transport makes it) must initialize without probing.
-        if (err instanceof ProbeClosedError) eraCache.set(key, 'handshake');
-        throw err;
-      }
+      verdict = await probeEra(peer, transport, session.withEnvelope(undefined), key, this.options);
       era = verdict.era;
       if (verdict.era === 'modern') session.adopt(verdict.supported);
     }
@@ -230,23 +219,16 @@ export class McpClient extends ServerCalls {
       let outcome: ConnectOutcome | undefined;
       if (era === 'handshake') {
         const declared = this.handshakeCapabilities();
-        const giveUp = new AbortController();
-        const handshake = performHandshake(peer, this.clientInfo, declared, {
-          protocolVersion: isHandshakeVersion(pinned) || wanted === 'handshake' ? pinned : undefined,
-          timeoutMs: this.options.requestTimeoutMs,
-          signal: giveUp.signal,
-        });
         // After a probe that timed out, a stdio server answers in order: the probe's answer, if
         // it comes before initialize's, says it was only slow to start (and speaks 2026-07-28).
-        const late = verdict?.era === 'handshake' ? verdict.late : undefined;
-        type First = { o: Awaited<typeof handshake> } | { v: Extract<Verdict, { era: 'modern' }> };
-        const settled = (): Promise<First> => handshake.then((o) => ({ o }));
-        const first: First = late
-          ? await Promise.race([settled(), late.then((v): First | Promise<First> => (v?.era === 'modern' ? { v } : settled()))])
-          : await settled();
+        const first = await handshakeUnlessLate(
+          peer,
+          this.clientInfo,
+          declared,
+          { protocolVersion: isHandshakeVersion(pinned) || wanted === 'handshake' ? pinned : undefined, timeoutMs: this.options.requestTimeoutMs },
+          verdict?.era === 'handshake' ? verdict.late : undefined,
+        );
         if ('v' in first) {
-          giveUp.abort(new LocalError('aborted', 'initialize was given up: the server answered server/discover first'));
-          handshake.catch(() => {});
           era = 'modern';
           verdict = first.v;
           session.adopt(first.v.supported);

@@ -37,6 +37,8 @@ export type Verdict =
       late?: Promise<Verdict | undefined>;
     };
 
+export type ModernVerdict = Extract<Verdict, { era: 'modern' }>;
+
 /** Errors only a 2026-07-28 server sends: seeing one means "modern, do not fall back". */
 const MODERN_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
 
@@ -185,6 +187,26 @@ export async function probeOverPeer(peer: Peer, params: JsonObject, timeoutMs: n
     throw err;
   } finally {
     clock.clearTimeout(timer);
+  }
+}
+
+/** The 'auto' era probe of a new connection, over HTTP or any message transport. */
+export async function probeEra(
+  peer: Peer,
+  transport: Transport,
+  params: JsonObject,
+  key: string | undefined,
+  o: { probeTimeoutMs?: number; requestTimeoutMs?: number; clock?: Clock },
+): Promise<Verdict> {
+  try {
+    return transport instanceof StreamableHttpClientTransport
+      ? judgeHttpProbe(await probeHttp(transport, params, o.requestTimeoutMs))
+      : await probeOverPeer(peer, params, o.probeTimeoutMs ?? 3000, o.clock ?? systemClock);
+  } catch (err) {
+    // The probe killed a legacy server: the next connection to it (connect() makes one at
+    // once; a caller with its own transport makes it) must initialize without probing.
+    if (err instanceof ProbeClosedError) eraCache.set(key, 'handshake');
+    throw err;
   }
 }
 

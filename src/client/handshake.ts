@@ -3,6 +3,7 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { Peer } from '../engine/peer.js';
 import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types.js';
 import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from '../protocol/versions.js';
+import type { ModernVerdict, Verdict } from './era.js';
 
 /** What the handshake settled for a client connection. */
 export interface HandshakeOutcome {
@@ -49,4 +50,29 @@ export async function performHandshake(
     serverCapabilities: raw.capabilities,
     instructions: raw.instructions,
   };
+}
+
+/**
+ * The handshake, unless `late` (the answer to an era probe that timed out) shows a 2026-07-28
+ * server first: then the handshake is given up (no `notifications/initialized` follows) and the
+ * modern verdict is returned instead.
+ */
+export async function handshakeUnlessLate(
+  peer: Peer,
+  clientInfo: Implementation,
+  capabilities: ClientCapabilities,
+  options: { protocolVersion?: string; timeoutMs?: number },
+  late: Promise<Verdict | undefined> | undefined,
+): Promise<{ o: HandshakeOutcome } | { v: ModernVerdict }> {
+  const giveUp = new AbortController();
+  const handshake = performHandshake(peer, clientInfo, capabilities, { ...options, signal: giveUp.signal });
+  type First = { o: HandshakeOutcome } | { v: ModernVerdict };
+  const settled = (): Promise<First> => handshake.then((o) => ({ o }));
+  if (!late) return settled();
+  const first = await Promise.race([settled(), late.then((v): First | Promise<First> => (v?.era === 'modern' ? { v } : settled()))]);
+  if ('v' in first) {
+    giveUp.abort(new LocalError('aborted', 'initialize was given up: the server answered server/discover first'));
+    handshake.catch(() => {});
+  }
+  return first;
 }
