@@ -1,0 +1,83 @@
+// What a tool is made of, for search: its fields, each tokenised on its own, as sorted
+// (term, field, count) triples plus the length of each field. A tool's analysis depends only on
+// the tool as its server listed it (and its server's name), so it is made once per listing and
+// reused when the index is rebuilt after another server's list_changed.
+import type { HostTool } from '../tool-source.js';
+import { tokenize } from './tokenize.js';
+
+export const FIELDS = ['name', 'title', 'description', 'parameters', 'parameterDescriptions', 'server', 'instructions'] as const;
+export type ToolField = (typeof FIELDS)[number];
+export const FIELD_COUNT = FIELDS.length;
+export const INSTRUCTIONS = FIELDS.indexOf('instructions');
+
+/** A tool's terms: `terms[i]` occurs `counts[i]` times in field `fields[i]`; sorted by term. */
+export interface Analysis {
+  readonly terms: readonly string[];
+  readonly fields: Uint8Array;
+  readonly counts: Uint16Array;
+  /** Terms per field. */
+  readonly lengths: Float64Array;
+}
+
+const MAX_DEPTH = 3;
+
+/** Parameter names, and the descriptions, titles and enum values of parameters, nested ones included. */
+function walkSchema(schema: unknown, names: string[], texts: string[], depth: number): void {
+  if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH) return;
+  const s = schema as Record<string, unknown>;
+  const props = s.properties;
+  if (props && typeof props === 'object') {
+    for (const [name, sub] of Object.entries(props as Record<string, unknown>)) {
+      names.push(name);
+      if (sub && typeof sub === 'object') {
+        const p = sub as Record<string, unknown>;
+        if (typeof p.description === 'string') texts.push(p.description);
+        if (typeof p.title === 'string') texts.push(p.title);
+        if (Array.isArray(p.enum)) for (const v of p.enum) if (typeof v === 'string') texts.push(v);
+      }
+      walkSchema(sub, names, texts, depth + 1);
+    }
+  }
+  if (s.items) walkSchema(s.items, names, texts, depth + 1);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const list = s[key];
+    if (Array.isArray(list)) for (const sub of list) walkSchema(sub, names, texts, depth + 1);
+  }
+}
+
+/** The text of each field of a tool (instructions are the server's, analysed once per server). */
+export function fieldTexts(t: HostTool): string[] {
+  const names: string[] = [];
+  const texts: string[] = [];
+  walkSchema(t.tool.inputSchema, names, texts, 0);
+  return [t.tool.name, t.tool.title ?? '', t.tool.description ?? '', names.join(' '), texts.join(' '), t.server, ''];
+}
+
+/** Names and parameter names keep every part: `get`, `to`, `by` say something there. */
+const KEEP_STOPWORDS = new Set<number>([FIELDS.indexOf('name'), FIELDS.indexOf('parameters'), FIELDS.indexOf('server')]);
+
+/** Analyses the given field texts (an empty text adds nothing). */
+export function analyse(texts: readonly string[]): Analysis {
+  const counts = new Map<string, number>();
+  const lengths = new Float64Array(FIELD_COUNT);
+  texts.forEach((text, f) => {
+    if (!text) return;
+    const words = tokenize(text, KEEP_STOPWORDS.has(f));
+    lengths[f] = words.length;
+    for (const w of words) {
+      const key = `${w}\u0000${f}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  });
+  const keys = [...counts.keys()].sort();
+  const terms: string[] = [];
+  const fields = new Uint8Array(keys.length);
+  const out = new Uint16Array(keys.length);
+  keys.forEach((key, i) => {
+    const cut = key.lastIndexOf('\u0000');
+    terms.push(key.slice(0, cut));
+    fields[i] = Number(key.slice(cut + 1));
+    out[i] = Math.min(65_535, counts.get(key) as number);
+  });
+  return { terms, fields, counts: out, lengths };
+}
