@@ -42,7 +42,7 @@ const SERVERS = [
   { name: 'google-maps', pkg: '@modelcontextprotocol/server-google-maps', env: { GOOGLE_MAPS_API_KEY: 'dummy' } },
   { name: 'puppeteer', pkg: '@modelcontextprotocol/server-puppeteer', env: { PUPPETEER_SKIP_DOWNLOAD: '1' } },
   { name: 'postgres', pkg: '@modelcontextprotocol/server-postgres', args: ['postgresql://user:pw@127.0.0.1:9/db'] },
-  { name: 'redis', pkg: '@modelcontextprotocol/server-redis', args: ['redis://127.0.0.1:9'] },
+  { name: 'redis', pkg: '@modelcontextprotocol/server-redis', args: ['redis://127.0.0.1:6379'] }, // connects at start: needs a Redis on loopback (it only lists tools)
   { name: 'aws-kb-retrieval', pkg: '@modelcontextprotocol/server-aws-kb-retrieval', env: { AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', AWS_REGION: 'us-east-1' } },
   { name: 'everart', pkg: '@modelcontextprotocol/server-everart', env: { EVERART_API_KEY: 'dummy' } },
   { name: 'pdf', pkg: '@modelcontextprotocol/server-pdf', args: ['--stdio'] },
@@ -62,7 +62,6 @@ const SERVERS = [
   { name: 'circleci', pkg: '@circleci/mcp-server-circleci', env: { CIRCLECI_TOKEN: 'dummy' } },
   { name: 'jira', pkg: '@aashari/mcp-server-atlassian-jira', env: { ATLASSIAN_SITE_NAME: 'dummy', ATLASSIAN_USER_EMAIL: 'a@example.com', ATLASSIAN_API_TOKEN: 'dummy' } },
   { name: 'bitbucket', pkg: '@aashari/mcp-server-atlassian-bitbucket', env: { ATLASSIAN_USER_EMAIL: 'a@example.com', ATLASSIAN_API_TOKEN: 'dummy' } },
-  { name: 'confluence', pkg: '@atlassian-dc-mcp/confluence', env: { CONFLUENCE_HOST: '127.0.0.1:9', CONFLUENCE_API_TOKEN: 'dummy' } },
   { name: 'datadog', pkg: '@winor30/mcp-server-datadog', env: { DATADOG_API_KEY: 'dummy', DATADOG_APP_KEY: 'dummy' } },
   { name: 'chart', pkg: '@antv/mcp-server-chart' },
   { name: 'context7', pkg: '@upstash/context7-mcp' },
