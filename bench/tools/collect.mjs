@@ -17,7 +17,12 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
-const value = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
+const value = (name) =>
+  argv
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.split('=')
+    .slice(1)
+    .join('=');
 const scratch = resolve(value('scratch') ?? '/tmp/mcpkit-tools');
 const only = value('only')?.split(',');
 const jobs = Number(value('jobs') ?? 3);
@@ -43,7 +48,11 @@ const SERVERS = [
   { name: 'puppeteer', pkg: '@modelcontextprotocol/server-puppeteer', env: { PUPPETEER_SKIP_DOWNLOAD: '1' } },
   { name: 'postgres', pkg: '@modelcontextprotocol/server-postgres', args: ['postgresql://user:pw@127.0.0.1:9/db'] },
   { name: 'redis', pkg: '@modelcontextprotocol/server-redis', args: ['redis://127.0.0.1:6379'] }, // connects at start: needs a Redis on loopback (it only lists tools)
-  { name: 'aws-kb-retrieval', pkg: '@modelcontextprotocol/server-aws-kb-retrieval', env: { AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', AWS_REGION: 'us-east-1' } },
+  {
+    name: 'aws-kb-retrieval',
+    pkg: '@modelcontextprotocol/server-aws-kb-retrieval',
+    env: { AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', AWS_REGION: 'us-east-1' },
+  },
   { name: 'everart', pkg: '@modelcontextprotocol/server-everart', env: { EVERART_API_KEY: 'dummy' } },
   { name: 'pdf', pkg: '@modelcontextprotocol/server-pdf', args: ['--stdio'] },
   { name: 'playwright', pkg: '@playwright/mcp' },
@@ -60,7 +69,11 @@ const SERVERS = [
   { name: 'shopify', pkg: '@shopify/dev-mcp' },
   { name: 'azure-devops', pkg: '@azure-devops/mcp', args: ['dummyorg', '--authentication', 'envvar'], env: { ADO_MCP_AUTH_TOKEN: 'dummy' } },
   { name: 'circleci', pkg: '@circleci/mcp-server-circleci', env: { CIRCLECI_TOKEN: 'dummy' } },
-  { name: 'jira', pkg: '@aashari/mcp-server-atlassian-jira', env: { ATLASSIAN_SITE_NAME: 'dummy', ATLASSIAN_USER_EMAIL: 'a@example.com', ATLASSIAN_API_TOKEN: 'dummy' } },
+  {
+    name: 'jira',
+    pkg: '@aashari/mcp-server-atlassian-jira',
+    env: { ATLASSIAN_SITE_NAME: 'dummy', ATLASSIAN_USER_EMAIL: 'a@example.com', ATLASSIAN_API_TOKEN: 'dummy' },
+  },
   { name: 'bitbucket', pkg: '@aashari/mcp-server-atlassian-bitbucket', env: { ATLASSIAN_USER_EMAIL: 'a@example.com', ATLASSIAN_API_TOKEN: 'dummy' } },
   { name: 'datadog', pkg: '@winor30/mcp-server-datadog', env: { DATADOG_API_KEY: 'dummy', DATADOG_APP_KEY: 'dummy' } },
   { name: 'chart', pkg: '@antv/mcp-server-chart' },
@@ -80,7 +93,17 @@ const SERVERS = [
   { name: 'perplexity', pkg: '@perplexity-ai/mcp-server', env: { PERPLEXITY_API_KEY: 'dummy' } },
   { name: 'mobile', pkg: '@mobilenext/mobile-mcp' },
   { name: 'shortcut', pkg: '@shortcut/mcp', env: { SHORTCUT_API_TOKEN: 'dummy' } },
-  { name: 'salesforce', pkg: '@tsmztech/mcp-server-salesforce', env: { SALESFORCE_CONNECTION_TYPE: 'User_Password', SALESFORCE_USERNAME: 'u', SALESFORCE_PASSWORD: 'p', SALESFORCE_TOKEN: 't', SALESFORCE_INSTANCE_URL: NOWHERE } },
+  {
+    name: 'salesforce',
+    pkg: '@tsmztech/mcp-server-salesforce',
+    env: {
+      SALESFORCE_CONNECTION_TYPE: 'User_Password',
+      SALESFORCE_USERNAME: 'u',
+      SALESFORCE_PASSWORD: 'p',
+      SALESFORCE_TOKEN: 't',
+      SALESFORCE_INSTANCE_URL: NOWHERE,
+    },
+  },
   { name: 'mysql', pkg: '@benborla29/mcp-server-mysql', env: { MYSQL_HOST: '127.0.0.1', MYSQL_PORT: '9', MYSQL_USER: 'u', MYSQL_PASS: 'p', MYSQL_DB: 'db' } },
   { name: 'trello', pkg: '@delorenj/mcp-server-trello', env: { TRELLO_API_KEY: 'dummy', TRELLO_TOKEN: 'dummy', TRELLO_BOARD_ID: 'dummy' } },
   { name: 'lark', pkg: '@larksuiteoapi/lark-mcp', args: ['mcp', '-a', 'cli_dummy', '-s', 'dummy', '-l', 'zh'] },
@@ -185,7 +208,11 @@ async function main() {
       });
       log(`${s.name}: ${got.tools.length} tools`);
     } catch (err) {
-      const why = String(err.message ?? err).split('\n').slice(0, 3).join(' | ').slice(0, 300);
+      const why = String(err.message ?? err)
+        .split('\n')
+        .slice(0, 3)
+        .join(' | ')
+        .slice(0, 300);
       skipped.push({ name: s.name, package: s.pkg, why });
       log(`${s.name}: NOT listed: ${why}`);
     }

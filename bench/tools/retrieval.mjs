@@ -24,7 +24,12 @@ import { BaselineIndex } from './baseline-bm25.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
-const value = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
+const value = (name) =>
+  argv
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.split('=')
+    .slice(1)
+    .join('=');
 const quick = flag('quick');
 const asJson = flag('json');
 const log = (...a) => (asJson ? process.stderr : process.stdout).write(`${a.join(' ')}\n`);
@@ -78,11 +83,27 @@ function metrics(results, tasks) {
 }
 
 const indexes = [
-  { name: 'BM25 before ToolIndex (baseline)', search: ((i) => async (q) => i.search(q, 10))(new BaselineIndex(tools)) },
-  { name: '**ToolIndex** (BM25F, no embeddings)', search: ((i) => async (q) => i.search(q, 10))(new ToolIndex(tools, { instructions: (s) => instructions.get(s) })) },
+  {
+    name: 'BM25 before ToolIndex (baseline)',
+    search: (
+      (i) => async (q) =>
+        i.search(q, 10)
+    )(new BaselineIndex(tools)),
+  },
+  {
+    name: '**ToolIndex** (BM25F, no embeddings)',
+    search: (
+      (i) => async (q) =>
+        i.search(q, 10)
+    )(new ToolIndex(tools, { instructions: (s) => instructions.get(s) })),
+  },
 ];
 if (value('embeddings')) {
-  const embeddings = new OpenAIEmbeddings({ baseUrl: value('embeddings'), model: value('model') ?? 'text-embedding-3-small', apiKey: process.env.OPENAI_API_KEY });
+  const embeddings = new OpenAIEmbeddings({
+    baseUrl: value('embeddings'),
+    model: value('model') ?? 'text-embedding-3-small',
+    apiKey: process.env.OPENAI_API_KEY,
+  });
   const hybrid = new ToolIndex(tools, {
     instructions: (s) => instructions.get(s),
     ranker: new EmbeddingRanker(embeddings),
@@ -159,9 +180,11 @@ const md = [
   '',
   `Search latency over ${big.length.toLocaleString('en-US')} tools (the catalogue copied under other server names), top 10, ${latency[0].searches} searches of the tasks' queries:`,
   '',
-  '| index | p50 ms | p90 ms | build ms | update after one server\'s list_changed, ms |',
+  "| index | p50 ms | p90 ms | build ms | update after one server's list_changed, ms |",
   '| --- | --- | --- | --- | --- |',
-  ...latency.map((l) => `| ${l.index} | ${l.p50.toFixed(3)} | ${l.p90.toFixed(3)} | ${l.build.toFixed(0)} | ${l.update === undefined ? '–' : l.update.toFixed(0)} |`),
+  ...latency.map(
+    (l) => `| ${l.index} | ${l.p50.toFixed(3)} | ${l.p90.toFixed(3)} | ${l.build.toFixed(0)} | ${l.update === undefined ? '–' : l.update.toFixed(0)} |`,
+  ),
 ].join('\n');
 
 if (asJson) console.log(JSON.stringify({ markdown: md, rows, latency }));

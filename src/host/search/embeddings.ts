@@ -156,7 +156,12 @@ export class EmbeddingRanker implements ToolRanker {
     const missing = [...new Set(texts.filter((x) => !this.vectors.has(x)))];
     if (missing.length > 0) {
       const batch = this.embedder.embed(missing, signal).then((vs) => vs.map(unit));
-      missing.forEach((x, i) => this.vectors.set(x, batch.then((vs) => vs[i] as Float32Array)));
+      missing.forEach((x, i) => {
+        this.vectors.set(
+          x,
+          batch.then((vs) => vs[i] as Float32Array),
+        );
+      });
       // A failed batch is forgotten, so the next search asks again.
       batch.catch(() => {
         for (const x of missing) this.vectors.delete(x);

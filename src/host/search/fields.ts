@@ -1,14 +1,14 @@
 // What a tool is made of, for search: its fields, each tokenised on its own, as sorted
 // (term, field, count) triples plus the length of each field. A tool's analysis depends only on
-// the tool as its server listed it (and its server's name), so it is made once per listing and
-// reused when the index is rebuilt after another server's list_changed.
-import type { HostTool } from '../tool-source.js';
+// the tool as its server listed it, so it is made once per listing and reused when the index is
+// rebuilt after another server's list_changed; the server's name and instructions are analysed
+// once per server.
+import type { Tool } from '../../protocol/types.js';
 import { tokenize } from './tokenize.js';
 
 export const FIELDS = ['name', 'title', 'description', 'parameters', 'parameterDescriptions', 'server', 'instructions'] as const;
 export type ToolField = (typeof FIELDS)[number];
 export const FIELD_COUNT = FIELDS.length;
-export const INSTRUCTIONS = FIELDS.indexOf('instructions');
 
 /** A tool's terms: `terms[i]` occurs `counts[i]` times in field `fields[i]`; sorted by term. */
 export interface Analysis {
@@ -45,12 +45,17 @@ function walkSchema(schema: unknown, names: string[], texts: string[], depth: nu
   }
 }
 
-/** The text of each field of a tool (instructions are the server's, analysed once per server). */
-export function fieldTexts(t: HostTool): string[] {
+/** The text of each field of a tool as its server listed it (server name and instructions: `serverTexts`). */
+export function fieldTexts(t: Tool): string[] {
   const names: string[] = [];
   const texts: string[] = [];
-  walkSchema(t.tool.inputSchema, names, texts, 0);
-  return [t.tool.name, t.tool.title ?? '', t.tool.description ?? '', names.join(' '), texts.join(' '), t.server, ''];
+  walkSchema(t.inputSchema, names, texts, 0);
+  return [t.name, t.title ?? '', t.description ?? '', names.join(' '), texts.join(' '), '', ''];
+}
+
+/** The fields every tool of a server shares: its name and instructions, analysed once per server. */
+export function serverTexts(server: string, instructions: string | undefined): string[] {
+  return ['', '', '', '', '', server, instructions ?? ''];
 }
 
 /** Names and parameter names keep every part: `get`, `to`, `by` say something there. */

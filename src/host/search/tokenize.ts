@@ -21,13 +21,18 @@ const STOPWORDS = new Set(
  * word), Hangul, the South-East Asian scripts written without spaces, and words of every other
  * script (letters, marks and digits).
  */
-const UNSPACED = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー\\p{Script=Hangul}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}';
+const UNSPACED =
+  '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー\\p{Script=Hangul}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}';
 const RUNS = new RegExp(
   '([\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー]+)|(\\p{Script=Hangul}+)|' +
     '([\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}]+)|' +
     `((?:(?![${UNSPACED}])[\\p{L}\\p{M}\\p{N}])+)`,
   'gu',
 );
+
+const ASCII = /^[\t\n\r\x20-\x7e]*$/;
+const ASCII_WORDS = /[A-Za-z0-9]+/g;
+const LOWER = /^[a-z]+$/;
 
 type Segmenter = { segment(text: string): Iterable<{ segment: string; isWordLike?: boolean }> };
 let segmenter: Segmenter | null | undefined;
@@ -40,8 +45,8 @@ function wordSegmenter(): Segmenter | null {
 }
 
 /**
- * Light English stemming: plural, -ing, -ed, -ion and a final e go, so that create, creates,
- * created, creating and creation all become `creat`. Only the ends of words change, and only
+ * Light English stemming: plural, -ing, -ed, the -ion of -ation and a final e go, so that
+ * create, creates, created, creating and creation all become `creat`. Only the ends of words change, and only
  * where the rest is long enough to stay a word. Words that are not a-z only are left as they are.
  */
 export function stem(word: string): string {
@@ -52,7 +57,7 @@ export function stem(word: string): string {
   else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
   else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) w = undouble(w.slice(0, -2));
-  else if (w.length > 5 && /[st]ion$/.test(w)) w = w.slice(0, -3);
+  else if (w.length > 6 && w.endsWith('ation')) w = w.slice(0, -3);
   if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
 }
@@ -87,6 +92,19 @@ function identifierParts(word: string): string[] {
  */
 export function tokenize(text: string, keepStopwords = false): string[] {
   const out: string[] = [];
+  // Most tool text is ASCII: a cheaper pattern, and no Unicode normalisation to do.
+  if (ASCII.test(text)) {
+    for (const m of text.matchAll(ASCII_WORDS)) {
+      const run = m[0];
+      if (LOWER.test(run)) add(run, out, keepStopwords);
+      else {
+        const parts = identifierParts(run);
+        if (parts.length > 1) add(run, out, keepStopwords);
+        for (const p of parts) add(p, out, keepStopwords);
+      }
+    }
+    return out;
+  }
   for (const m of text.normalize('NFKC').matchAll(RUNS)) {
     const run = m[0];
     if (m[1] !== undefined || m[2] !== undefined) {
@@ -112,4 +130,11 @@ function add(word: string, out: string[], keepStopwords: boolean): void {
   if (/[\u00c0-\u024f]/.test(w)) w = w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
   if (w.length === 0 || (!keepStopwords && STOPWORDS.has(w))) return;
   out.push(stem(w));
+}
+
+/** The words of an identifier, without the whole-word forms `tokenize` adds: `listIssues` → list, issu. */
+export function nameWords(name: string): string[] {
+  const out: string[] = [];
+  for (const m of name.normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) for (const p of identifierParts(m[0])) add(p, out, true);
+  return [...new Set(out)];
 }

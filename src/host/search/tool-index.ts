@@ -10,8 +10,9 @@
 // `searchAsync`; `search` stays synchronous and BM25-only.
 import type { Tool } from '../../protocol/types.js';
 import type { HostTool } from '../tool-source.js';
-import { type Analysis, analyse, FIELD_COUNT, FIELDS, fieldTexts, INSTRUCTIONS, type ToolField } from './fields.js';
-import { tokenize } from './tokenize.js';
+import { type Analysis, analyse, FIELD_COUNT, FIELDS, fieldTexts, serverTexts, type ToolField } from './fields.js';
+import { queryTerms } from './synonyms.js';
+import { nameWords } from './tokenize.js';
 
 export type { ToolField } from './fields.js';
 
@@ -30,6 +31,21 @@ export interface ToolIndexOptions {
   ranker?: ToolRanker;
   /** Called when the ranker fails; `searchAsync` then answers with BM25 alone. Default: nothing. */
   onRankerError?: (error: unknown) => void;
+  /** BM25's term-frequency saturation. Default 1.2. */
+  k1?: number;
+  /** Length normalisation per field, 0 (none) to 1 (full). */
+  b?: Partial<Record<ToolField, number>>;
+  /**
+   * How much the API words a query word usually stands for count ("ticket" also looks for
+   * `issue`; "删除" looks for `delete`), against 1 for the query's own words. Default 0.85; 0 turns
+   * expansion off.
+   */
+  expansion?: number;
+  /**
+   * A tool whose name the query covers entirely gets this much more of its score (× 1 + c),
+   * one it covers in part a share of it. Default 0.5; 0 turns it off.
+   */
+  coverage?: number;
 }
 
 /** Field weights, tuned on bench/tools' tuning split (never on its held-out split). */
@@ -55,11 +71,16 @@ const FIELD_B: Readonly<Record<ToolField, number>> = {
 const K1 = 1.2;
 /** How deep each list goes into reciprocal rank fusion, and the usual RRF constant. */
 const FUSION_DEPTH = 50;
+/** How many of BM25F's best the name-coverage bonus reranks, and its default size. */
+const RERANK_DEPTH = 50;
+const COVERAGE = 0.5;
 const RRF_K = 60;
 
 interface Slot<T> {
   tool: T;
   analysis: Analysis;
+  /** The words of the tool's name, for the coverage bonus. */
+  words: readonly string[];
 }
 
 interface Postings {
@@ -74,9 +95,10 @@ export class ToolIndex<T extends HostTool = HostTool> {
   private readonly byName = new Map<string, number>();
   private readonly weights: Float64Array;
   private readonly b: Float64Array;
-  /** Analyses by listed tool object and server: a rebuild after list_changed reuses them. */
-  private readonly cache = new WeakMap<Tool, { server: string; analysis: Analysis }>();
-  private readonly serverInstructions = new Map<string, { text: string | undefined; analysis: Analysis }>();
+  /** Analyses by listed tool object: a rebuild after list_changed reuses them. */
+  private readonly cache = new WeakMap<Tool, Analysis>();
+  private readonly servers = new Map<string, { instructions: string | undefined; analysis: Analysis }>();
+  private readonly k1: number;
   private postings: Map<string, Postings> | undefined;
   private acc = new Float64Array(0);
   private touched = new Int32Array(0);
@@ -88,7 +110,9 @@ export class ToolIndex<T extends HostTool = HostTool> {
   ) {
     const w = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights };
     this.weights = Float64Array.from(FIELDS, (f) => w[f]);
-    this.b = Float64Array.from(FIELDS, (f) => FIELD_B[f]);
+    const b = { ...FIELD_B, ...options.b };
+    this.b = Float64Array.from(FIELDS, (f) => b[f]);
+    this.k1 = options.k1 ?? K1;
     this.add(tools);
   }
 
@@ -108,7 +132,7 @@ export class ToolIndex<T extends HostTool = HostTool> {
       const before = this.byName.get(tool.name);
       if (before !== undefined) this.drop(before);
       this.byName.set(tool.name, this.slots.length);
-      this.slots.push({ tool, analysis: this.analysisOf(tool) });
+      this.slots.push({ tool, analysis: this.analysisOf(tool.tool), words: nameWords(tool.tool.name) });
       this.live++;
     }
     this.changed();
@@ -155,20 +179,35 @@ export class ToolIndex<T extends HostTool = HostTool> {
     const acc = this.acc;
     const touched = this.touched;
     let count = 0;
-    for (const term of new Set(tokenize(query))) {
+    const terms = queryTerms(query, this.options.expansion);
+    for (const [term, weight] of terms) {
       const p = postings.get(term);
       if (!p) continue;
       const { docs, scores } = p;
       for (let j = 0; j < docs.length; j++) {
         const d = docs[j] as number;
         if (acc[d] === 0) touched[count++] = d;
-        acc[d] += scores[j] as number;
+        acc[d] += weight * (scores[j] as number);
       }
     }
-    const top = topK(acc, touched, count, Math.max(0, Math.floor(limit)));
-    const out = top.map((d) => ({ tool: (this.slots[d] as Slot<T>).tool, score: acc[d] as number }));
+    const k = Math.max(0, Math.floor(limit));
+    const coverage = this.options.coverage ?? COVERAGE;
+    // The best RERANK_DEPTH by BM25F, reranked with a bonus for how much of each tool's name the
+    // query covers: "create issue" is all of create_issue but half of update_issue.
+    const top = topK(acc, touched, count, coverage > 0 ? Math.max(k, RERANK_DEPTH) : k);
+    const out = top.map((d) => {
+      const slot = this.slots[d] as Slot<T>;
+      let score = acc[d] as number;
+      if (coverage > 0 && slot.words.length > 0) {
+        let covered = 0;
+        for (const w of slot.words) covered += Math.min(1, terms.get(w) ?? 0);
+        score *= 1 + (coverage * covered) / slot.words.length;
+      }
+      return { tool: slot.tool, score, d };
+    });
     for (let i = 0; i < count; i++) acc[touched[i] as number] = 0;
-    return out;
+    if (coverage > 0) out.sort((a, b) => b.score - a.score || a.d - b.d);
+    return out.slice(0, k).map(({ tool, score }) => ({ tool, score }));
   }
 
   /**
@@ -217,27 +256,28 @@ export class ToolIndex<T extends HostTool = HostTool> {
     if (this.slots.length > 64 && this.live < this.slots.length / 2) {
       this.slots = this.slots.filter((s) => s !== undefined);
       this.byName.clear();
-      this.slots.forEach((s, i) => this.byName.set((s as Slot<T>).tool.name, i));
+      this.slots.forEach((s, i) => {
+        this.byName.set((s as Slot<T>).tool.name, i);
+      });
     }
   }
 
-  private analysisOf(t: T): Analysis {
-    const hit = this.cache.get(t.tool);
-    if (hit && hit.server === t.server) return hit.analysis;
-    const analysis = analyse(fieldTexts(t));
-    this.cache.set(t.tool, { server: t.server, analysis });
+  private analysisOf(t: Tool): Analysis {
+    let analysis = this.cache.get(t);
+    if (!analysis) {
+      analysis = analyse(fieldTexts(t));
+      this.cache.set(t, analysis);
+    }
     return analysis;
   }
 
-  private instructionsOf(server: string): Analysis | undefined {
-    const text = this.options.instructions?.(server);
-    if (!text) return undefined;
-    const hit = this.serverInstructions.get(server);
-    if (hit && hit.text === text) return hit.analysis;
-    const texts = new Array<string>(FIELD_COUNT).fill('');
-    texts[INSTRUCTIONS] = text;
-    const analysis = analyse(texts);
-    this.serverInstructions.set(server, { text, analysis });
+  /** A server's name and instructions (asked for anew at each rebuild: a reconnect may change them). */
+  private serverAnalysis(server: string): Analysis {
+    const instructions = this.options.instructions?.(server);
+    const hit = this.servers.get(server);
+    if (hit && hit.instructions === instructions) return hit.analysis;
+    const analysis = analyse(serverTexts(server, instructions));
+    this.servers.set(server, { instructions, analysis });
     return analysis;
   }
 
@@ -250,13 +290,17 @@ export class ToolIndex<T extends HostTool = HostTool> {
     if (this.postings) return this.postings;
     const n = this.live;
     const avg = new Float64Array(FIELD_COUNT);
-    const instr = new Map<string, Analysis | undefined>();
+    const shared = new Map<string, Analysis>();
     for (const s of this.slots) {
       if (!s) continue;
-      if (!instr.has(s.tool.server)) instr.set(s.tool.server, this.instructionsOf(s.tool.server));
-      for (let f = 0; f < FIELD_COUNT; f++) avg[f] += s.analysis.lengths[f] as number;
-      avg[INSTRUCTIONS] += instr.get(s.tool.server)?.lengths[INSTRUCTIONS] ?? 0;
+      let server = shared.get(s.tool.server);
+      if (!server) {
+        server = this.serverAnalysis(s.tool.server);
+        shared.set(s.tool.server, server);
+      }
+      for (let f = 0; f < FIELD_COUNT; f++) avg[f] += (s.analysis.lengths[f] as number) + (server.lengths[f] as number);
     }
+    for (const name of this.servers.keys()) if (!shared.has(name)) this.servers.delete(name);
     for (let f = 0; f < FIELD_COUNT; f++) avg[f] = n > 0 ? (avg[f] as number) / n : 0;
 
     const docs = new Map<string, number[]>();
@@ -264,24 +308,29 @@ export class ToolIndex<T extends HostTool = HostTool> {
     const norm = new Float64Array(FIELD_COUNT);
     this.slots.forEach((s, d) => {
       if (!s) return;
-      const extra = instr.get(s.tool.server);
+      const extra = shared.get(s.tool.server) as Analysis;
       for (let f = 0; f < FIELD_COUNT; f++) {
-        const len = f === INSTRUCTIONS ? (extra?.lengths[f] ?? 0) : (s.analysis.lengths[f] as number);
+        const len = (s.analysis.lengths[f] as number) + (extra.lengths[f] as number);
         const a = avg[f] as number;
         const b = this.b[f] as number;
         norm[f] = a > 0 ? (this.weights[f] as number) / (1 - b + (b * len) / a) : 0;
       }
-      mergeTerms(s.analysis, extra, (term, tfw) => {
-        if (tfw <= 0) return;
-        let list = docs.get(term);
-        if (!list) {
-          list = [];
-          docs.set(term, list);
-          weights.set(term, []);
-        }
-        list.push(d);
-        (weights.get(term) as number[]).push((tfw * (K1 + 1)) / (tfw + K1));
-      }, norm);
+      mergeTerms(
+        s.analysis,
+        extra,
+        (term, tfw) => {
+          if (tfw <= 0) return;
+          let list = docs.get(term);
+          if (!list) {
+            list = [];
+            docs.set(term, list);
+            weights.set(term, []);
+          }
+          list.push(d);
+          (weights.get(term) as number[]).push((tfw * (this.k1 + 1)) / (tfw + this.k1));
+        },
+        norm,
+      );
     });
     const postings = new Map<string, Postings>();
     for (const [term, list] of docs) {
@@ -295,8 +344,8 @@ export class ToolIndex<T extends HostTool = HostTool> {
 }
 
 /** Walks a tool's terms and its server's instruction terms in term order, summing each term's weighted frequency. */
-function mergeTerms(a: Analysis, extra: Analysis | undefined, emit: (term: string, tfw: number) => void, norm: Float64Array): void {
-  const bt = extra?.terms ?? [];
+function mergeTerms(a: Analysis, extra: Analysis, emit: (term: string, tfw: number) => void, norm: Float64Array): void {
+  const bt = extra.terms;
   let i = 0;
   let j = 0;
   while (i < a.terms.length || j < bt.length) {
@@ -308,7 +357,7 @@ function mergeTerms(a: Analysis, extra: Analysis | undefined, emit: (term: strin
       tfw += (a.counts[i] as number) * (norm[a.fields[i] as number] as number);
       i++;
     }
-    while (extra && bt[j] === term) {
+    while (bt[j] === term) {
       tfw += (extra.counts[j] as number) * (norm[extra.fields[j] as number] as number);
       j++;
     }
