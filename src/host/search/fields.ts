@@ -63,26 +63,32 @@ const KEEP_STOPWORDS = new Set<number>([FIELDS.indexOf('name'), FIELDS.indexOf('
 
 /** Analyses the given field texts (an empty text adds nothing). */
 export function analyse(texts: readonly string[]): Analysis {
-  const counts = new Map<string, number>();
+  const perField: Array<Map<string, number> | undefined> = [];
   const lengths = new Float64Array(FIELD_COUNT);
+  const all = new Set<string>();
+  let n = 0;
   texts.forEach((text, f) => {
     if (!text) return;
     const words = tokenize(text, KEEP_STOPWORDS.has(f));
     lengths[f] = words.length;
-    for (const w of words) {
-      const key = `${w}\u0000${f}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
+    const counts = new Map<string, number>();
+    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of counts.keys()) all.add(w);
+    n += counts.size;
+    perField[f] = counts;
   });
-  const keys = [...counts.keys()].sort();
+  const sorted = [...all].sort();
   const terms: string[] = [];
-  const fields = new Uint8Array(keys.length);
-  const out = new Uint16Array(keys.length);
-  keys.forEach((key, i) => {
-    const cut = key.lastIndexOf('\u0000');
-    terms.push(key.slice(0, cut));
-    fields[i] = Number(key.slice(cut + 1));
-    out[i] = Math.min(65_535, counts.get(key) as number);
-  });
-  return { terms, fields, counts: out, lengths };
+  const fields = new Uint8Array(n);
+  const counts = new Uint16Array(n);
+  for (const term of sorted) {
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const c = perField[f]?.get(term);
+      if (c === undefined) continue;
+      fields[terms.length] = f;
+      counts[terms.length] = Math.min(65_535, c);
+      terms.push(term);
+    }
+  }
+  return { terms, fields, counts, lengths };
 }

@@ -33,6 +33,7 @@ const RUNS = new RegExp(
 const ASCII = /^[\t\n\r\x20-\x7e]*$/;
 const ASCII_WORDS = /[A-Za-z0-9]+/g;
 const LOWER = /^[a-z]+$/;
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
 
 type Segmenter = { segment(text: string): Iterable<{ segment: string; isWordLike?: boolean }> };
 let segmenter: Segmenter | null | undefined;
@@ -75,6 +76,25 @@ function pairs(run: string, out: string[]): void {
   for (let i = 0; i + 1 < chars.length; i++) out.push((chars[i] as string) + (chars[i + 1] as string));
 }
 
+/** `identifierParts` for an ASCII word, without regular expressions (most tool text; build time). */
+function asciiParts(word: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  const kind = (c: number) => (c >= 48 && c <= 57 ? 0 : c >= 65 && c <= 90 ? 1 : 2); // digit, upper, lower
+  for (let i = 1; i < word.length; i++) {
+    const a = kind(word.charCodeAt(i - 1));
+    const b = kind(word.charCodeAt(i));
+    // lower|digit → Upper; letter ↔ digit; the last capital of an acronym starts a word (HTTPServer).
+    const cut = (b === 1 && a !== 1) || (a === 0) !== (b === 0) || (a === 1 && b === 1 && i + 1 < word.length && kind(word.charCodeAt(i + 1)) === 2);
+    if (cut) {
+      parts.push(word.slice(start, i));
+      start = i;
+    }
+  }
+  parts.push(word.slice(start));
+  return parts;
+}
+
 /** Splits an identifier-like word at case changes and letter/digit boundaries. */
 function identifierParts(word: string): string[] {
   return word
@@ -94,15 +114,7 @@ export function tokenize(text: string, keepStopwords = false): string[] {
   const out: string[] = [];
   // Most tool text is ASCII: a cheaper pattern, and no Unicode normalisation to do.
   if (ASCII.test(text)) {
-    for (const m of text.matchAll(ASCII_WORDS)) {
-      const run = m[0];
-      if (LOWER.test(run)) add(run, out, keepStopwords);
-      else {
-        const parts = identifierParts(run);
-        if (parts.length > 1) add(run, out, keepStopwords);
-        for (const p of parts) add(p, out, keepStopwords);
-      }
-    }
+    for (const m of text.matchAll(ASCII_WORDS)) word(m[0], out, keepStopwords);
     return out;
   }
   for (const m of text.normalize('NFKC').matchAll(RUNS)) {
@@ -117,11 +129,26 @@ export function tokenize(text: string, keepStopwords = false): string[] {
       else for (const s of seg.segment(run)) if (s.isWordLike !== false && s.segment.trim() !== '') out.push(s.segment);
       continue;
     }
+    if (ASCII_WORD.test(run)) {
+      word(run, out, keepStopwords);
+      continue;
+    }
     const parts = identifierParts(run);
     if (parts.length > 1) add(run, out, keepStopwords);
     for (const p of parts) add(p, out, keepStopwords);
   }
   return out;
+}
+
+/** An ASCII word: whole and in its identifier parts. */
+function word(run: string, out: string[], keepStopwords: boolean): void {
+  if (LOWER.test(run)) {
+    add(run, out, keepStopwords);
+    return;
+  }
+  const parts = asciiParts(run);
+  if (parts.length > 1) add(run, out, keepStopwords);
+  for (const p of parts) add(p, out, keepStopwords);
 }
 
 function add(word: string, out: string[], keepStopwords: boolean): void {
@@ -135,6 +162,7 @@ function add(word: string, out: string[], keepStopwords: boolean): void {
 /** The words of an identifier, without the whole-word forms `tokenize` adds: `listIssues` → list, issu. */
 export function nameWords(name: string): string[] {
   const out: string[] = [];
-  for (const m of name.normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) for (const p of identifierParts(m[0])) add(p, out, true);
+  if (ASCII.test(name)) for (const m of name.matchAll(ASCII_WORDS)) for (const p of asciiParts(m[0])) add(p, out, true);
+  else for (const m of name.normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) for (const p of identifierParts(m[0])) add(p, out, true);
   return [...new Set(out)];
 }

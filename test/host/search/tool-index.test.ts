@@ -24,10 +24,13 @@ const wordy = tool(
 const named = tool('create_issue', 'Opens a new ticket in the tracker.');
 
 test('field weights: a match in the name beats repeated mentions in a description; with flat weights it would not', () => {
-  const index = new ToolIndex([wordy, named]);
+  // Field weights alone: no name-coverage bonus, no query expansion.
+  const plain = { coverage: 0, expansion: 0 };
+  const index = new ToolIndex([wordy, named], plain);
   assert.deepEqual(names(index.search('create issue')), ['create_issue', 'add_comment']);
   // The same index with every field weighted alike: the description's repeats win. This is what the weights change.
   const flat = new ToolIndex([wordy, named], {
+    ...plain,
     weights: { name: 1, title: 1, description: 1, parameters: 1, parameterDescriptions: 1, server: 1, instructions: 1 },
   });
   assert.deepEqual(names(flat.search('create issue')), ['add_comment', 'create_issue']);
@@ -50,6 +53,25 @@ test('parameters, titles, server names and server instructions are searched', ()
   assert.deepEqual(names(index.search('weather')), ['titled']);
   assert.deepEqual(index.search('kubernetes'), []);
   assert.deepEqual(index.search('list', 0), []);
+});
+
+test('the name-coverage bonus: a tool whose whole name the query says comes first', () => {
+  const tools = [
+    tool('create_issue_comment_reply', 'Creates a reply to an issue comment, to create a threaded issue discussion.'),
+    tool('create_issue', 'Opens one.'),
+    tool('other', 'Unrelated'),
+  ];
+  // BM25F alone prefers the tool whose description repeats the words...
+  assert.equal(new ToolIndex(tools, { coverage: 0, expansion: 0 }).search('create issue')[0]?.name, 'create_issue_comment_reply');
+  // ...the bonus for saying all of create_issue's name (and half of the other's) turns it round.
+  assert.equal(new ToolIndex(tools, { expansion: 0 }).search('create issue')[0]?.name, 'create_issue');
+});
+
+test('query expansion: people\'s words find API words ("open a ticket" → create_issue; 删除 → delete)', () => {
+  const tools = [tool('create_issue', 'Creates an issue'), tool('list_commits', 'Lists commits'), tool('delete_branch', 'Deletes a branch')];
+  assert.equal(new ToolIndex(tools).search('open a ticket')[0]?.name, 'create_issue');
+  assert.deepEqual(new ToolIndex(tools, { expansion: 0 }).search('open a ticket'), [], 'without expansion no word is shared');
+  assert.equal(new ToolIndex(tools).search('删除分支')[0]?.name, 'delete_branch');
 });
 
 test('inflections and identifiers: "created pull requests" finds create_pull_request', () => {
