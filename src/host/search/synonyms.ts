@@ -22,6 +22,9 @@ const TABLE: ReadonlyArray<[string, string]> = [
   ['remember recall memorize memorise', 'memory'],
   ['ship publish release', 'deploy merge'],
   ['reply answer respond', 'reply comment'],
+  ['press tap hit', 'click'],
+  ['pick choose', 'select'],
+  ['type enter fill', 'type fill'],
   ['ls', 'list directory'],
   ['mkdir', 'create directory'],
   // Nouns.
@@ -42,6 +45,8 @@ const TABLE: ReadonlyArray<[string, string]> = [
   ['gps latitude longitude latlng', 'coordinate location'],
   ['web internet online', 'web search'],
   ['env', 'environment variable'],
+  ['dropdown combobox', 'select option'],
+  ['txt md csv json yaml yml readme', 'file'],
   ['k8s', 'kubernetes'],
 ];
 
