@@ -114,11 +114,30 @@ if (value('embeddings')) {
 }
 
 const rows = [];
+const byLanguage = [];
 for (const ix of indexes) {
   for (const split of splits) {
     const results = [];
     for (const task of split.tasks) results.push(await ix.search(task.query));
     rows.push({ index: ix.name, split: split.name, tasks: split.tasks.length, ...metrics(results, split.tasks) });
+    // The same by language: English tasks, and the others (Chinese, Japanese, Korean, Spanish, German, French).
+    for (const [lang, pick] of [
+      ['English', (t) => !t.lang],
+      ['other languages', (t) => Boolean(t.lang)],
+    ]) {
+      const which = split.tasks.map((t, i) => (pick(t) ? i : -1)).filter((i) => i >= 0);
+      const sub = which.map((i) => split.tasks[i]);
+      byLanguage.push({
+        index: ix.name,
+        split: split.name,
+        lang,
+        tasks: sub.length,
+        ...metrics(
+          which.map((i) => results[i]),
+          sub,
+        ),
+      });
+    }
   }
 }
 
@@ -191,6 +210,12 @@ const md = [
   '| --- | --- | --- | --- | --- | --- | --- |',
   ...rows.map((r) => `| ${r.index} | ${r.split} | ${r.tasks} | ${pc(r.recall1)} | ${pc(r.recall5)} | ${pc(r.recall10)} | ${pc(r.ndcg10)} |`),
   '',
+  'The same by the language of the task:',
+  '',
+  '| index | split | language | tasks | recall@1 | recall@5 | recall@10 | nDCG@10 |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...byLanguage.map((r) => `| ${r.index} | ${r.split} | ${r.lang} | ${r.tasks} | ${pc(r.recall1)} | ${pc(r.recall5)} | ${pc(r.recall10)} | ${pc(r.ndcg10)} |`),
+  '',
   `Search latency over ${big.length.toLocaleString('en-US')} tools (the catalogue copied under other server names), top 10, ${latency[0].searches} searches of the tasks' queries:`,
   '',
   "| index | p50 ms | p90 ms | CPU ms per search | build, CPU ms | update after one server's list_changed, CPU ms |",
@@ -201,5 +226,5 @@ const md = [
   ),
 ].join('\n');
 
-if (asJson) console.log(JSON.stringify({ markdown: md, rows, latency }));
+if (asJson) console.log(JSON.stringify({ markdown: md, rows, byLanguage, latency }));
 else console.log(md);
