@@ -490,7 +490,8 @@ function retrievalScenario() {
   const r = spawnSync(process.execPath, [join(here, 'tools/retrieval.mjs'), '--json', ...(quick ? ['--quick'] : [])], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`retrieval.mjs failed: ${r.stderr}`);
   const out = JSON.parse(r.stdout.trim().split('\n').pop());
-  for (const x of out.rows) log(`  ${x.index.padEnd(40)} ${x.split.padEnd(9)} recall@5 ${(x.recall5 * 100).toFixed(1)}  nDCG@10 ${(x.ndcg10 * 100).toFixed(1)}`);
+  for (const x of out.rows)
+    log(`  ${x.index.padEnd(40)} ${x.split.padEnd(9)} recall@5 ${(x.recall5 * 100).toFixed(1)}  nDCG@10 ${(x.ndcg10 * 100).toFixed(1)}`);
   for (const x of out.latency) log(`  ${x.index.padEnd(40)} ${x.tools} tools: p50 ${x.p50.toFixed(3)} ms`);
   return { key: 'retrieval', title: '11. Tool retrieval: search_tools over 1,000+ real tools, and latency over 10,000', kind: 'retrieval', ...out };
 }

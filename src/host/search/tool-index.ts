@@ -2,12 +2,14 @@
 // title, description, parameter names, parameter descriptions, server name, server
 // instructions) is length-normalised on its own and weighted before the term frequencies are
 // saturated, so a word in a tool's name counts for more than the same word in a long description,
-// and one long field cannot drown the others. The index is inverted (term → tools with their
-// precomputed score), so a query touches only the tools that share a word with it: a few
-// microseconds per tool that matches, nothing for the rest.
+// and one long field cannot drown the others. A query's words also look for the API words they
+// usually stand for (./synonyms.ts), and the best matches are reranked by how much of each
+// tool's name the query says. The index is inverted (term → tools with their precomputed
+// score), so a query touches only the tools that share a word with it: well under a microsecond
+// per tool that matches, nothing for the rest.
 //
-// An optional ranker (embeddings: ./embeddings.ts) is fused with BM25 by reciprocal rank in
-// `searchAsync`; `search` stays synchronous and BM25-only.
+// An optional ranker (embeddings: ./embeddings.ts) is fused with BM25F by reciprocal rank in
+// `searchAsync`; `search` stays synchronous and lexical.
 import type { Tool } from '../../protocol/types.js';
 import type { HostTool } from '../tool-source.js';
 import { type Analysis, analyse, FIELD_COUNT, FIELDS, fieldTexts, serverTexts, type ToolField } from './fields.js';
@@ -168,7 +170,7 @@ export class ToolIndex<T extends HostTool = HostTool> {
     return this.scored(query, limit).map((s) => s.tool);
   }
 
-  /** As `search`, with each tool's BM25F score. */
+  /** As `search`, with each tool's score (BM25F, times the name-coverage bonus). `limit` may be Infinity. */
   scored(query: string, limit = 5): Array<{ tool: T; score: number }> {
     const postings = this.finish();
     const n = this.slots.length;
@@ -190,7 +192,7 @@ export class ToolIndex<T extends HostTool = HostTool> {
         acc[d] += weight * (scores[j] as number);
       }
     }
-    const k = Math.max(0, Math.floor(limit));
+    const k = limit === Number.POSITIVE_INFINITY ? n : Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
     const coverage = this.options.coverage ?? COVERAGE;
     // The best RERANK_DEPTH by BM25F, reranked with a bonus for how much of each tool's name the
     // query covers: "create issue" is all of create_issue but half of update_issue.

@@ -100,6 +100,8 @@ test('equal scores keep the tools order; limit caps the list', () => {
   const index = new ToolIndex([tool('b_thing', 'widget'), tool('a_thing', 'widget'), tool('c_thing', 'widget')]);
   assert.deepEqual(names(index.search('widget')), ['b_thing', 'a_thing', 'c_thing']);
   assert.deepEqual(names(index.search('widget', 2)), ['b_thing', 'a_thing']);
+  assert.equal(index.search('widget', Number.POSITIVE_INFINITY).length, 3);
+  assert.deepEqual(index.search('widget', Number.NaN), []);
 });
 
 test('add, remove and update rank exactly like an index built afresh from the same tools', () => {
