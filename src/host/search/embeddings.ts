@@ -62,20 +62,31 @@ export class OpenAIEmbeddings implements Embedder {
     const timeout = AbortSignal.timeout(o.timeoutMs ?? 30_000);
     const body: Record<string, unknown> = { model: o.model, input, encoding_format: 'float' };
     if (o.dimensions !== undefined) body.dimensions = o.dimensions;
+    // The caller's signal may be long-lived (a Host's): its listener goes when the request is done.
+    const both = new AbortController();
+    const onAbort = () => both.abort(signal?.reason);
+    const onTimeout = () => both.abort(timeout.reason);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    timeout.addEventListener('abort', onTimeout, { once: true });
     let res: Response;
+    let text: string;
     try {
       res = await (o.fetch ?? fetch)(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}), ...o.headers },
         body: JSON.stringify(body),
-        signal: signal ? anySignal(signal, timeout) : timeout,
+        signal: both.signal,
       });
+      text = await res.text();
     } catch (err) {
       if (signal?.aborted) throw err;
       const why = timeout.aborted ? `no answer within ${o.timeoutMs ?? 30_000} ms` : String((err as Error).cause ?? (err as Error).message);
       throw new EmbeddingsError(`Embeddings endpoint ${this.url}: ${why}`);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      timeout.removeEventListener('abort', onTimeout);
     }
-    const text = await res.text();
     if (!res.ok) {
       let detail = text;
       try {
@@ -104,19 +115,6 @@ export class OpenAIEmbeddings implements Embedder {
     if (vectors.some((v) => v === undefined)) throw new EmbeddingsError(`Embeddings endpoint ${this.url} answered two vectors for one text`);
     return vectors;
   }
-}
-
-/** Aborted when either is (AbortSignal.any is not in every Node 20). */
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  const c = new AbortController();
-  const stop = (s: AbortSignal) => () => c.abort(s.reason);
-  if (a.aborted) c.abort(a.reason);
-  else if (b.aborted) c.abort(b.reason);
-  else {
-    a.addEventListener('abort', stop(a), { once: true, signal: c.signal });
-    b.addEventListener('abort', stop(b), { once: true, signal: c.signal });
-  }
-  return c.signal;
 }
 
 export interface EmbeddingRankerOptions {

@@ -4,6 +4,7 @@
 // the wire format, batching, the cache of tool vectors, fusion with BM25F, and failures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingRanker, EmbeddingsError, OpenAIEmbeddings } from '../../../src/host/search/embeddings.js';
@@ -177,4 +178,19 @@ test('malformed answers and an unreachable endpoint are EmbeddingsErrors that sa
     dead.embed(['a']),
     (e: Error) => e instanceof EmbeddingsError && /^Embeddings endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings: .*ECONNREFUSED/.test(e.message),
   );
+});
+
+test("the caller's signal: no listener is left on it after a search, and aborting it stops the search", async () => {
+  const ep = await endpoint();
+  try {
+    // A Host passes its own long-lived signal: a listener per request would pile up on it.
+    const controller = new AbortController();
+    const index = new ToolIndex(tools, { ranker: new EmbeddingRanker(new OpenAIEmbeddings({ baseUrl: ep.url, model: 'scripted-1' })) });
+    assert.equal((await index.searchAsync('hire a car', 1, { signal: controller.signal }))[0]?.name, 'book_car');
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+    controller.abort(new Error('stopped by the user'));
+    await assert.rejects(index.searchAsync('another query', 1, { signal: controller.signal }), /stopped by the user/);
+  } finally {
+    await ep.close();
+  }
 });
