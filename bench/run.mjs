@@ -3,7 +3,7 @@
 // `npm run bench -- --quick` (under 3 minutes). See bench/README.md for what is measured how.
 //
 //   --quick              fewer and shorter runs, smaller memory counts
-//   --only=a,b           scenarios: json,sse,stateful,tools50,modern,stdio,memory,micro,redis,redis-sse
+//   --only=a,b           scenarios: json,sse,stateful,tools50,modern,stdio,memory,micro,redis,redis-sse,retrieval
 //   --runs=N --duration=S --warmup=S --connections=N   override the mode's settings
 //   --profile            profile mcpkit's (and bare's) stateless JSON path instead (node --cpu-prof)
 //   --no-build           use dist/ as it is
@@ -35,7 +35,7 @@ const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
 const value = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = flag('quick');
-const ALL = ['json', 'sse', 'stateful', 'tools50', 'modern', 'stdio', 'memory', 'micro', 'redis', 'redis-sse'];
+const ALL = ['json', 'sse', 'stateful', 'tools50', 'modern', 'stdio', 'memory', 'micro', 'redis', 'redis-sse', 'retrieval'];
 const only = value('only')?.split(',');
 for (const s of only ?? []) if (!ALL.includes(s)) throw new Error(`unknown scenario ${s} (known: ${ALL.join(', ')})`);
 const settings = {
@@ -484,6 +484,18 @@ function microScenario() {
   return { key: 'micro', title: "8. mcpkit's HTTP core in-process (no sockets, no load generator): CPU per request", kind: 'micro', rows };
 }
 
+// ------------------------------------------------------------------------- retrieval
+function retrievalScenario() {
+  log('scenario retrieval: search_tools over real tool catalogues (bench/tools/retrieval.mjs)');
+  const r = spawnSync(process.execPath, [join(here, 'tools/retrieval.mjs'), '--json', ...(quick ? ['--quick'] : [])], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`retrieval.mjs failed: ${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split('\n').pop());
+  for (const x of out.rows)
+    log(`  ${x.index.padEnd(40)} ${x.split.padEnd(9)} recall@5 ${(x.recall5 * 100).toFixed(1)}  nDCG@10 ${(x.ndcg10 * 100).toFixed(1)}`);
+  for (const x of out.latency) log(`  ${x.index.padEnd(40)} ${x.tools} tools: p50 ${x.p50.toFixed(3)} ms`);
+  return { key: 'retrieval', title: '11. Tool retrieval: search_tools over 1,000+ real tools, and latency over 10,000', kind: 'retrieval', ...out };
+}
+
 // ------------------------------------------------------------------------------- main
 const started = Date.now();
 const meta = { ...machine(root, buildNote), busyAtStart: await busyShare(3000), settings };
@@ -497,6 +509,7 @@ for (const key of ALL) {
   else if (key === 'stdio') scenarios.push(await stdioScenario());
   else if (key === 'memory') scenarios.push(await memoryScenario());
   else if (key === 'micro') scenarios.push(microScenario());
+  else if (key === 'retrieval') scenarios.push(retrievalScenario());
 }
 meta.loadavgEnd = os.loadavg();
 meta.seconds = (Date.now() - started) / 1000;

@@ -305,6 +305,7 @@ export function renderMarkdown(result) {
     else if (sc.kind === 'stdio') for (const t of sc.tables) out.push(`### ${t.title}`, '', stdioTable(t), '');
     else if (sc.kind === 'memory') out.push(memoryTable(sc), '');
     else if (sc.kind === 'micro') out.push(microTable(sc), '');
+    else if (sc.kind === 'retrieval') out.push(sc.markdown, '');
   }
   out.push(
     '## Servers',

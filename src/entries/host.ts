@@ -7,6 +7,17 @@ export { Host } from '../host/host.js';
 export { Conversation } from '../host/loop/conversation.js';
 export { READ_FULL_RESULT } from '../host/loop/results.js';
 export { SEARCH_TOOLS } from '../host/loop/search.js';
+export { DEFAULT_FIELD_WEIGHTS, ToolIndex, type ToolField, type ToolIndexOptions, type ToolRanker } from '../host/search/tool-index.js';
+export {
+  type Embedder,
+  EmbeddingRanker,
+  type EmbeddingRankerOptions,
+  EmbeddingsError,
+  OpenAIEmbeddings,
+  type OpenAIEmbeddingsOptions,
+  toolText,
+} from '../host/search/embeddings.js';
+export { stem, tokenize } from '../host/search/tokenize.js';
 export type {
   Answer,
   ApprovalDecision,
@@ -75,7 +86,7 @@ export {
   type ProviderConfig,
   type ProviderHttpOptions,
 } from '../host/providers/index.js';
-export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../host/names.js';
+export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, entryKey, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../host/names.js';
 export { globToRegExp, toolFilter } from '../host/tool-filter.js';
 export type { Target } from '../host/targets.js';
 export { SkillCatalog, type HostSkill, type HostSkillFile, type SkillCatalogEvent, type SkillCatalogOptions } from '../host/skills.js';

@@ -171,6 +171,12 @@ export class ServerPool implements ToolSource {
     return this.byName.get(name);
   }
 
+  /** The instructions a connected server gave at initialize (tool search reads them). */
+  instructions(server: string): string | undefined {
+    const l = this.links.get(server);
+    return l?.state === 'connected' ? l.client?.instructions : undefined;
+  }
+
   /**
    * Calls a tool by its model-facing name. A server still starting is waited for; one that is
    * down rejects at once with a {@link ServerUnavailableError} saying when it is retried. Server

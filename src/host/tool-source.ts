@@ -30,6 +30,8 @@ export interface ToolSource {
   tools(): readonly HostTool[];
   /** The tool behind a model-facing name, or undefined. */
   resolve(name: string): HostTool | undefined;
+  /** A server's instructions from initialize, if it gave any (tool search weighs them in). */
+  instructions?(server: string): string | undefined;
   /**
    * Calls a tool by its model-facing name on its server. Resolves with the server's result
    * (an `isError` result included); rejects when the call could not be made or answered

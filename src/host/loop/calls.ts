@@ -24,7 +24,7 @@ export interface StepEnv {
   /** Names sent in any step of the conversation: a call to one that went is not the model's mistake. */
   known: ReadonlySet<string>;
   /** Runs a search_tools call (only when it was offered). */
-  search: (args: Record<string, unknown>) => { text: string; isError: boolean };
+  search: (args: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
 }
 
 export interface CallOutcome {
@@ -101,7 +101,7 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
   }
   const args = parsed.value;
   record.arguments = args;
-  if (env.offered.has(call.name) && call.name === SEARCH_TOOLS) return loopTool(env.search(args));
+  if (env.offered.has(call.name) && call.name === SEARCH_TOOLS) return loopTool(await env.search(args));
   if (env.offered.has(call.name) && call.name === READ_FULL_RESULT && env.cut) return loopTool(env.cut.read(args));
 
   const tool = ctx.tools.resolve(call.name);

@@ -40,7 +40,6 @@ export class Conversation {
   private readonly known = new Set<string>();
   private readonly policy: (tool: HostTool) => PolicyVerdict;
   private readonly schemas = new WeakMap<Tool, Record<string, unknown>>();
-  private index: ToolIndex | undefined;
   private busy = false;
   /** For observers (`gen_ai.conversation.id`): made the first time one asks. */
   private id: string | undefined;
@@ -165,7 +164,7 @@ export class Conversation {
         cut: this.cut,
         offered,
         known: this.known,
-        search: (args) => this.search(args),
+        search: (args) => this.search(args, signal),
       };
       const settled = await Promise.allSettled(calls.map((call) => runCall(env, call)));
       if (signal.aborted) throw abortError(signal);
@@ -195,7 +194,6 @@ export class Conversation {
     const threshold = defer === false ? Infinity : (defer?.threshold ?? DEFAULT_DEFER_THRESHOLD);
     let tools: ModelTool[];
     if (all.length > threshold) {
-      if (this.index?.tools !== all) this.index = new ToolIndex(all);
       tools = [searchTool(all.length), ...all.filter((t) => this.found.has(t.name)).map((t) => this.definition(t))];
     } else {
       tools = all.map((t) => this.definition(t));
@@ -216,13 +214,36 @@ export class Conversation {
     return description === undefined ? { name: t.name, inputSchema: schema } : { name: t.name, description, inputSchema: schema };
   }
 
-  private search(args: Record<string, unknown>): { text: string; isError: boolean } {
-    const all = this.ctx.tools.tools();
-    if (this.index?.tools !== all) this.index = new ToolIndex(all);
-    const out = runSearch(this.index, args, (t) => this.definition(t));
+  private async search(args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
+    const out = await runSearch(indexOf(this.ctx), args, (t) => this.definition(t), signal);
     for (const t of out.found) this.found.add(t.name);
     return out;
   }
+}
+
+/**
+ * One search index per host (its conversations share it), brought up to date when the pool's
+ * list changed: tools listed before keep their analysis, so only a changed server's are redone.
+ */
+const indexes = new WeakMap<LoopContext, { index: ToolIndex; of: readonly HostTool[] }>();
+function indexOf(ctx: LoopContext): ToolIndex {
+  const all = ctx.tools.tools();
+  const held = indexes.get(ctx);
+  if (held) {
+    if (held.of !== all) {
+      held.index.update(all);
+      held.of = all;
+    }
+    return held.index;
+  }
+  const defer = ctx.options.deferTools || undefined;
+  const index = new ToolIndex(all, {
+    instructions: (server) => ctx.tools.instructions?.(server),
+    ...(defer?.ranker ? { ranker: defer.ranker } : {}),
+    ...(defer?.onRankerError ? { onRankerError: defer.onRankerError } : {}),
+  });
+  indexes.set(ctx, { index, of: all });
+  return index;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsa
 import type { ServerPool } from '../pool.js';
 import type { PoolEvent, PoolOptions } from '../pool-types.js';
 import type { ProviderConfig } from '../providers/index.js';
+import type { ToolRanker } from '../search/tool-index.js';
 
 /** What the policy does with a tool call: run it, ask the user first, or refuse it. */
 export type ApprovalDecision = 'auto' | 'ask' | 'deny';
@@ -83,6 +84,12 @@ export interface ResultLimit {
 export interface DeferToolsOptions {
   /** More tools than this: the model gets `search_tools` instead of every definition. Default 64. */
   threshold?: number;
+  /**
+   * A second ranker fused with the BM25F index (`EmbeddingRanker` over an `/embeddings`
+   * endpoint). When it fails, `search_tools` answers from BM25F alone and `onRankerError` hears why.
+   */
+  ranker?: ToolRanker;
+  onRankerError?: (error: unknown) => void;
 }
 
 /**

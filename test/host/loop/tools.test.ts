@@ -1,5 +1,5 @@
 // The tools a conversation offers: with more than `deferTools.threshold`, only `search_tools`
-// (BM25 over names, descriptions and parameters), whose finds are offered from then on; and the
+// (ToolIndex: BM25F over names, descriptions, parameters and server instructions), whose finds are offered from then on; and the
 // list read anew each step, so a server's list_changed between steps adds and withdraws tools,
 // a call to a withdrawn one being an error message, not a crash.
 import { test } from 'node:test';
@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import type { Host } from '../../../src/host/host.js';
 import { ToolIndex } from '../../../src/host/loop/search.js';
+import type { ToolRanker } from '../../../src/host/search/tool-index.js';
 import type { HostTool } from '../../../src/host/tool-source.js';
 import { startLoopRig, textTurn, toolCallsTurn, waitFor } from '../../support/index.js';
 
@@ -135,6 +136,54 @@ test('list_changed between steps: the next step offers the new tool set; a call 
     assert.equal(answer.text, 'done');
     rig.llm.assertNoErrors();
     assert.ok(rig.of('server').some((e) => e.event.type === 'toolsChanged'));
+  } finally {
+    await rig.close();
+  }
+});
+
+test('search_tools goes through ToolIndex: server instructions are searched, and a configured ranker is fused in', async () => {
+  const asked: string[] = [];
+  // A ranker that knows what BM25F cannot: an umbrella is about the weather.
+  const ranker: ToolRanker = {
+    async rank(query, tools, limit) {
+      asked.push(query);
+      return /umbrella/.test(query) ? tools.filter((t) => t.tool.name === 'forecast').slice(0, limit) : [];
+    },
+  };
+  const rig = await startLoopRig({
+    servers: {
+      billing: (mcp) => {
+        mcp.server.instructions = 'Money back to customers: refunds, chargebacks and credit notes.';
+        mcp.tool('reverse_charge', { description: 'Reverses a charge', input: { charge: z.string() } }, () => 'ok');
+      },
+      books: (mcp) => {
+        for (let i = 0; i < 70; i++) mcp.tool(`ledger_${i}`, { description: `Bookkeeping operation ${i}`, input: {} }, () => 'ok');
+      },
+      sky: (mcp) => {
+        mcp.tool('forecast', { description: 'Gives the weather forecast', input: { city: z.string() } }, () => 'Rain');
+      },
+    },
+    host: { deferTools: { threshold: 10, ranker } },
+    script: [
+      () => toolCallsTurn({ name: 'search_tools', arguments: { query: 'refund', limit: 2 } }),
+      (req) => {
+        const found = req.body.messages.at(-1).content as string;
+        assert.match(found, /^1 matching tool/, 'only the billing tool: its server said "refunds"');
+        assert.match(found, /"name": "reverse_charge"/);
+        return toolCallsTurn({ name: 'search_tools', arguments: { query: 'do I need an umbrella', limit: 1 } });
+      },
+      (req) => {
+        const found = req.body.messages.at(-1).content as string;
+        assert.match(found, /"name": "forecast"/);
+        assert.ok(toolNames(req.body).includes('forecast'));
+        return textTurn('Take one.');
+      },
+    ],
+  });
+  try {
+    assert.equal((await rig.host.conversation().send('Refund, then: umbrella?')).text, 'Take one.');
+    assert.deepEqual(asked, ['refund', 'do I need an umbrella']);
+    rig.llm.assertNoErrors();
   } finally {
     await rig.close();
   }
