@@ -66,28 +66,38 @@ export async function preflightStep(walk: Walk, url: URL, userHeaders: Record<st
   } else walk.pass('preflight', since, `the CORS preflight allows ${origin} to POST with ${wanted.join(', ')}`);
 }
 
+/** A problem a page would have reading one answer, and which answer. */
+export interface CorsProblem {
+  problem: string;
+  what: string;
+}
+
 /**
  * What a page could not read of an answer: the answer itself without a matching
  * Access-Control-Allow-Origin, and the headers it needs when they are not exposed.
  */
-export function corsProblems(p: Posted, origin: string, what: string): string[] {
-  const out: string[] = [];
+export function corsProblems(p: Posted, origin: string, what: string): CorsProblem[] {
   const originProblem = allowsOrigin(p.headers, origin);
-  if (originProblem) return [`the answer to ${what} has ${originProblem}, so the page cannot read it`];
+  if (originProblem) return [{ problem: `${originProblem}, so the page cannot read them`, what }];
   const exposed = list(p.headers.get('access-control-expose-headers'));
   const need: string[] = [];
   if (p.headers.get('mcp-session-id') !== null) need.push('mcp-session-id');
   if (p.status === 401 && p.headers.get('www-authenticate') !== null) need.push('www-authenticate');
   const hidden = need.filter((h) => !exposed.includes(h) && !exposed.includes('*'));
-  if (hidden.length)
-    out.push(
-      `the answer to ${what} does not expose ${hidden.join(', ')} (Access-Control-Expose-Headers), so the page cannot read ${hidden.length > 1 ? 'them' : 'it'}`,
-    );
-  return out;
+  if (hidden.length === 0) return [];
+  return [
+    { problem: `do not expose ${hidden.join(', ')} (Access-Control-Expose-Headers), so the page cannot read ${hidden.length > 1 ? 'them' : 'it'}`, what },
+  ];
 }
 
-/** Records the `cors` step from the problems found on the answers. */
-export function corsStep(walk: Walk, since: number, origin: string, problems: string[]): void {
-  if (problems.length) walk.fail('cors', since, 'cors', `a browser at ${origin} would be blocked: ${problems.join('; ')}`, FIX_HEADERS(origin));
-  else walk.pass('cors', since, `the answers allow ${origin} to read them`);
+/** Records the `cors` step from the problems found on the answers (one sentence per problem). */
+export function corsStep(walk: Walk, since: number, origin: string, problems: CorsProblem[]): void {
+  if (problems.length === 0) {
+    walk.pass('cors', since, `the answers allow ${origin} to read them`);
+    return;
+  }
+  const byProblem = new Map<string, string[]>();
+  for (const p of problems) byProblem.set(p.problem, [...(byProblem.get(p.problem) ?? []), p.what]);
+  const said = [...byProblem].map(([problem, whats]) => `the answers to ${whats.join(', ')} have ${problem}`.replace(' have do not', ' do not'));
+  walk.fail('cors', since, 'cors', `a browser at ${origin} would be blocked: ${said.join('; ')}`, FIX_HEADERS(origin));
 }

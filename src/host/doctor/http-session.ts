@@ -2,7 +2,7 @@
 // notifications/initialized) or the stateless 2026-07-28 requests, then the first list call,
 // each POST read raw so a status or a missing header is reported as what it is.
 import { MODERN_VERSIONS } from '../../protocol/versions.js';
-import { corsProblems } from './cors.js';
+import { corsProblems, type CorsProblem } from './cors.js';
 import { explainAnswer } from './http-explain.js';
 import { ACCEPT, exchange, statusLine, type HttpOutcome, type Posted } from './http-post.js';
 import { initializeParams, initializeStep, listMethod, listStep, modernParams, type Answer, type Outcome, type Settled } from './protocol.js';
@@ -56,7 +56,7 @@ function notAnswered(walk: Walk, r: HttpOutcome, url: URL, method: string): Outc
 }
 
 /** The first list call, over the era that was settled. */
-async function listOver(walk: Walk, url: URL, headers: Record<string, string>, settled: Settled, cors: string[] | undefined): Promise<void> {
+async function listOver(walk: Walk, url: URL, headers: Record<string, string>, settled: Settled, cors: CorsProblem[] | undefined): Promise<void> {
   const list = listMethod(settled.capabilities);
   const since = walk.now();
   if (!list) {
@@ -91,7 +91,7 @@ export async function continueHandshake(
   url: URL,
   headers: Record<string, string>,
   first: { answer: Posted; since: number } | undefined,
-  cors: string[],
+  cors: CorsProblem[],
 ): Promise<Settled | undefined> {
   let since = first?.since ?? walk.now();
   let answer = first?.answer;

@@ -3,7 +3,7 @@
 // "wrong URL", a page or an API that is not MCP, or an MCP answer that decides the era.
 import { MODERN_VERSIONS } from '../../protocol/versions.js';
 import { authSteps } from './auth.js';
-import { corsProblems, corsStep, preflightStep } from './cors.js';
+import { corsProblems, corsStep, preflightStep, type CorsProblem } from './cors.js';
 import { explainAnswer, explainNetwork, findEndpoints, wrongPath } from './http-explain.js';
 import { ACCEPT, exchange, statusLine, type HttpOutcome, type Posted } from './http-post.js';
 import { continueHandshake, continueModern, handshakeHeaders, merge, postAnswer } from './http-session.js';
@@ -42,7 +42,8 @@ function modernHeaders(user: Record<string, string>, method: string): Record<str
 async function firstContact(walk: Walk, url: URL, headers: Record<string, string>, address: string, hops: number): Promise<HttpResult> {
   const { origin } = walk.ctx;
   if (origin) await preflightStep(walk, url, headers, origin);
-  const cors: string[] = [];
+  const cors: CorsProblem[] = [];
+  let answered = 0;
   const since = walk.now();
   const post = async (method: string, params: Record<string, unknown>, h: Record<string, string>): Promise<HttpOutcome> => {
     const r = await exchange(walk, {
@@ -52,11 +53,15 @@ async function firstContact(walk: Walk, url: URL, headers: Record<string, string
       message: { jsonrpc: '2.0', id: method === 'initialize' ? 2 : 1, method, params },
       waiting: { step: 'post', method },
     });
-    if (origin && r.kind === 'answered') cors.push(...corsProblems(r, origin, `POST ${method}`));
+    if (origin && r.kind === 'answered') {
+      answered++;
+      cors.push(...corsProblems(r, origin, `POST ${method}`));
+    }
     return r;
   };
   const finish = (result: HttpResult): HttpResult => {
-    if (origin) corsStep(walk, since, origin, cors);
+    // Only answers tell what a page could read: after silence there is nothing to judge.
+    if (origin && answered > 0) corsStep(walk, since, origin, cors);
     return result;
   };
   const d = await post('server/discover', modernParams(), modernHeaders(headers, 'server/discover'));
@@ -115,7 +120,8 @@ async function firstContact(walk: Walk, url: URL, headers: Record<string, string
   }
   const bad = i.kind === 'answered' ? i : d;
   const found = wrongPath(bad) ? await findEndpoints(walk, url, headers) : [];
-  const e = explainAnswer(bad, bad === i ? 'initialize' : 'server/discover', url, found);
+  const method = i.kind !== 'answered' ? 'server/discover' : i.status === d.status ? 'server/discover and initialize' : 'initialize';
+  const e = explainAnswer(bad, method, url, found);
   walk.fail('post', since, e.code, e.detail, e.fix);
   return finish({ transport: 'http' });
 }
@@ -183,7 +189,7 @@ async function redirected(
   const after = walk.steps.slice(before);
   if (after.length && after.every((s) => s.ok))
     step.fix = `use ${target.href} as the URL: it answers MCP, while ${url.href} only redirects (not every client follows a redirect of a POST)`;
-  else if (!sameOrigin && Object.keys(headers).length) step.fix += `; the headers given were not sent to ${target.origin}`;
+  if (!sameOrigin && Object.keys(headers).length) step.fix += `; the headers given were not sent to ${target.origin}`;
   return result;
 }
 

@@ -37,7 +37,7 @@ export function exitFix(stderr: string): string {
   if (/\b404\b.*(not found|registry)|E404|is not in this registry/i.test(stderr)) {
     return 'the package manager could not find the package: check its name and version';
   }
-  return 'its stderr (quoted above) says why it stopped: fix that, then try again';
+  return 'its stderr (quoted in the summary) says why it stopped: fix that, then try again';
 }
 
 /** The fix for lines on stdout that are not JSON-RPC. */
@@ -50,4 +50,18 @@ export function strayFix(lines: string[]): string {
     return `${base}. This looks like a JSON logger (pino, winston, structlog...) writing to stdout: point its destination at stderr (fd 2)`;
   }
   return base;
+}
+
+/**
+ * The line of a server's stderr that says what went wrong: the last error line (stack frames,
+ * runtime banners and code excerpts left out), else the last line.
+ */
+export function stderrGist(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^at\s/.test(l) && !/^\^+$/.test(l) && !/^Node\.js v/.test(l) && !/^[{}]$/.test(l) && !/^code: /.test(l));
+  const errors = lines.filter((l) => /\b\w*(Error|error|Exception|fatal|FATAL|panic)\b/.test(l) && !/^\s*throw\b/.test(l));
+  const line = errors.at(-1) ?? lines.at(-1) ?? '';
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }

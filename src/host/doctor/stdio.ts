@@ -7,7 +7,7 @@ import { StdioClientTransport } from '../../transports/stdio/client.js';
 import type { ServerExitError } from '../../transports/stdio/exit.js';
 import { defaultEnvironment } from '../../transports/stdio/process.js';
 import { discoverStep, initializeParams, initializeStep, listMethod, listStep, modernParams, settledModern, type Answer, type Settled } from './protocol.js';
-import { exitFix, exitedOnProbe, strayFix } from './stdio-explain.js';
+import { exitFix, exitedOnProbe, stderrGist, strayFix } from './stdio-explain.js';
 import { TransportWire, type WireReply } from './wire.js';
 import { duration, quote, type Walk } from './walk.js';
 
@@ -65,17 +65,20 @@ export async function diagnoseStdio(walk: Walk, spec: StdioSpec, baseEnv: Record
   walk.pass(stepName, since, `started ${spec.label} (pid ${pid})`);
   walk.ctx.emit({ type: 'spawned', pid });
   const stdoutAt = walk.steps.length;
+  // Steps whose words depend on all the server wrote on stderr, finished once it has ended.
+  const afterEnd: Array<() => void> = [];
+  let run: Settled | 'restart' | undefined;
   try {
-    const run = await converse(walk, wire, probe);
-    if (run === 'restart') {
-      await transport.close().catch(() => {});
-      return diagnoseStdio(walk, spec, baseEnv, false);
-    }
-    stdoutStep(walk, wire, since, stdoutAt);
-    return { server: run };
+    run = await converse(walk, wire, probe);
   } finally {
     await transport.close().catch(() => {});
+    // Its pipes are drained at exit; one more turn lets the last chunk through our stream.
+    await new Promise<void>((r) => setImmediate(r));
   }
+  if (run === 'restart') return diagnoseStdio(walk, spec, baseEnv, false);
+  for (const f of afterEnd) f();
+  stdoutStep(walk, wire, since, stdoutAt);
+  return { server: run };
 
   /** The exchange itself; the settled handshake, or 'restart', or undefined after a failure. */
   async function converse(walk: Walk, wire: TransportWire, probe: boolean): Promise<Settled | 'restart' | undefined> {
@@ -110,14 +113,16 @@ export async function diagnoseStdio(walk: Walk, spec: StdioSpec, baseEnv: Record
     }
     if (first === 'aborted') return undefined;
     if (first === 'timeout') {
-      const said = stderr.trim() ? `; its stderr ends: "${quote(stderr.slice(-300), 200)}"` : '; it wrote nothing on stderr';
-      walk.fail(
+      const step = walk.fail(
         'start',
         t0,
         'no-answer',
-        `the server is running but answered nothing within ${duration(timeoutMs)} (sent ${probe ? 'server/discover, then initialize' : 'initialize'})${said}`,
+        `the server is running but answered nothing within ${duration(timeoutMs)} (sent ${probe ? 'server/discover, then initialize' : 'initialize'})`,
         'a stdio server reads JSON-RPC lines on stdin and answers on stdout: check that this command starts an MCP server in stdio mode (some need a flag such as --stdio or a "stdio" subcommand), and that it is not waiting for input of its own',
       );
+      afterEnd.push(() => {
+        step.detail += stderr.trim() ? `; its stderr says: "${stderrGist(stderr)}"` : '; it wrote nothing on stderr';
+      });
       return undefined;
     }
     if (first.reply.kind === 'closed') {
@@ -134,13 +139,16 @@ export async function diagnoseStdio(walk: Walk, spec: StdioSpec, baseEnv: Record
     }
     const firstMs = first.reply.at - (first.which === 'initialize' && init ? init.sent : t0);
     if (firstMs > slowMs) {
-      walk.fail(
+      const step = walk.fail(
         'start',
         t0,
         'slow-start',
-        `the server took ${duration(first.reply.at - t0)} to answer its first request${/install|download|fetch|resolv/i.test(stderr) ? ' (its stderr mentions installing or downloading)' : ''}`,
+        `the server took ${duration(first.reply.at - t0)} to answer its first request`,
         `clients give up on a start this slow (many wait ${duration(slowMs)} or less): install the server's package instead of letting npx/uvx fetch it at start, and do slow setup after answering initialize`,
       );
+      afterEnd.push(() => {
+        if (/install|download|fetch|resolv/i.test(stderr)) step.detail += ' (its stderr mentions installing or downloading)';
+      });
     } else walk.pass('start', t0, `first answer after ${duration(first.reply.at - t0)}`);
     let settled: Settled | undefined;
     if (first.which === 'discover') {
@@ -206,7 +214,7 @@ function exitStep(walk: Walk, wire: TransportWire, step: string, since: number, 
   const exit = wire.closed?.reason as ServerExitError | undefined;
   const how = exit?.signal ? `was killed by ${exit.signal}` : exit && exit.exitCode !== undefined ? `exited with code ${exit.exitCode}` : 'closed its stdout';
   const tail = exit?.stderr ?? '';
-  const said = tail ? `; its stderr ends: "${quote(tail.slice(-400), 300)}"` : '; it wrote nothing on stderr';
+  const said = tail ? `; its stderr says: "${stderrGist(tail)}"` : '; it wrote nothing on stderr';
   walk.fail(
     step,
     since,
@@ -246,14 +254,14 @@ function spawnFailure(walk: Walk, step: string, since: number, spec: StdioSpec, 
   const path = cmd.includes('/') || cmd.includes('\\') ? (isAbsolute(cmd) ? cmd : resolve(cwd, cmd)) : undefined;
   if (code === 'ENOENT') {
     if (path && existsSync(path)) {
-      const interpreter = /^#!\s*(\S+(?:\s+\S+)?)/.exec(readHead(path))?.[1];
+      const interpreter = /^#![ \t]*([^\n]+)/.exec(readHead(path))?.[1].trim();
       walk.fail(
         step,
         since,
         'command-not-found',
         `${cmd} exists, but its interpreter${interpreter ? ` (${interpreter}, from its #! line)` : ''} was not found`,
         interpreter
-          ? `install ${interpreter.split(/\s+/).pop()}, or run the file with an interpreter you have`
+          ? `install ${interpreter.split(/\s+/)[0].split('/').pop()}, or run the file with an interpreter you have`
           : 'run the file with its interpreter (node, python...)',
       );
       return;
