@@ -68,7 +68,6 @@ export const DOCTOR_OPTIONS = {
 } as const;
 
 export const DOCTOR_HELP = `Doctor options:
-  --timeout SECONDS      how long a step may wait for an answer (default 30)
   --slow SECONDS         an answer later than this is a slow start (default 5)
   --origin URL           check CORS for a browser client on this origin (a web studio's)
   --redirect-uri URI     the redirect URI a sign-in would use, checked with the authorization

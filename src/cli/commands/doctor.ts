@@ -18,7 +18,8 @@ Target options:
   --config FILE          mcpServers config to find server names in
   -H, --header "K: V"    HTTP header for URL targets (repeatable); values never appear in the report
   -e, --env KEY=VALUE    environment variable for command targets (repeatable)
-${DOCTOR_HELP}Output options:
+${DOCTOR_HELP}  --timeout SECONDS      how long a step may wait for an answer (default 30; 0: no limit)
+Output options:
   --json                 the diagnosis as JSON: { ok, target, transport, steps, failure, server }
 
 Exit code 0 when every step works, 1 when one fails (2 when TARGET names nothing usable).

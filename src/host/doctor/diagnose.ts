@@ -105,7 +105,9 @@ export async function diagnose(target: DoctorTarget, options: DiagnoseOptions = 
       'this is a bug in mcpkit: please report it with the command that caused it',
     );
   }
-  const shown = t.kind === 'http' ? showUrl(t.url) : t.label === t.command ? commandLine(t) : `${t.label} (${commandLine(t)})`;
+  // A server name from a config (or a bare script) is shown with the command it stands for.
+  const named = t.kind === 'stdio' && !/\s/.test(t.label) && t.label !== t.command;
+  const shown = t.kind === 'http' ? showUrl(t.url) : named ? `${t.label} (${commandLine(t)})` : commandLine(t);
   return finish(walk, { target: shown, transport, server }, secrets);
 }
 

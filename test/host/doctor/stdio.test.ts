@@ -60,8 +60,11 @@ test('stdout not JSON: a JSON logger writing to stdout', async () => {
 });
 
 test('no answer: the server runs and says nothing (the clock runs out, no waiting)', async () => {
-  const { clock, events, running } = start(node('silent.mjs'));
+  const ready = join(tempDir('doctor-silent'), 'ready');
+  const { clock, events, running } = start(node('silent.mjs', { env: { READY_FILE: ready } }));
   await events.waiting('server/discover');
+  // It has said on stderr what it waits for (the report quotes it) before time runs out.
+  await waitFor(() => existsSync(ready), 'the silent server to start');
   clock.advance(SLOW_MS);
   // The era probe got nothing: initialize goes out too, as a client would send it.
   await events.waiting('initialize');
