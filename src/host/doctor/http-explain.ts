@@ -28,7 +28,8 @@ export async function findEndpoints(walk: Walk, url: URL, headers: Record<string
       message: { jsonrpc: '2.0', id: 'doctor-alt', method: 'initialize', params: initializeParams() },
       timeoutMs,
     });
-    if (post.kind === 'answered' && post.response) {
+    // An initialize result, not just any JSON-RPC: a server's "no such endpoint" may be JSON-RPC too.
+    if (post.kind === 'answered' && post.response?.result && typeof post.response.result.protocolVersion === 'string') {
       found.push(`${at.href} (Streamable HTTP)`);
       const sid = post.headers.get('mcp-session-id');
       // The probe opened a session: end it, as a client would.
@@ -50,7 +51,8 @@ function elsewhere(found: string[], fallback: string): string {
 /** A body's gist for a message: its JSON `error`/`message`, or its text without tags. */
 function gist(p: Posted): string {
   const j = p.json as Record<string, unknown> | undefined;
-  const said = j && typeof j === 'object' ? (j.error_description ?? j.message ?? j.error ?? j.detail) : undefined;
+  const rpc = j && typeof j === 'object' && j.error && typeof j.error === 'object' ? (j.error as { message?: unknown }).message : undefined;
+  const said = j && typeof j === 'object' ? (rpc ?? j.error_description ?? j.message ?? j.error ?? j.detail) : undefined;
   const text = said !== undefined ? (typeof said === 'string' ? said : JSON.stringify(said)) : p.text.replace(/<[^>]*>/g, ' ');
   const q = quote(text, 160);
   return q ? `: "${q}"` : '';
@@ -68,7 +70,7 @@ export function explainAnswer(p: Posted, method: string, url: URL, found: string
     case 404:
       return {
         code: 'http-404',
-        detail: `${what}: no such endpoint`,
+        detail: `${what}${gist(p) || ': no such endpoint'}`,
         fix: `${usual}. ${elsewhere(found, `None of ${new URL('/mcp', url).href}, /sse or / answers MCP here: check the path in the server's documentation`)}`,
       };
     case 405: {

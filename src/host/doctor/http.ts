@@ -93,7 +93,7 @@ async function firstContact(walk: Walk, url: URL, headers: Record<string, string
       );
     } else walk.pass('post', since, detail);
   };
-  if (d.response) {
+  if (mcpAnswer(d)) {
     passPost(`POST server/discover: ${statusLine(d)} with a JSON-RPC answer`);
     const verdict = discoverStep(walk, since, postAnswer(d, since));
     if (verdict.era === 'none') return finish({ transport: 'streamable-http' });
@@ -105,7 +105,7 @@ async function firstContact(walk: Walk, url: URL, headers: Record<string, string
   // oddly; initialize tells it apart from a URL that is not an MCP endpoint at all.
   const iSince = walk.now();
   const i = await post('initialize', initializeParams(), handshakeHeaders(headers, undefined));
-  if (i.kind === 'answered' && i.response) {
+  if (i.kind === 'answered' && mcpAnswer(i)) {
     passPost(`POST initialize: ${statusLine(i)} with a JSON-RPC answer (server/discover got ${statusLine(d)})`);
     walk.pass('discover', since, `no 2026-07-28 era (server/discover answered ${statusLine(d)}): a handshake-era server`);
     return finish({ transport: 'streamable-http', server: await continueHandshake(walk, url, headers, { answer: i, since: iSince }, cors) });
@@ -124,6 +124,19 @@ async function firstContact(walk: Walk, url: URL, headers: Record<string, string
   const e = explainAnswer(bad, method, url, found);
   walk.fail('post', since, e.code, e.detail, e.fix);
   return finish({ transport: 'http' });
+}
+
+/** Errors a 2026-07-28 server answers with at 404 (an unknown method, a header or version it refuses). */
+const MODERN_404 = new Set([-32601, -32020, -32021, -32022]);
+
+/**
+ * Whether an answer is the endpoint speaking MCP. A JSON-RPC error at 404 is that only when it
+ * is one a 2026-07-28 server sends; any other is a server's generic "no such endpoint" written
+ * as JSON-RPC (mcpkit servers do that for a wrong path).
+ */
+function mcpAnswer(p: Posted): boolean {
+  if (!p.response) return false;
+  return !(p.status === 404 && p.response.error && !MODERN_404.has(p.response.error.code));
 }
 
 /** A request that got no HTTP answer at all: silence, or a connection dropped or garbled. */

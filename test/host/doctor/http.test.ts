@@ -31,6 +31,20 @@ test('http-404: the URL is not the endpoint; the doctor finds /mcp and says so',
     );
   }));
 
+test('http-404: the demo server at a wrong path (its 404 is written as JSON-RPC, still no endpoint); /mcp and /sse found', async () => {
+  const demo = await startDemoHttp();
+  try {
+    const wrong = demo.url.replace('/mcp', '/api');
+    const d = await run(wrong);
+    assertFailure(d, 'post', 'http-404', {
+      summary: ['404 Not Found', 'no MCP endpoint at /api'],
+      fix: [`${demo.url} (Streamable HTTP) answers MCP: use that URL`, `${demo.url.replace('/mcp', '/sse')} (HTTP+SSE, the 2024-11-05 transport)`],
+    });
+  } finally {
+    await demo.close();
+  }
+});
+
 test('http-405: a GET-only URL (a health check), no MCP endpoint anywhere', () =>
   using(servers.methodNotAllowed(), async (s) => {
     const d = await run(s.url);
