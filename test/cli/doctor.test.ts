@@ -3,9 +3,11 @@
 // real child processes and real HTTP. --slow is set high so that a busy machine is never "slow".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as servers from '../fixtures/doctor/http-servers.js';
-import { startDemoHttp } from '../support/index.js';
+import { startDemoHttp, tempDir } from '../support/index.js';
 import { mcpkit } from './helpers.js';
 
 const EXITS = fileURLToPath(new URL('../fixtures/doctor/stdio/exits-at-start.mjs', import.meta.url));
@@ -55,6 +57,17 @@ test('mcpkit doctor on a working server: every step passes; exit 0', async () =>
   } finally {
     await demo.close();
   }
+});
+
+test('mcpkit doctor NAME --config FILE: the entry is diagnosed (its env values kept out of the report)', async () => {
+  const dir = tempDir('doctor-config');
+  const config = join(dir, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { weather: { command: process.execPath, args: [EXITS], env: { OTHER_TOKEN: 'cfg-secret-99887766' } } } }));
+  const r = await mcpkit(['doctor', 'weather', '--config', config, ...CALM]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.ok(r.stdout.startsWith(`Connection doctor: weather (${process.execPath} ${EXITS}) (stdio)`), r.stdout);
+  assert.match(r.stdout, /^Failing step: start \[exited-at-start\]$/m);
+  assert.ok(!r.stdout.includes('cfg-secret-99887766'));
 });
 
 test('mcpkit doctor with a TARGET that names nothing usable: exit 2', async () => {

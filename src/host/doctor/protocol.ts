@@ -153,7 +153,7 @@ export function initializeStep(walk: Walk, since: number, a: Answer): Settled | 
     walk.fail(
       'initialize',
       since,
-      'version-mismatch',
+      modern ? 'era-mismatch' : 'version-mismatch',
       modern
         ? `the server answered initialize with protocol ${version}, a revision that has no initialize`
         : `the server answered initialize with protocol ${JSON.stringify(version)}, which mcpkit does not speak (it speaks ${SPOKEN_TEXT})`,

@@ -149,6 +149,24 @@ test('sign-in-required: every link of the OAuth chain works; the client only has
     assert.match(d.steps.find((x) => x.step === 'registration')!.detail, /registered a client with redirect URI http:\/\/127\.0\.0\.1:33418\/callback/);
   }));
 
+test('no-registration: the authorization server offers neither dynamic registration nor client ID metadata documents', () =>
+  using(servers.noRegistration(), async (s) => {
+    const d = await run(s.url);
+    assertFailure(d, 'registration', 'no-registration', { summary: ['neither dynamic client registration nor client ID metadata documents'], fix: ['--client-id'] });
+  }));
+
+test('pkce-unsupported: the authorization server does not advertise S256', () =>
+  using(servers.noPkce(), async (s) => {
+    const d = await run(s.url);
+    assertFailure(d, 'authorization-server', 'pkce-unsupported', { summary: ['does not list S256'], fix: ['must refuse'] });
+  }));
+
+test('unauthorized: the credentials sent with the request are refused', () =>
+  using(servers.unauthorizedNoMetadata(), async (s) => {
+    const d = await run({ url: s.url, headers: { Authorization: 'Bearer expired-token-123' } });
+    assertFailure(d, 'auth', 'unauthorized', { summary: ['refused the credentials sent in the Authorization header'], fix: ['expired'] });
+  }));
+
 test('not-mcp: a JSON API', () =>
   using(servers.jsonApi(), async (s) => {
     const d = await run(s.url);

@@ -99,6 +99,11 @@ test('version mismatch: server/discover lists only a revision mcpkit does not sp
   assertFailure(d, 'discover', 'version-mismatch', { summary: ['2099-01-01', 'none of which mcpkit speaks'], fix: ['update mcpkit'] });
 });
 
+test('era mismatch: initialize answered with 2026-07-28, a revision without initialize', async () => {
+  const d = await run(node('mixed-eras.mjs'));
+  assertFailure(d, 'initialize', 'era-mismatch', { summary: ['protocol 2026-07-28, a revision that has no initialize'], fix: ['mixes the eras'] });
+});
+
 test('exited: the server dies while answering tools/list', async () => {
   const d = await run(node('crashes-on-list.mjs'));
   assertFailure(d, 'list', 'exited', { summary: ['exited with code 1 while answering tools/list', "reading 'map'"] });
