@@ -8,9 +8,14 @@ import type { Style } from './term.js';
 
 type Values = Parameters<typeof str>[0];
 
-/** Runs the doctor on `spec` with the target options of the command line. */
-export function runDoctor(spec: string, values: Values, io: CliIo): Promise<Diagnosis> {
+/**
+ * Runs the doctor on `spec` with the target options of the command line. `registerByDefault`
+ * false (inspect): a client is registered with the authorization server only when a redirect URI
+ * was given, since the user asked for a summary, not for a registration.
+ */
+export function runDoctor(spec: string, values: Values, io: CliIo, registerByDefault = true): Promise<Diagnosis> {
   const redirectPort = str(values, 'redirect-port');
+  const asked = str(values, 'redirect-uri') !== undefined || redirectPort !== undefined;
   return diagnose(spec, {
     config: str(values, 'config'),
     headers: headersFrom(strs(values, 'header')),
@@ -23,7 +28,7 @@ export function runDoctor(spec: string, values: Values, io: CliIo): Promise<Diag
     slowMs: int(values, 'slow', 5, 1, 86_400) * 1000,
     origin: str(values, 'origin'),
     redirectUri: str(values, 'redirect-uri') ?? (redirectPort ? `http://127.0.0.1:${redirectPort}/callback` : undefined),
-    register: !flag(values, 'no-register'),
+    register: !flag(values, 'no-register') && (registerByDefault || asked),
   });
 }
 

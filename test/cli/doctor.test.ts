@@ -116,6 +116,25 @@ test('mcpkit inspect --json that cannot connect: { error, diagnosis }', async ()
   assert.match(r.stderr, /^Fix: the server needs WEATHER_API_KEY: pass it with -e WEATHER_API_KEY=VALUE/m);
 });
 
+test('on a 401, inspect diagnoses without registering a client; doctor registers one to check the redirect URI', async () => {
+  const s = await servers.needsSignIn();
+  try {
+    const registrations = () => s.seen.filter((r) => r.method === 'POST' && r.path === '/register').length;
+    const r = await mcpkit(['inspect', s.url, '--no-oauth', '--json', ...CALM]);
+    assert.equal(r.code, 1);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.diagnosis.failure.code, 'sign-in-required');
+    assert.match(out.diagnosis.steps.find((x: { step: string }) => x.step === 'registration').detail, /not tried/);
+    assert.equal(registrations(), 0, 'inspect registered a client');
+    const d = await mcpkit(['doctor', s.url, '--redirect-port', '41234', ...CALM]);
+    assert.equal(d.code, 1);
+    assert.equal(registrations(), 1);
+    assert.match(d.stdout, /registered a client with redirect URI http:\/\/127\.0\.0\.1:41234\/callback/);
+  } finally {
+    await s.close();
+  }
+});
+
 test('help: mcpkit doctor --help, and the command in mcpkit --help', async () => {
   const r = await mcpkit(['doctor', '--help']);
   assert.equal(r.code, 0);

@@ -51,7 +51,7 @@ When it cannot connect, the connection doctor says which step fails and what to 
 ${CLIENT_HELP}${DOCTOR_HELP}`,
   async connectFailed(target, err, values, status, io) {
     status.begin('doctor', 'diagnosing the connection…');
-    const diagnosis = await runDoctor(target, values, io);
+    const diagnosis = await runDoctor(target, values, io, false);
     status.end(diagnosis.ok);
     showError(err, status, flag(values, 'json'), io, 'Could not connect', { diagnosis });
     status.print(`${failureText(diagnosis, status.style)}\n${status.style.dim('(mcpkit doctor TARGET shows every step)')}`);

@@ -152,7 +152,10 @@ test('sign-in-required: every link of the OAuth chain works; the client only has
 test('no-registration: the authorization server offers neither dynamic registration nor client ID metadata documents', () =>
   using(servers.noRegistration(), async (s) => {
     const d = await run(s.url);
-    assertFailure(d, 'registration', 'no-registration', { summary: ['neither dynamic client registration nor client ID metadata documents'], fix: ['--client-id'] });
+    assertFailure(d, 'registration', 'no-registration', {
+      summary: ['neither dynamic client registration nor client ID metadata documents'],
+      fix: ['--client-id'],
+    });
   }));
 
 test('pkce-unsupported: the authorization server does not advertise S256', () =>
