@@ -17,6 +17,11 @@ export interface ClientCommand {
   maxArgs?: number;
   options?: OptionSpecs;
   run(conn: Connection, args: string[], values: Values): Promise<number>;
+  /**
+   * Reports a failure to connect instead of the usual one-line error (inspect runs the
+   * connection doctor); resolves to the exit code.
+   */
+  connectFailed?(target: string, err: unknown, values: Values, status: StatusLine, io: CliIo): Promise<number>;
 }
 
 /** Runs a client command; resolves to the exit code. */
@@ -36,6 +41,7 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[], io: C
     conn = await openConnection(positionals[0], values, status, io);
   } catch (err) {
     if (isUsageError(err)) throw err;
+    if (cmd.connectFailed) return cmd.connectFailed(positionals[0], err, values, status, io);
     showError(err, status, json, io, 'Could not connect');
     return 1;
   }
@@ -65,12 +71,12 @@ export async function runClientCommand(cmd: ClientCommand, argv: string[], io: C
   }
 }
 
-/** A failure, said plainly on stderr (and as `{"error": ...}` on stdout with --json). */
-export function showError(err: unknown, status: StatusLine, json: boolean, io: CliIo, prefix?: string): void {
+/** A failure, said plainly on stderr (and as `{"error": ..., ...extra}` on stdout with --json). */
+export function showError(err: unknown, status: StatusLine, json: boolean, io: CliIo, prefix?: string, extra?: Record<string, unknown>): void {
   const s = status.style;
   if (json) {
     const body = err instanceof McpError ? err.toJSON() : { message: err instanceof Error ? err.message : String(err) };
-    io.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ error: body, ...extra }, null, 2)}\n`);
   }
   let text: string;
   if (err instanceof McpError) {

@@ -6,6 +6,7 @@ import { cardCommand } from './commands/card.js';
 import { chatCommand } from './commands/chat.js';
 import { callCommand, promptCommand, readCommand } from './commands/call.js';
 import { completeCommand } from './commands/complete.js';
+import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
 import { installCommand } from './commands/install.js';
 import { listCommand } from './commands/list.js';
@@ -34,6 +35,7 @@ Talk to a server (TARGET: a URL, a quoted command line, or a server name from a 
   mcpkit complete TARGET REF ARG [V]   completions: REF is prompt:NAME or resource:URI_TEMPLATE
   mcpkit skills TARGET                 list skills; mcpkit skill TARGET URI prints one, verified
   mcpkit inspect TARGET                era, protocol version, server info, capabilities, counts, latency
+  mcpkit doctor TARGET                 every step of connecting, which one fails, why, and the fix
   ... --json                           machine-readable output
   ... --trace                          show the wire exchange on stderr (--trace-file F: JSON lines)
   ... --era auto|modern|handshake      protocol era (default auto: 2026-07-28 if the server speaks it)
@@ -101,6 +103,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (cmd === 'gateway') return gatewayCommand(rest, io);
   if (cmd === 'install') return installCommand(rest, io);
   if (cmd === 'card') return cardCommand(rest, io);
+  if (cmd === 'doctor') return doctorCommand(rest, io);
   if (cmd === 'chat') return chatCommand(rest, io);
   if (cmd === 'studio') return studioCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];

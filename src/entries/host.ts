@@ -90,3 +90,5 @@ export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, entryKey, sanitizeName
 export { globToRegExp, toolFilter } from '../host/tool-filter.js';
 export type { Target } from '../host/targets.js';
 export { SkillCatalog, type HostSkill, type HostSkillFile, type SkillCatalogEvent, type SkillCatalogOptions } from '../host/skills.js';
+export { diagnose } from '../host/doctor/diagnose.js';
+export type { Diagnosis, DiagnoseOptions, DoctorCode, DoctorEvent, DoctorFailure, DoctorStep, DoctorTarget } from '../host/doctor/types.js';

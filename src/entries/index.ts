@@ -127,6 +127,9 @@ export {
 export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type SchemaInput } from '../schema/compile.js';
 export { connectStdio, connectAny as connect, type StdioTarget } from '../client/connect-stdio.js';
 export { ServerExitedError } from '../client/era.js';
+// The connection doctor: which step of connecting fails, why, and the fix (Node: it spawns and dials).
+export { diagnose } from '../host/doctor/diagnose.js';
+export type { Diagnosis, DiagnoseOptions, DoctorCode, DoctorEvent, DoctorFailure, DoctorStep, DoctorTarget } from '../host/doctor/types.js';
 export { McpServer, type McpServerOptions, type InferArgs } from '../server/mcp-server.js';
 export {
   Server,

@@ -4,7 +4,8 @@ import type { ServerCapabilities } from '../../protocol/types.js';
 import { features, isHandshakeVersion } from '../../protocol/versions.js';
 import { flag, str } from '../args.js';
 import { CLIENT_HELP, type Connection } from '../connection.js';
-import type { ClientCommand } from '../run-client.js';
+import { DOCTOR_HELP, DOCTOR_OPTIONS, failureText, runDoctor } from '../doctor.js';
+import { showError, type ClientCommand } from '../run-client.js';
 import { out as s } from '../term.js';
 
 async function countOf(client: McpClient, caps: ServerCapabilities, kind: 'tools' | 'resources' | 'templates' | 'prompts'): Promise<number | null> {
@@ -39,12 +40,23 @@ export const inspectCommand: ClientCommand = {
   name: 'inspect',
   minArgs: 1,
   maxArgs: 1,
+  options: DOCTOR_OPTIONS,
   usage: `Usage: mcpkit inspect TARGET [options]
 
 Connects and summarises: transport, negotiated protocol version and era, server info,
 capabilities, instructions, how many tools/resources/templates/prompts, and round-trip time.
+When it cannot connect, the connection doctor says which step fails and what to do (with
+--json, as "diagnosis" next to "error"); mcpkit doctor TARGET shows every step.
 
-${CLIENT_HELP}`,
+${CLIENT_HELP}${DOCTOR_HELP}`,
+  async connectFailed(target, err, values, status, io) {
+    status.begin('doctor', 'diagnosing the connection…');
+    const diagnosis = await runDoctor(target, values, io, false);
+    status.end(diagnosis.ok);
+    showError(err, status, flag(values, 'json'), io, 'Could not connect', { diagnosis });
+    status.print(`${failureText(diagnosis, status.style)}\n${status.style.dim('(mcpkit doctor TARGET shows every step)')}`);
+    return 1;
+  },
   async run(conn, _args, values) {
     const c = conn.client;
     const caps = c.serverCapabilities ?? {};
