@@ -1,11 +1,8 @@
-// What the studio shows when a connection fails. The connection doctor (src/client/doctor, being
-// built beside this) runs the connection step by step and names the failing step and its fix; the
-// studio takes it through this small interface, so it can be given (StudioOptions.diagnose) without
-// the studio knowing how it works.
-// TODO(lead): once the doctor (wip/doctor: src/host/doctor/diagnose.ts) is merged, wire it in
-// src/cli/commands/studio.ts: `diagnose: fromDoctor(diagnose, { cwd: io.cwd, baseEnv: io.env })`
-// in startStudio's options (fromDoctor below adapts its Diagnosis). Until then the studio reads the
-// error alone (firstLook), which names the common cases but cannot probe.
+// What the studio shows when a connection fails. The connection doctor (src/host/doctor) runs the
+// connection step by step and names the failing step and its fix; the studio takes it through
+// this small interface (StudioOptions.diagnose; `mcpkit studio` gives it fromDoctor(diagnose)),
+// so the studio need not know how it works. Without one, the studio reads the error alone
+// (firstLook), which names the common cases but cannot probe.
 import { ServerExitedError } from '../client/era.js';
 import type { Target } from '../host/targets.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';

@@ -6,7 +6,7 @@ import type { RunningServer } from '../../src/hosting/node.js';
 import { run } from '../../src/cli/run.js';
 import { cleanEnv, mcpkit, testIo } from '../cli/helpers.js';
 import { startDemoHttp, waitFor } from '../support/index.js';
-import { raw, studioAssets } from './helpers.js';
+import { apiCall, raw, studioAssets, type Session } from './helpers.js';
 
 describe('mcpkit studio', () => {
   let demo: RunningServer;
@@ -37,6 +37,27 @@ describe('mcpkit studio', () => {
     io.signal('SIGINT');
     assert.equal(await done, 0);
     await assert.rejects(raw(url), /ECONNREFUSED/);
+  });
+
+  test('a target that cannot start is diagnosed by the connection doctor, step by step', async () => {
+    const io = testIo({ env });
+    const done = run(['studio', '--no-open', 'mcpkit-studio-cli-no-such-command --flag'], io);
+    const url = await waitFor(() => /mcpkit studio: (http:\/\/\S+)/.exec(io.out())?.[1], 'the address');
+    const first = await raw(url);
+    const cookie = String([first.headers['set-cookie']].flat()[0]).split(';')[0]!;
+    const origin = new URL(url).origin;
+    const page = await raw(`${origin}/`, { headers: { Cookie: cookie } });
+    const key = /name="mcpkit-studio-key" content="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const session: Session = { cookie, key, origin, host: new URL(origin).host };
+    type State = { servers: Array<{ diagnosis?: { by: string; step: string; problem: string; fix?: string } }> };
+    const diagnosis = await waitFor(async () => {
+      const r = await apiCall(session, '/api/state');
+      return (JSON.parse(r.body) as State).servers.find((x) => x.diagnosis?.by === 'doctor')?.diagnosis;
+    }, "the doctor's diagnosis");
+    assert.match(diagnosis.problem, /mcpkit-studio-cli-no-such-command/);
+    assert.match(diagnosis.fix ?? '', /PATH/);
+    io.signal('SIGINT');
+    assert.equal(await done, 0);
   });
 
   test('bound to another address, it warns that the token is all that protects it', async () => {

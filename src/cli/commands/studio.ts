@@ -5,6 +5,8 @@ import { readConfig, resolveTarget, targetFromEntry, type ConfigEntry } from '..
 import { settingsOf } from '../../host/pool-config.js';
 import type { ServerView } from '../../studio/api-types.js';
 import { nameFor } from '../../studio/confirm.js';
+import { fromDoctor } from '../../studio/diagnose.js';
+import { diagnose } from '../../host/doctor/diagnose.js';
 import type { StudioServer } from '../../studio/hub.js';
 import { startStudio } from '../../studio/http.js';
 import { isLoopbackAddress } from '../../studio/security.js';
@@ -79,6 +81,8 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
     host,
     port: int(values, 'port', 0, 0, 65535),
     canAdd: !flag(values, 'no-add'),
+    // A failed connection is walked step by step by the connection doctor, which names the step and the fix.
+    diagnose: fromDoctor(diagnose, { cwd: io.cwd, baseEnv: io.env }),
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     // For work on the page itself: serve a build of it from elsewhere (scripts/studio-ui.mjs).
     assetsDir: io.env.MCPKIT_STUDIO_ASSETS || undefined,
