@@ -1,8 +1,16 @@
-// Runs every test/**/*.test.ts with node's built-in runner through tsx.
+// Runs the test files with node's built-in runner through tsx.
+//
+//   node scripts/run-tests.mjs [--group=fast|e2e|all] [FILTER...]
+//
+// `fast` (npm test): the in-process tests. `e2e` (npm run test:e2e): those that drive real child
+// processes, the built CLI, Chromium, a real Redis, the packed tarball (scripts/test-groups.mjs
+// decides). `all`: both. A FILTER keeps the files whose path contains it; with a filter and no
+// --group, every group is searched (npm test -- cli/serve runs an e2e file too).
 // Node 20's `--test` does not expand globs, so the file list is built here.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { groupOf } from './test-groups.mjs';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -13,9 +21,17 @@ function collect(dir, out) {
   return out;
 }
 
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const groupArg = args.find((a) => a.startsWith('--group='))?.slice('--group='.length);
+const filters = args.filter((a) => !a.startsWith('--group='));
+const group = groupArg ?? (filters.length ? 'all' : 'fast');
+if (!['fast', 'e2e', 'all'].includes(group)) {
+  console.error(`--group must be fast, e2e or all (got ${group})`);
+  process.exit(2);
+}
 let files = collect('test', []).sort();
 if (filters.length) files = files.filter((f) => filters.some((s) => f.includes(s)));
+if (group !== 'all') files = files.filter((f) => groupOf(f) === group);
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
