@@ -1,0 +1,53 @@
+// The sandbox's JavaScript engine: QuickJS compiled to WebAssembly (the optional peer packages
+// quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync), loaded the first time code
+// mode needs it, so that nobody who leaves code mode off loads or installs it. The WebAssembly
+// module is compiled once; every run instantiates it anew (about a millisecond), so each program
+// gets its own linear memory: nothing one run leaves behind, not even a broken engine after an
+// abort, can be seen by the next.
+import type { QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
+
+export const ENGINE_PACKAGES = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] as const;
+
+/** Code mode was asked for, and the engine's packages are not installed. */
+export class SandboxUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `Code mode runs programs in QuickJS compiled to WebAssembly, from the optional packages ${ENGINE_PACKAGES.join(' and ')}, ` +
+        `which could not be loaded: install them (npm install ${ENGINE_PACKAGES.join(' ')})`,
+      { cause },
+    );
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+export interface SandboxEngine {
+  /** A fresh engine instance: its own WebAssembly memory. */
+  instance(): Promise<QuickJSWASMModule>;
+}
+
+let loading: Promise<SandboxEngine> | undefined;
+
+async function load(): Promise<SandboxEngine> {
+  const [core, variantModule, { createRequire }, { readFile }] = await Promise.all([
+    import('quickjs-emscripten-core'),
+    import('@jitl/quickjs-wasmfile-release-sync'),
+    import('node:module'),
+    import('node:fs/promises'),
+  ]);
+  const base = (variantModule as { default?: unknown }).default ?? variantModule;
+  const wasmPath = createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+  const wasmModule = await WebAssembly.compile(await readFile(wasmPath));
+  // Emscripten's own console output (an abort message) is not the host's to print.
+  const quiet = () => {};
+  const variant = core.newVariant(base as QuickJSSyncVariant, { wasmModule, emscriptenModule: { print: quiet, printErr: quiet } as never });
+  return { instance: () => core.newQuickJSWASMModuleFromVariant(variant) };
+}
+
+/** The engine, loaded once; rejects with a SandboxUnavailableError when its packages are missing. */
+export function loadSandboxEngine(): Promise<SandboxEngine> {
+  loading ??= load().catch((err: unknown) => {
+    loading = undefined;
+    throw new SandboxUnavailableError(err);
+  });
+  return loading;
+}
