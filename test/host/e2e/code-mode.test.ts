@@ -219,7 +219,7 @@ test('errors come back with their line: a syntax error, then a failed call the p
       },
       (req) => {
         const failed = sentToolResults(req).at(-1)!;
-        assert.match(failed.text, /^Error: The program failed at line 3, column 34: ToolError: tracker\.get_issue returned an error: No issue #9999\n);
+        assert.match(failed.text, /^Error: The program failed at line 3, column 34: ToolError: tracker\.get_issue returned an error: No issue #9999\n/);
         assert.match(failed.text, /No issue #9999/);
         assert.match(failed.text, /\[2 tool calls made\]$/);
         return textTurn('Issue 9999 does not exist.');
