@@ -7,7 +7,8 @@
 import type { Clock } from '../engine/clock.js';
 import type { CallToolResult } from '../protocol/types.js';
 import { type ApiFunction, CodeApi, type ApiTool, type CodeApiOptions } from './api.js';
-import { DEFAULT_LIMITS, runProgram, SandboxCallError, type ProgramResult, type SandboxLimits } from './sandbox.js';
+import { DEFAULT_LIMITS, SandboxCallError, type ProgramResult, type SandboxLimits } from './limits.js';
+import { runProgram } from './sandbox.js';
 import { describeRun, toolValue } from './values.js';
 
 export const SEARCH_API = 'search_api';

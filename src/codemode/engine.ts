@@ -21,11 +21,35 @@ export class SandboxUnavailableError extends Error {
 }
 
 export interface SandboxEngine {
-  /** A fresh engine instance: its own WebAssembly memory. */
-  instance(): Promise<QuickJSWASMModule>;
+  /**
+   * A fresh engine instance with its own WebAssembly memory, which cannot grow past the
+   * engine's own needs plus `heapBytes`: the hard ceiling under QuickJS's memory limit (that
+   * limit's accounting misses some allocations in this build, the memory's maximum misses none).
+   */
+  instance(heapBytes: number): Promise<QuickJSWASMModule>;
 }
 
+/** What the engine itself takes before a program allocates anything: its initial memory (16 MiB). */
+const ENGINE_BYTES = 16 * 1024 * 1024;
+const PAGE = 64 * 1024;
+
 let loading: Promise<SandboxEngine> | undefined;
+let checking: Promise<void> | undefined;
+
+/**
+ * Whether the engine's packages can be loaded here (the host checks before it starts workers
+ * that load them); rejects with a SandboxUnavailableError when they cannot.
+ */
+export function checkSandboxEngine(): Promise<void> {
+  checking ??= Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-wasmfile-release-sync')]).then(
+    () => undefined,
+    (err: unknown) => {
+      checking = undefined;
+      throw new SandboxUnavailableError(err);
+    },
+  );
+  return checking;
+}
 
 async function load(): Promise<SandboxEngine> {
   const [core, variantModule, { createRequire }, { readFile }] = await Promise.all([
@@ -39,8 +63,14 @@ async function load(): Promise<SandboxEngine> {
   const wasmModule = await WebAssembly.compile(await readFile(wasmPath));
   // Emscripten's own console output (an abort message) is not the host's to print.
   const quiet = () => {};
-  const variant = core.newVariant(base as QuickJSSyncVariant, { wasmModule, emscriptenModule: { print: quiet, printErr: quiet } as never });
-  return { instance: () => core.newQuickJSWASMModuleFromVariant(variant) };
+  return {
+    instance: (heapBytes) => {
+      const maximum = Math.ceil((ENGINE_BYTES + heapBytes) / PAGE);
+      const wasmMemory = new WebAssembly.Memory({ initial: ENGINE_BYTES / PAGE, maximum });
+      const variant = core.newVariant(base as QuickJSSyncVariant, { wasmModule, wasmMemory, emscriptenModule: { print: quiet, printErr: quiet } as never });
+      return core.newQuickJSWASMModuleFromVariant(variant);
+    },
+  };
 }
 
 /** The engine, loaded once; rejects with a SandboxUnavailableError when its packages are missing. */

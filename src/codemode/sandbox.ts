@@ -1,456 +1,179 @@
-// Runs one program in a fresh QuickJS instance (engine.ts): no file system, network, process,
-// environment, timers or module loader, a clock fixed at the host's time, a memory limit, a
-// stack limit, a limit on the time the program computes (an interrupt handler reading an
-// injectable clock; time spent waiting for tools does not count), a limit on its output, and a
-// limit on its tool calls. Tool calls are the host's async functions: each returns a promise in
-// the sandbox that the host settles when the call ends; between calls the host runs the
-// sandbox's pending jobs. Once the program has settled, no call it makes reaches the host.
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
+// Runs a program in a worker thread (worker.ts, running runner.ts), so that nothing a program
+// does can hold the host's thread. QuickJS checks its compute time only every ten thousand
+// operations; a program that, say, catches its own out-of-memory error in a loop spends a full
+// garbage collection on each turn and can go minutes between two checks. The host does not
+// wait for it: while the worker computes, a watchdog on the host's clock runs, armed for what is
+// left of the compute limit and a grace period, and when it fires the worker is terminated.
+// Tool calls come out as messages, are made by the host (`call`), and their answers go back.
+import { Worker } from 'node:worker_threads';
 import { type Clock, systemClock } from '../engine/clock.js';
-import { loadSandboxEngine } from './engine.js';
-import { HOST_CALL, HOST_PRINT, HOST_SETTLE, PROGRAM_FILE, prelude, wrapProgram } from './prelude.js';
+import { checkSandboxEngine } from './engine.js';
+import { DEFAULT_LIMITS, type ProgramError, type ProgramResult, type RunProgramOptions, type SandboxLimits } from './limits.js';
+import type { HostMessage, WorkerMessage } from './protocol.js';
 
-export interface SandboxLimits {
-  /** Memory of the program's heap, bytes. Default 32 MiB. */
-  memoryBytes: number;
-  /**
-   * Stack, bytes (deep recursion ends with a stack overflow). Default 256 KiB: the engine's
-   * frames also take the host's native stack, whose own overflow ends the run the same way.
-   */
-  stackBytes: number;
-  /** Time the program itself computes, ms (waiting for tool calls is not counted). Default 2000. */
-  cpuMs: number;
-  /** Characters of printed output kept, and of the returned value's JSON. Default 20 000 each. */
-  outputChars: number;
-  /** Tool calls one run may make. Default 100. */
-  toolCalls: number;
-  /** Characters of one call's arguments as JSON. Default 1 000 000. */
-  argsChars: number;
+export { DEFAULT_LIMITS, SandboxCallError } from './limits.js';
+export type { ProgramError, ProgramErrorKind, ProgramResult, RunProgramOptions, SandboxCall, SandboxLimits } from './limits.js';
+
+/** Beyond the compute limit, how long a worker may stay busy before it is ended by force. */
+export const WATCHDOG_GRACE_MS = 1000;
+/** Idle workers kept for the next runs. */
+const KEEP_IDLE = 2;
+
+const idle: Worker[] = [];
+let nextRun = 1;
+
+function spawn(): Worker {
+  const options = {
+    // The engine's frames take native stack: more of it than the default, so deep recursion
+    // ends in QuickJS's own stack check. The program's heap is WebAssembly memory, capped apart.
+    resourceLimits: { stackSizeMb: 8, maxOldGenerationSizeMb: 128 },
+  };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
+  // Run from source (tsx: tests, benchmarks), the worker is the .ts file beside this one, and a
+  // worker does not inherit the loader hooks: it registers tsx's before loading it.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const worker = new URL('./worker.ts', import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); });`;
+  return new Worker(boot, { ...options, eval: true });
 }
 
-export const DEFAULT_LIMITS: Readonly<SandboxLimits> = {
-  memoryBytes: 32 * 1024 * 1024,
-  stackBytes: 256 * 1024,
-  cpuMs: 2000,
-  outputChars: 20_000,
-  toolCalls: 100,
-  argsChars: 1_000_000,
-};
-
-/** A call the program made, as the host gets it. */
-export interface SandboxCall {
-  namespace: string;
-  name: string;
-  /** The arguments, parsed from the program's JSON (an object). */
-  args: Record<string, unknown>;
-  /** 1 for the run's first call. */
-  index: number;
-  /** Aborted when the run is stopped (out of time, cancelled): the call should end. */
-  signal: AbortSignal;
+function take(): Worker {
+  const w = idle.pop() ?? spawn();
+  w.ref();
+  return w;
 }
 
-/** Why a call failed, as the program sees it (`err.name`, `err.message`). */
-export class SandboxCallError extends Error {
-  constructor(message: string, name = 'ToolError') {
-    super(message);
-    this.name = name;
+function give(w: Worker): void {
+  if (idle.length >= KEEP_IDLE) {
+    void w.terminate();
+    return;
   }
+  w.unref();
+  idle.push(w);
 }
 
-export interface RunProgramOptions {
-  code: string;
-  /** Function names by namespace: the program's globals. */
-  api: ReadonlyMap<string, readonly string[]>;
-  /**
-   * Makes a call. Resolves with the value the program gets (anything JSON can carry); a rejection
-   * becomes an Error in the program with the rejection's `name` and `message`.
-   */
-  call(call: SandboxCall): Promise<unknown>;
-  /** Reads the time for the compute limit, and for the program's clock. Default the system clock. */
-  clock?: Clock;
-  /** What the program's `Date.now()` is. Default `clock.now()` at the start. */
-  now?: number;
-  /** Aborting it ends the run at once (`error.kind` `cancelled`). */
-  signal?: AbortSignal;
-  limits?: Partial<SandboxLimits>;
+function stopped(error: ProgramError, calls: number, computeMs: number): ProgramResult {
+  return { ok: false, value: undefined, output: '', truncated: false, error, calls, unawaited: 0, late: 0, computeMs };
 }
 
-export type ProgramErrorKind = 'syntax' | 'exception' | 'timeout' | 'memory' | 'stack' | 'deadlock' | 'cancelled' | 'internal';
+/**
+ * Runs a program in a sandbox worker; never rejects for anything the program does (only with
+ * a SandboxUnavailableError when the engine's packages are missing). A run stopped by force
+ * (the watchdog, cancellation) loses what the program printed: the worker is gone.
+ */
+export async function runProgram(o: RunProgramOptions): Promise<ProgramResult> {
+  await checkSandboxEngine();
+  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...o.limits };
+  const clock: Clock = o.clock ?? systemClock;
+  if (o.signal?.aborted) return stopped({ kind: 'cancelled', name: 'Cancelled', message: 'the run was cancelled' }, 0, 0);
+  const worker = take();
+  const run = nextRun++;
+  const calls = new Map<number, AbortController>();
+  let made = 0;
+  let computeMs = 0;
+  let busy = false;
+  let timer: unknown;
 
-export interface ProgramError {
-  kind: ProgramErrorKind;
-  name: string;
-  message: string;
-  /** Line and column in the program (1-based), when known. */
-  line?: number;
-  column?: number;
-}
-
-export interface ProgramResult {
-  ok: boolean;
-  /** The returned value as JSON text (cut to `outputChars`); undefined when nothing was returned. */
-  value: string | undefined;
-  /** What the program printed (console.*), cut to `outputChars`. */
-  output: string;
-  /** The value or the output was longer than the limit and was cut. */
-  truncated: boolean;
-  error?: ProgramError;
-  /** Calls the program made (refused ones included). */
-  calls: number;
-  /** Calls still running when the program settled: they were let finish, their results unseen. */
-  unawaited: number;
-  /** Calls made after the program had settled: refused, never made. */
-  late: number;
-  /** Time the program computed, by the clock given. */
-  computeMs: number;
-}
-
-/** Line and column of the first frame in the program, from a QuickJS stack. */
-function position(stack: string | undefined, lines: number): { line?: number; column?: number } {
-  const m = stack ? new RegExp(`${PROGRAM_FILE.replace('.', '\\.')}:(\\d+)(?::(\\d+))?`).exec(stack) : null;
-  if (!m) return {};
-  // The wrapper's first line comes before the program's.
-  const line = Number(m[1]) - 1;
-  if (line < 1) return { line: 1, column: 1 };
-  if (line > lines) return { line: lines };
-  return m[2] ? { line, column: Number(m[2]) } : { line };
-}
-
-/** What an uncaught error was, by its name and message. */
-function kindOf(name: string, message: string): ProgramErrorKind {
-  if (name === 'InternalError' && /out of memory/i.test(message)) return 'memory';
-  if ((name === 'InternalError' || name === 'RangeError') && /stack overflow|call stack/i.test(message)) return 'stack';
-  if (name === 'InternalError' && message === 'interrupted') return 'timeout';
-  return 'exception';
-}
-
-class Run {
-  private readonly limits: SandboxLimits;
-  private readonly clock: Clock;
-  private readonly lines: number;
-  private ended = false;
-  private settled: { ok: true; value: string | undefined } | { ok: false; error: ProgramError } | undefined;
-  private output = '';
-  private outputCut = false;
-  private calls = 0;
-  private late = 0;
-  private inflight = 0;
-  private readonly running = new Set<Promise<unknown>>();
-  /** Host-side work waiting to enter the sandbox (a call's result), in order. */
-  private readonly queue: Array<() => void> = [];
-  private wake: (() => void) | undefined;
-  private computeMs = 0;
-  private sliceStart: number | undefined;
-  private stop: 'timeout' | 'cancelled' | 'crashed' | undefined;
-  /** What the engine threw into the host (a native stack overflow), when it did. */
-  private crash: unknown;
-  /** Aborted when the run is stopped: the calls still running end. */
-  private readonly abort = new AbortController();
-
-  constructor(private readonly o: RunProgramOptions) {
-    this.limits = { ...DEFAULT_LIMITS, ...o.limits };
-    this.clock = o.clock ?? systemClock;
-    this.lines = o.code.split('\n').length;
-  }
-
-  async run(): Promise<ProgramResult> {
-    const engine = await loadSandboxEngine();
-    const module = await engine.instance();
-    const rt = module.newRuntime();
-    rt.setMemoryLimit(this.limits.memoryBytes);
-    rt.setMaxStackSize(this.limits.stackBytes);
-    rt.setInterruptHandler(() => this.interrupt());
-    const ctx = rt.newContext();
-    const onAbort = () => {
-      this.stop ??= 'cancelled';
-      this.wake?.();
+  return new Promise<ProgramResult>((resolve) => {
+    let finished = false;
+    const disarm = () => {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
     };
-    this.o.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (this.o.signal?.aborted) onAbort();
-      else await this.drive(rt, ctx);
-    } finally {
-      this.o.signal?.removeEventListener('abort', onAbort);
-      this.ended = true;
-      // The instance is dropped whole, not disposed: a runtime stopped mid-job cannot always be
-      // freed cleanly, and its memory goes with the instance.
-    }
-    // Calls started and not awaited are let finish (they may have been approved and begun
-    // changing something): the run answers when they have. A stopped run cancels them.
-    const unawaited = this.inflight;
-    if (this.stop) this.abort.abort(new Error(this.stopError().message));
-    await Promise.allSettled([...this.running]);
-    return this.result(unawaited);
-  }
-
-  private interrupt(): boolean {
-    if (this.stop) return true;
-    if (this.sliceStart !== undefined && this.computeMs + (this.clock.now() - this.sliceStart) > this.limits.cpuMs) {
-      this.stop = 'timeout';
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * Runs `fn` inside the sandbox, counting the time towards the compute limit. When the engine
-   * itself throws (the host's stack overflowed under deep recursion in the engine), the run is
-   * over: `stop` says so and the instance is never entered again.
-   */
-  private slice<T>(fn: () => T): T | undefined {
-    if (this.stop === 'crashed') return undefined;
-    const start = this.clock.now();
-    this.sliceStart = start;
-    try {
-      return fn();
-    } catch (err) {
-      this.crash = err;
-      this.stop = 'crashed';
-      return undefined;
-    } finally {
-      this.sliceStart = undefined;
-      this.computeMs += Math.max(0, this.clock.now() - start);
-    }
-  }
-
-  private async drive(rt: QuickJSRuntime, ctx: QuickJSContext): Promise<void> {
-    this.install(ctx);
-    const now = this.o.now ?? this.clock.now();
-    const setup = ctx.evalCode(prelude({ now, api: this.o.api, outputChars: this.limits.outputChars, valueChars: this.limits.outputChars }), 'prelude.js', {
-      type: 'global',
-      strict: true,
-    });
-    if (setup.error) throw new Error(`The sandbox's prelude failed: ${JSON.stringify(ctx.dump(setup.error))}`);
-    setup.value.dispose();
-    const started = this.slice(() => ctx.evalCode(wrapProgram(this.o.code), PROGRAM_FILE, { type: 'global' }));
-    if (!started) return;
-    if (started.error) {
-      this.failWith(ctx, started.error, true);
-      return;
-    }
-    started.value.dispose();
-    for (;;) {
-      while (!this.settled && !this.stop && rt.hasPendingJob()) {
-        const jobs = this.slice(() => rt.executePendingJobs(64));
-        if (!jobs) break;
-        if (jobs.error) {
-          this.failWith(ctx, jobs.error, false);
+    const finish = (result: ProgramResult, reuse: boolean) => {
+      if (finished) return;
+      finished = true;
+      disarm();
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      o.signal?.removeEventListener('abort', onAbort);
+      for (const c of calls.values()) c.abort(new Error('the program was stopped'));
+      if (reuse) give(worker);
+      else void worker.terminate();
+      resolve(result);
+    };
+    /** The worker computes: the watchdog runs for what is left of the limit, and the grace. */
+    const working = () => {
+      if (busy) return;
+      busy = true;
+      timer = clock.setTimeout(
+        () =>
+          finish(
+            stopped(
+              {
+                kind: 'timeout',
+                name: 'Timeout',
+                message: `the program computed for more than ${limits.cpuMs} ms and was ended by force (an endless loop, or a loop around a failing allocation?)`,
+              },
+              made,
+              computeMs,
+            ),
+            false,
+          ),
+        Math.max(0, limits.cpuMs - computeMs) + WATCHDOG_GRACE_MS,
+      );
+    };
+    let answers = 0;
+    const answer = (index: number, outcome: { ok: true; value: unknown } | { ok: false; name: string; message: string }) => {
+      if (finished) return;
+      answers++;
+      worker.postMessage({ type: 'answer', run, index, ...outcome } as HostMessage);
+      // The worker computes again as soon as the answer is in.
+      working();
+    };
+    const onMessage = (m: WorkerMessage) => {
+      if (m.run !== run || finished) return;
+      switch (m.type) {
+        case 'call': {
+          made++;
+          const controller = new AbortController();
+          calls.set(m.index, controller);
+          const info = { namespace: m.namespace, name: m.name, args: m.args, index: m.index, signal: controller.signal };
+          Promise.resolve()
+            .then(() => o.call(info))
+            .then(
+              (value) => answer(m.index, { ok: true, value: value === undefined ? null : value }),
+              (err: unknown) =>
+                answer(m.index, {
+                  ok: false,
+                  name: err instanceof Error ? err.name : 'Error',
+                  message: err instanceof Error ? err.message : String(err),
+                }),
+            )
+            .finally(() => calls.delete(m.index));
           return;
         }
-      }
-      if (this.settled || this.stop) return;
-      if (this.queue.length === 0) {
-        if (this.inflight === 0) {
-          this.settled = {
-            ok: false,
-            error: {
-              kind: 'deadlock',
-              name: 'Deadlock',
-              message: 'the program is waiting for a promise that nothing will settle (no tool call is running)',
-            },
-          };
+        case 'abort':
+          calls.get(m.index)?.abort(new Error('the program was stopped'));
           return;
-        }
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-        });
-        this.wake = undefined;
+        case 'started':
+          working();
+          return;
+        case 'idle':
+          computeMs = m.computeMs;
+          // Idle before it read an answer sent since: it is busy with that one now.
+          if (m.answered < answers) return;
+          busy = false;
+          disarm();
+          return;
+        case 'done':
+          finish(m.result, true);
+          return;
+        case 'failed':
+          finish(stopped({ kind: 'internal', name: m.name, message: m.message }, made, computeMs), false);
       }
-      for (const work of this.queue.splice(0)) {
-        if (this.stop || this.settled) break;
-        this.slice(work);
-      }
-    }
-  }
-
-  private stopError(): ProgramError {
-    if (this.stop === 'cancelled') return { kind: 'cancelled', name: 'Cancelled', message: 'the run was cancelled' };
-    if (this.stop === 'crashed') {
-      const overflow = this.crash instanceof RangeError;
-      return {
-        kind: overflow ? 'stack' : 'internal',
-        name: overflow ? 'InternalError' : 'SandboxError',
-        message: overflow
-          ? 'stack overflow (too deep a recursion, or too deeply nested data)'
-          : `the sandbox failed: ${this.crash instanceof Error ? this.crash.message : String(this.crash)}`,
-      };
-    }
-    return {
-      kind: 'timeout',
-      name: 'Timeout',
-      message: `the program computed for more than ${this.limits.cpuMs} ms (an endless loop?); waiting for tool calls does not count`,
     };
-  }
-
-  /** An exception that escaped evaluation (a syntax error, an interrupt). */
-  private failWith(ctx: QuickJSContext, handle: QuickJSHandle, atStart: boolean): void {
-    if (this.stop) return;
-    let name = 'Error';
-    let message = 'the program failed';
-    let stack: string | undefined;
-    try {
-      const e = this.slice(() => ctx.dump(handle)) as { name?: unknown; message?: unknown; stack?: unknown } | unknown;
-      if (e && typeof e === 'object') {
-        const err = e as { name?: unknown; message?: unknown; stack?: unknown };
-        name = typeof err.name === 'string' ? err.name : name;
-        message = typeof err.message === 'string' ? err.message : String(err.message ?? message);
-        stack = typeof err.stack === 'string' ? err.stack : undefined;
-      } else message = String(e);
-    } catch {
-      // an error that cannot even be read is reported as the generic failure above
-    }
-    const kind = atStart && name === 'SyntaxError' ? 'syntax' : kindOf(name, message);
-    this.settled = { ok: false, error: { kind, name, message, ...position(stack, this.lines) } };
-  }
-
-  private install(ctx: QuickJSContext): void {
-    const call = ctx.newFunction(HOST_CALL, (nsH, fnH, argsH) => this.hostCall(ctx, ctx.getString(nsH), ctx.getString(fnH), argsH));
-    const print = ctx.newFunction(HOST_PRINT, (levelH, textH) => {
-      const level = ctx.getString(levelH);
-      const text = ctx.getString(textH);
-      this.print(level, text);
-      return ctx.newNumber(Math.max(0, this.limits.outputChars - this.output.length));
-    });
-    const settle = ctx.newFunction(HOST_SETTLE, (okH, aH, bH, cH) => {
-      if (this.settled) return;
-      const str = (h: QuickJSHandle | undefined) => (h === undefined || ctx.typeof(h) !== 'string' ? undefined : ctx.getString(h));
-      if (ctx.dump(okH) === true) this.settled = { ok: true, value: str(aH) };
-      else {
-        const name = str(aH) ?? 'Error';
-        const message = str(bH) ?? '';
-        this.settled = { ok: false, error: { kind: kindOf(name, message), name, message, ...position(str(cH), this.lines) } };
-      }
-    });
-    for (const [name, fn] of [
-      [HOST_CALL, call],
-      [HOST_PRINT, print],
-      [HOST_SETTLE, settle],
-    ] as const) {
-      ctx.setProp(ctx.global, name, fn);
-      fn.dispose();
-    }
-  }
-
-  private print(level: string, text: string): void {
-    const room = this.limits.outputChars - this.output.length;
-    const line = level === 'log' || level === 'info' || level === 'debug' ? text : `[${level}] ${text}`;
-    if (room <= 0) {
-      this.outputCut = true;
-      return;
-    }
-    const whole = this.output === '' ? line : `\n${line}`;
-    if (whole.length > room) {
-      this.output += whole.slice(0, room);
-      this.outputCut = true;
-    } else this.output += whole;
-  }
-
-  private hostCall(ctx: QuickJSContext, namespace: string, name: string, argsH: QuickJSHandle): QuickJSHandle {
-    const deferred = ctx.newPromise();
-    const refuse = (message: string, errName = 'ToolError') => {
-      const err = ctx.newError({ name: errName, message });
-      deferred.reject(err);
-      err.dispose();
-      return deferred.handle;
-    };
-    const path = `${namespace}.${name}`;
-    if (this.settled || this.ended) {
-      this.late++;
-      return refuse(`${path} was called after the program had ended: the call was not made`);
-    }
-    this.calls++;
-    if (this.calls > this.limits.toolCalls) return refuse(`${path} was not called: a program may make at most ${this.limits.toolCalls} tool calls`);
-    if (ctx.typeof(argsH) !== 'string') return refuse(`the arguments of ${path} could not be written as JSON`, 'TypeError');
-    const text = ctx.getString(argsH);
-    if (text.length > this.limits.argsChars)
-      return refuse(`the arguments of ${path} are ${text.length} characters of JSON; at most ${this.limits.argsChars} are allowed`, 'RangeError');
-    const args: unknown = JSON.parse(text);
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return refuse(`${path} takes one argument, an object of its parameters`, 'TypeError');
-    const index = this.calls;
-    this.inflight++;
-    const signal = this.abort.signal;
-    const pending = (async () => this.o.call({ namespace, name, args: args as Record<string, unknown>, index, signal }))();
-    this.running.add(pending);
-    pending
-      .then(
-        (value) =>
-          this.deliver(() => {
-            const json = JSON.stringify(value === undefined ? null : value);
-            let h: QuickJSHandle | undefined;
-            try {
-              if (json.length * 2 <= this.limits.memoryBytes) h = ctx.newString(json);
-            } catch {
-              h = undefined;
-            }
-            if (h === undefined) {
-              const err = ctx.newError({
-                name: 'RangeError',
-                message: `the result of ${path} (${json.length} characters of JSON) is too large for the program's memory`,
-              });
-              deferred.reject(err);
-              err.dispose();
-              return;
-            }
-            deferred.resolve(h);
-            h.dispose();
-          }),
-        (err: unknown) =>
-          this.deliver(() => {
-            const e = ctx.newError({
-              name: err instanceof Error && err.name !== 'Error' ? err.name : 'ToolError',
-              message: err instanceof Error ? err.message : String(err),
-            });
-            deferred.reject(e);
-            e.dispose();
-          }),
-      )
-      .finally(() => {
-        this.inflight--;
-        this.running.delete(pending);
-      });
-    return deferred.handle;
-  }
-
-  /** Queues a call's outcome for the sandbox, unless the run is over (then it is dropped). */
-  private deliver(work: () => void): void {
-    if (this.ended || this.settled || this.stop) return;
-    this.queue.push(() => {
-      try {
-        work();
-      } catch {
-        // Out of sandbox memory while making the result: the program learns it from the limit
-        // error of its next allocation, or the run ends as it is.
-      }
-    });
-    this.wake?.();
-  }
-
-  private result(unawaited: number): ProgramResult {
-    const s = this.stop ? { ok: false as const, error: this.stopError() } : (this.settled ?? { ok: false as const, error: this.stopError() });
-    let value: string | undefined;
-    let truncated = this.outputCut;
-    if (s.ok && s.value !== undefined) {
-      value = s.value;
-      if (value.length > this.limits.outputChars) {
-        value = value.slice(0, this.limits.outputChars);
-        truncated = true;
-      }
-    }
-    return {
-      ok: s.ok,
-      value,
-      output: this.output,
-      truncated,
-      ...(s.ok ? {} : { error: s.error }),
-      calls: this.calls,
-      unawaited: this.stop ? 0 : unawaited,
-      late: this.late,
-      computeMs: this.computeMs,
-    };
-  }
-}
-
-/** Runs a program; never rejects for anything the program does (only when the engine is missing). */
-export async function runProgram(options: RunProgramOptions): Promise<ProgramResult> {
-  return new Run(options).run();
+    const onError = (err: Error) =>
+      finish(stopped({ kind: 'internal', name: 'SandboxError', message: `the sandbox worker failed: ${err.message}` }, made, computeMs), false);
+    const onExit = (code: number) =>
+      finish(stopped({ kind: 'internal', name: 'SandboxError', message: `the sandbox worker exited (code ${code})` }, made, computeMs), false);
+    const onAbort = () => finish(stopped({ kind: 'cancelled', name: 'Cancelled', message: 'the run was cancelled' }, made, computeMs), false);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    // The watchdog starts when the program does ('started'): the worker's own start is not the program's time.
+    worker.postMessage({ type: 'run', run, code: o.code, api: [...o.api], now: o.now ?? clock.now(), limits } satisfies HostMessage);
+  });
 }

@@ -1,6 +1,6 @@
 // A tool's CallToolResult as a program sees it, and a run's outcome as the model reads it.
 import type { CallToolResult, ContentBlock } from '../protocol/types.js';
-import { SandboxCallError, type ProgramResult } from './sandbox.js';
+import { SandboxCallError, type ProgramResult } from './limits.js';
 
 function base64Bytes(data: string): number {
   const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
@@ -93,8 +93,11 @@ export function describeRun(r: ProgramResult, limits: { outputChars: number }): 
   const notes: string[] = [];
   if (r.truncated) notes.push(`output beyond ${limits.outputChars} characters was cut: return or print less (filter, count, or pick fields)`);
   if (r.unawaited > 0)
-    notes.push(`${r.unawaited} tool call${r.unawaited === 1 ? ' was' : 's were'} still running when the program returned (a missing await?); they finished, unseen`);
-  if (r.late > 0) notes.push(`${r.late} tool call${r.late === 1 ? ' was' : 's were'} made after the program had returned and ${r.late === 1 ? 'was' : 'were'} not run`);
+    notes.push(
+      `${r.unawaited} tool call${r.unawaited === 1 ? ' was' : 's were'} still running when the program returned (a missing await?); they finished, unseen`,
+    );
+  if (r.late > 0)
+    notes.push(`${r.late} tool call${r.late === 1 ? ' was' : 's were'} made after the program had returned and ${r.late === 1 ? 'was' : 'were'} not run`);
   notes.push(`${r.calls} tool call${r.calls === 1 ? '' : 's'} made`);
   parts.push(`[${notes.join('; ')}]`);
   return { text: parts.join('\n'), isError: !r.ok };

@@ -1,7 +1,7 @@
 // The Host: an AI application's core in one object. It owns a ServerPool (the servers and their
 // tools), a ModelProvider, and the user's side (approvals, elicitation, sampling approval); each
 // Conversation (loop/conversation.ts) runs the model/tool loop over them with its own history.
-import { loadSandboxEngine } from '../codemode/engine.js';
+import { checkSandboxEngine } from '../codemode/engine.js';
 import { systemClock } from '../engine/clock.js';
 import type { ModelProvider } from './model.js';
 import { ServerPool } from './pool.js';
@@ -98,7 +98,7 @@ export class Host {
    */
   async start(): Promise<void> {
     // The engine first: a host that cannot run programs fails before it connects anything.
-    if (this.options.codeMode) await loadSandboxEngine();
+    if (this.options.codeMode) await checkSandboxEngine();
     await this.pool.start();
   }
 
