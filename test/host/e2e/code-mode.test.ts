@@ -57,7 +57,10 @@ test('OpenAI over HTTP: search, then a program that lists, filters, closes each 
       (req) => {
         const [found] = sentToolResults(req);
         assert.match(found.text, /declare namespace tracker \{/);
-        assert.match(found.text, /function close_issue\(args: \{\n {4}\/\*\* Issue number \(integer\) \*\/\n {4}id: number;\n {4}comment\?: string;\n {2}\}\): Promise<unknown>;/);
+        assert.match(
+          found.text,
+          /function close_issue\(args: \{\n {4}\/\*\* Issue number \(integer\) \*\/\n {4}id: number;\n {4}comment\?: string;\n {2}\}\): Promise<unknown>;/,
+        );
         return toolCallsTurn({ name: 'run_code', arguments: { code: CLOSE_STALE_BUGS } });
       },
       (req) => {
@@ -215,7 +218,12 @@ test('errors come back with their line: a syntax error, then a failed call the p
       (req) => {
         const [bad] = sentToolResults(req);
         assert.match(bad.text, /^Error: The program could not be read: SyntaxError at line 1, column \d+: .*Write plain JavaScript: no TypeScript types/);
-        return toolCallsTurn({ name: 'run_code', arguments: { code: "const a = await tracker.get_issue({ id: 101 });\n\nconst b = await tracker.get_issue({ id: 9999 });\nreturn [a.title, b.title];" } });
+        return toolCallsTurn({
+          name: 'run_code',
+          arguments: {
+            code: 'const a = await tracker.get_issue({ id: 101 });\n\nconst b = await tracker.get_issue({ id: 9999 });\nreturn [a.title, b.title];',
+          },
+        });
       },
       (req) => {
         const failed = sentToolResults(req).at(-1)!;
@@ -246,7 +254,10 @@ test('a policy glob denies a call the program makes: refused as a direct call is
     servers: { tracker: trackerTools(log) },
     host: { codeMode: true, approval: { tools: { 'tracker/close_*': 'deny' } } },
     script: [
-      toolCallsTurn({ name: 'run_code', arguments: { code: 'await tracker.add_label({ id: 101, label: "stale" });\nawait tracker.close_issue({ id: 101 });\nreturn "closed";' } }),
+      toolCallsTurn({
+        name: 'run_code',
+        arguments: { code: 'await tracker.add_label({ id: 101, label: "stale" });\nawait tracker.close_issue({ id: 101 });\nreturn "closed";' },
+      }),
       (req) => {
         const [ran] = sentToolResults(req);
         assert.equal(
