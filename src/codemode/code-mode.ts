@@ -15,8 +15,8 @@ export const SEARCH_API = 'search_api';
 export const RUN_CODE = 'run_code';
 const DEFAULT_SEARCH_LIMIT = 6;
 const MAX_SEARCH_LIMIT = 20;
-/** Characters of the API overview in run_code's description (about 600 tokens). */
-const DEFAULT_OVERVIEW_CHARS = 2400;
+/** Characters of the API overview in run_code's description (at most about 550 tokens). */
+const DEFAULT_OVERVIEW_CHARS = 1500;
 
 /** A tool definition as a model is offered it. */
 export interface CodeToolDefinition {
@@ -30,7 +30,7 @@ export interface CodeModeOptions {
   limits?: Partial<SandboxLimits>;
   /**
    * Characters of the API shown in run_code's description: every declaration when they fit,
-   * else every function's name, else the namespaces. Default 2400.
+   * else every function’s name, else the namespaces. Default 1500.
    */
   overviewChars?: number;
   /** How functions are found by `search_api` (default: BM25 over names, descriptions, parameters). */

@@ -43,17 +43,18 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
       onIdle: (computeMs) => post({ type: 'idle', run, computeMs, answered }),
       call: (c) =>
         new Promise((resolve, reject) => {
-          pending.set(c.index, { resolve, reject });
+          const onAbort = () => {
+            if (!pending.delete(c.index)) return;
+            post({ type: 'abort', run, index: c.index });
+            reject(c.signal.reason instanceof Error ? c.signal.reason : new Error('the run was stopped'));
+          };
+          const settle = (fn: () => void) => {
+            c.signal.removeEventListener('abort', onAbort);
+            fn();
+          };
+          pending.set(c.index, { resolve: (v) => settle(() => resolve(v)), reject: (e) => settle(() => reject(e)) });
+          c.signal.addEventListener('abort', onAbort, { once: true });
           post({ type: 'call', run, index: c.index, namespace: c.namespace, name: c.name, args: c.args });
-          c.signal.addEventListener(
-            'abort',
-            () => {
-              if (!pending.delete(c.index)) return;
-              post({ type: 'abort', run, index: c.index });
-              reject(c.signal.reason instanceof Error ? c.signal.reason : new Error('the run was stopped'));
-            },
-            { once: true },
-          );
         }),
     });
     post({ type: 'done', run, result });
