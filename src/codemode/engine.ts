@@ -1,24 +1,14 @@
 // The sandbox's JavaScript engine: QuickJS compiled to WebAssembly (the optional peer packages
 // quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync), loaded the first time code
 // mode needs it, so that nobody who leaves code mode off loads or installs it. The WebAssembly
-// module is compiled once; every run instantiates it anew (about a millisecond), so each program
-// gets its own linear memory: nothing one run leaves behind, not even a broken engine after an
-// abort, can be seen by the next.
+// module is compiled once per thread; an instance (its own linear memory, capped) is made for a
+// run, and kept for the next only when the run ended cleanly (runner.ts): a run stopped mid-job
+// takes its instance with it, so no broken engine is ever entered again.
 import type { QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
 
-export const ENGINE_PACKAGES = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] as const;
+import { SandboxUnavailableError } from './limits.js';
 
-/** Code mode was asked for, and the engine's packages are not installed. */
-export class SandboxUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super(
-      `Code mode runs programs in QuickJS compiled to WebAssembly, from the optional packages ${ENGINE_PACKAGES.join(' and ')}, ` +
-        `which could not be loaded: install them (npm install ${ENGINE_PACKAGES.join(' ')})`,
-      { cause },
-    );
-    this.name = 'SandboxUnavailableError';
-  }
-}
+export { SandboxUnavailableError };
 
 export interface SandboxEngine {
   /**

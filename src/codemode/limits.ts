@@ -99,3 +99,18 @@ export class SandboxCallError extends Error {
     this.name = name;
   }
 }
+
+/** The optional packages the sandbox's engine comes from. */
+export const ENGINE_PACKAGES = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] as const;
+
+/** Code mode was asked for, and the engine's packages are not installed. */
+export class SandboxUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `Code mode runs programs in QuickJS compiled to WebAssembly, from the optional packages ${ENGINE_PACKAGES.join(' and ')}, ` +
+        `which could not be loaded: install them (npm install ${ENGINE_PACKAGES.join(' ')})`,
+      { cause },
+    );
+    this.name = 'SandboxUnavailableError';
+  }
+}

@@ -7,7 +7,7 @@
 // sandbox that is settled when the call ends; between calls the runner runs the sandbox's
 // pending jobs. Once the program has settled, no call it makes reaches the caller.
 // The host runs this inside a worker (sandbox.ts, worker.ts), which can be ended by force.
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { type Clock, systemClock } from '../engine/clock.js';
 import { loadSandboxEngine } from './engine.js';
 import { HOST_CALL, HOST_PRINT, HOST_SETTLE, PROGRAM_FILE, prelude, wrapProgram } from './prelude.js';
@@ -32,6 +32,24 @@ function kindOf(name: string, message: string): ProgramErrorKind {
   return 'exception';
 }
 
+/**
+ * One engine instance kept for the next run on this thread (instantiating one costs a few
+ * milliseconds), with the heap limit its memory was capped for. A run takes it (or makes a new
+ * one) and gives it back only after a clean end; two runs never share one at the same time.
+ */
+let spare: { module: QuickJSWASMModule; heapBytes: number } | undefined;
+
+async function takeInstance(heapBytes: number): Promise<QuickJSWASMModule> {
+  const kept = spare;
+  spare = undefined;
+  if (kept && kept.heapBytes === heapBytes) return kept.module;
+  return (await loadSandboxEngine()).instance(heapBytes);
+}
+
+function returnInstance(module: QuickJSWASMModule, heapBytes: number): void {
+  spare = { module, heapBytes };
+}
+
 class Run {
   private readonly limits: SandboxLimits;
   private readonly clock: Clock;
@@ -52,6 +70,8 @@ class Run {
   private stop: 'timeout' | 'cancelled' | 'crashed' | undefined;
   /** What the engine threw into the host (a native stack overflow), when it did. */
   private crash: unknown;
+  /** Promises given to the program and not settled yet: freed with the runtime. */
+  private readonly deferreds = new Set<QuickJSDeferredPromise>();
   /** Aborted when the run is stopped: the calls still running end. */
   private readonly abort = new AbortController();
 
@@ -62,8 +82,7 @@ class Run {
   }
 
   async run(): Promise<ProgramResult> {
-    const engine = await loadSandboxEngine();
-    const module = await engine.instance(this.limits.memoryBytes);
+    const module = await takeInstance(this.limits.memoryBytes);
     const rt = module.newRuntime();
     rt.setMemoryLimit(this.limits.memoryBytes);
     rt.setMaxStackSize(this.limits.stackBytes);
@@ -80,8 +99,7 @@ class Run {
     } finally {
       this.o.signal?.removeEventListener('abort', onAbort);
       this.ended = true;
-      // The instance is dropped whole, not disposed: a runtime stopped mid-job cannot always be
-      // freed cleanly, and its memory goes with the instance.
+      this.release(module, rt, ctx);
     }
     // Calls started and not awaited are let finish (they may have been approved and begun
     // changing something): the run answers when they have. A stopped run cancels them.
@@ -90,6 +108,25 @@ class Run {
     else if (this.inflight > 0) this.o.onIdle?.(this.computeMs);
     await Promise.allSettled([...this.running]);
     return this.result(unawaited);
+  }
+
+  /**
+   * Frees the run's runtime and keeps the instance for the next run, when the program ended on
+   * its own: every object it made is freed (QuickJS checks that none is left), so the next run
+   * starts from an empty heap. A run that was stopped (out of time, cancelled, crashed) may have
+   * left the engine mid-job, and its instance is dropped whole, memory and all.
+   */
+  private release(module: QuickJSWASMModule, rt: QuickJSRuntime, ctx: QuickJSContext): void {
+    if (this.stop || !this.settled) return;
+    try {
+      for (const d of this.deferreds) d.dispose();
+      this.deferreds.clear();
+      ctx.dispose();
+      rt.dispose();
+      returnInstance(module, this.limits.memoryBytes);
+    } catch {
+      // QuickJS found something left (or aborted): the instance is not reused.
+    }
   }
 
   private interrupt(): boolean {
@@ -210,6 +247,7 @@ class Run {
     } catch {
       // an error that cannot even be read is reported as the generic failure above
     }
+    handle.dispose();
     const kind = atStart && name === 'SyntaxError' ? 'syntax' : kindOf(name, message);
     this.settled = { ok: false, error: { kind, name, message, ...position(stack, this.lines) } };
   }
@@ -258,6 +296,8 @@ class Run {
 
   private hostCall(ctx: QuickJSContext, namespace: string, name: string, argsH: QuickJSHandle): QuickJSHandle {
     const deferred = ctx.newPromise();
+    this.deferreds.add(deferred);
+    void deferred.settled.then(() => this.deferreds.delete(deferred));
     const refuse = (message: string, errName = 'ToolError') => {
       const err = ctx.newError({ name: errName, message });
       deferred.reject(err);

@@ -286,6 +286,17 @@ test('a tool function kept on the global object is gone in the next run', async 
   assert.deepEqual(second.seen, []);
 });
 
+test('memory a run kept is free again for the next run, on this thread and in a worker', async () => {
+  const hog = 'globalThis.keep = []; for (let i = 0; i < 40; i++) keep.push(new Array(50000).fill(i)); files.read({}); return keep.length;';
+  for (const where of ['thread', 'worker'] as const) {
+    for (let round = 0; round < 3; round++) {
+      const r = await run(hog, { where, limits: { memoryBytes: 16 * 1024 * 1024 } });
+      assert.equal(r.ok, true, `${where} round ${round}: ${JSON.stringify(r.error)}`);
+      assert.equal(r.value, '40');
+    }
+  }
+});
+
 test('oversized arguments and too many calls are refused inside the program', async () => {
   const big = await run('try { await mail.send({ body: "x".repeat(2000) }); } catch (e) { return e.name + ": " + e.message; }', {
     limits: { argsChars: 1000 },
