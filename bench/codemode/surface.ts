@@ -11,7 +11,7 @@
 // catalogue and then copies of its servers (named <server>_2, <server>_3...) until 3,000.
 //
 //   node --import tsx bench/codemode/surface.ts [--catalogue=bench/tools/catalogue.json]
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { CodeMode } from '../../src/codemode/code-mode.js';
 import type { ApiTool } from '../../src/codemode/api.js';
@@ -24,6 +24,10 @@ import type { Tool } from '../../src/protocol/types.js';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const path = arg('catalogue') ?? 'bench/tools/catalogue.json';
+if (!existsSync(path)) {
+  console.error(`${path} is missing: it comes with the tool-search work (bench/tools/collect.mjs); pass --catalogue=FILE to use another`);
+  process.exit(2);
+}
 const catalogue = JSON.parse(readFileSync(path, 'utf8')) as { servers: Array<{ name: string; tools: Tool[] }> };
 
 const tokens = (value: unknown) => encode(typeof value === 'string' ? value : JSON.stringify(value)).length;

@@ -24,10 +24,18 @@ export class HostCodeMode implements LoopCodeMode {
   private mode: CodeMode | undefined;
   private tools: readonly HostTool[] | undefined;
 
+  private readonly options: CodeModeOptions;
+
   constructor(
     private readonly ctx: LoopContext,
-    private readonly options: CodeModeOptions,
-  ) {}
+    options: CodeModeOptions,
+  ) {
+    // A program's output is bounded like a tool result: by resultLimit.maxChars when it is set.
+    const limit = ctx.options.resultLimit;
+    const maxChars = limit === false ? undefined : limit?.maxChars;
+    this.options =
+      maxChars !== undefined && options.limits?.outputChars === undefined ? { ...options, limits: { ...options.limits, outputChars: maxChars } } : options;
+  }
 
   private current(): CodeMode {
     const all = this.ctx.tools.tools();

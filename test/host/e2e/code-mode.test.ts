@@ -10,7 +10,19 @@ import type { HostEvent, HostObserver } from '../../../src/host/loop/types.js';
 import { serve } from '../../../src/hosting/node.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { chatTools, invoicesOf, makeCustomers, newLog, trackerTools } from '../../fixtures/host/work-servers.js';
-import { fixtureEntry, offeredTools, sentToolResults, startLoopRig, startScriptedAnthropic, textTurn, toolCallsTurn } from '../../support/index.js';
+import { z } from 'zod';
+import {
+  deferred,
+  fixtureEntry,
+  offeredTools,
+  sentToolResults,
+  startLoopRig,
+  startScriptedAnthropic,
+  textTurn,
+  toolCallsTurn,
+  waitFor,
+  within,
+} from '../../support/index.js';
 
 const CLOSE_STALE_BUGS = `const { issues } = await tracker.list_issues({ label: 'bug' });
 const stale = issues.filter((i) => i.updated_at < '2026-01-01');
@@ -275,6 +287,39 @@ test('a policy glob denies a call the program makes: refused as a direct call is
     assert.deepEqual(log.closed, []);
     const approvals = rig.of('approval').map((e) => `${e.name} ${e.approved} ${e.by}`);
     assert.deepEqual(approvals, ['add_label true policy', 'close_issue false policy']);
+  } finally {
+    await rig.close();
+  }
+});
+
+test("cancelling the message while a program's call runs ends the program and cancels the call on the server", async () => {
+  const started = deferred();
+  const cancelled = deferred();
+  const rig = await startLoopRig({
+    servers: {
+      slow: (mcp) => {
+        mcp.tool('block', { input: { n: z.number() }, annotations: { readOnlyHint: true } }, async (_args, ctx) => {
+          started.resolve();
+          await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+          cancelled.resolve();
+          return 'cancelled';
+        });
+      },
+    },
+    host: { codeMode: true },
+    script: [toolCallsTurn({ name: 'run_code', arguments: { code: 'const a = await slow.block({ n: 1 });\nreturn a;' } })],
+  });
+  try {
+    const controller = new AbortController();
+    const chat = rig.host.conversation();
+    const sent = chat.send('go', { signal: controller.signal });
+    await within(started.promise, 'the program to call block');
+    controller.abort();
+    await assert.rejects(sent, { name: 'AbortError' });
+    await within(cancelled.promise, 'the server to see the call cancelled');
+    await waitFor(() => rig.of('tool_error').length === 1, 'the cancelled call to be reported');
+    assert.match(rig.of('tool_error')[0].message, /^Cancelled: /);
+    assert.equal(chat.messages.length, 0);
   } finally {
     await rig.close();
   }
