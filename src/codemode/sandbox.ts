@@ -24,9 +24,11 @@ let nextRun = 1;
 
 function spawn(): Worker {
   const options = {
-    // The engine's frames take native stack: more of it than the default, so deep recursion
-    // ends in QuickJS's own stack check. The program's heap is WebAssembly memory, capped apart.
-    resourceLimits: { stackSizeMb: 8, maxOldGenerationSizeMb: 128 },
+    // A small native stack, as a main thread has: the engine's deep native recursions (a
+    // JSON.stringify of deeply nested data checks for cycles at every level) overflow it early
+    // and end the run as a stack overflow, instead of working on for seconds. JavaScript
+    // recursion is stopped before that by QuickJS's own stack limit.
+    resourceLimits: { stackSizeMb: 1, maxOldGenerationSizeMb: 128 },
   };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
   // Run from source (tsx: tests, benchmarks), the worker is the .ts file beside this one, and a
