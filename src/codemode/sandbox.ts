@@ -5,6 +5,7 @@
 // wait for it: while the worker computes, a watchdog on the host's clock runs, armed for what is
 // left of the compute limit and a grace period, and when it fires the worker is terminated.
 // Tool calls come out as messages, are made by the host (`call`), and their answers go back.
+import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import { type Clock, systemClock } from '../engine/clock.js';
 import { checkSandboxEngine } from './engine.js';
@@ -86,7 +87,7 @@ export async function runProgram(o: RunProgramOptions): Promise<ProgramResult> {
       if (finished) return;
       finished = true;
       disarm();
-      worker.off('message', onMessage);
+      worker.off('message', inContext);
       worker.off('error', onError);
       worker.off('exit', onExit);
       o.signal?.removeEventListener('abort', onAbort);
@@ -171,7 +172,11 @@ export async function runProgram(o: RunProgramOptions): Promise<ProgramResult> {
     const onExit = (code: number) =>
       finish(stopped({ kind: 'internal', name: 'SandboxError', message: `the sandbox worker exited (code ${code})` }, made, computeMs), false);
     const onAbort = () => finish(stopped({ kind: 'cancelled', name: 'Cancelled', message: 'the run was cancelled' }, made, computeMs), false);
-    worker.on('message', onMessage);
+    // The worker's messages arrive in the context the worker was made in (a pooled worker: an
+    // earlier run's, or none): the calls they start must run in this run's caller's context, so
+    // that tracing sees them inside the message that ran the program, as it sees direct calls.
+    const inContext = AsyncResource.bind(onMessage);
+    worker.on('message', inContext);
     worker.on('error', onError);
     worker.on('exit', onExit);
     o.signal?.addEventListener('abort', onAbort, { once: true });
