@@ -89,6 +89,31 @@ export {
 export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, entryKey, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../host/names.js';
 export { globToRegExp, toolFilter } from '../host/tool-filter.js';
 export type { Target } from '../host/targets.js';
+// Code mode (HostOptions.codeMode), and its parts for hosts of your own.
+export {
+  CodeMode,
+  RUN_CODE,
+  SEARCH_API,
+  type CodeModeOptions,
+  type CodeRunContext,
+  type CodeRunOutcome,
+  type CodeToolDefinition,
+} from '../codemode/code-mode.js';
+export { CodeApi, type ApiFunction, type ApiTool, type CodeApiOptions } from '../codemode/api.js';
+export type { Ranker } from '../codemode/rank.js';
+export {
+  DEFAULT_LIMITS as SANDBOX_DEFAULT_LIMITS,
+  runProgram,
+  SandboxCallError,
+  type ProgramError,
+  type ProgramErrorKind,
+  type ProgramResult,
+  type RunProgramOptions,
+  type SandboxCall,
+  type SandboxLimits,
+} from '../codemode/sandbox.js';
+export { SandboxUnavailableError } from '../codemode/limits.js';
+export { schemaToType } from '../codemode/schema-ts.js';
 export { SkillCatalog, type HostSkill, type HostSkillFile, type SkillCatalogEvent, type SkillCatalogOptions } from '../host/skills.js';
 export { diagnose } from '../host/doctor/diagnose.js';
 export type { Diagnosis, DiagnoseOptions, DoctorCode, DoctorEvent, DoctorFailure, DoctorStep, DoctorTarget } from '../host/doctor/types.js';

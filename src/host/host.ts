@@ -1,6 +1,7 @@
 // The Host: an AI application's core in one object. It owns a ServerPool (the servers and their
 // tools), a ModelProvider, and the user's side (approvals, elicitation, sampling approval); each
 // Conversation (loop/conversation.ts) runs the model/tool loop over them with its own history.
+import { checkSandboxEngine } from '../codemode/engine.js';
 import { systemClock } from '../engine/clock.js';
 import type { ModelProvider } from './model.js';
 import { ServerPool } from './pool.js';
@@ -44,6 +45,7 @@ export class Host {
       toolTimeoutMs: _t,
       resultLimit: _r,
       deferTools: _d,
+      codeMode: _cm,
       meta: _me,
       onEvent: _o,
       temperature: _te,
@@ -91,9 +93,12 @@ export class Host {
 
   /**
    * Connects every server, in parallel. Resolves when each has connected or failed its first
-   * attempt (failures are reported as `server` events and retried); never rejects.
+   * attempt (failures are reported as `server` events and retried); rejects only when
+   * `codeMode` is on and its sandbox engine cannot be loaded (SandboxUnavailableError).
    */
   async start(): Promise<void> {
+    // The engine first: a host that cannot run programs fails before it connects anything.
+    if (this.options.codeMode) await checkSandboxEngine();
     await this.pool.start();
   }
 

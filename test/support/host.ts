@@ -18,6 +18,8 @@ export const HOST_FIXTURES = {
   manyTools: 'many-tools-server.ts',
   /** mcpkit over stdio: huge_report (200 kB and an image), lookup_order (isError but for 7). */
   results: 'results-server.ts',
+  /** mcpkit over stdio: the CRM of work-servers.ts (list_customers, get_invoices: JSON text). */
+  crm: 'crm-stdio.ts',
 } as const;
 
 /** An mcpServers entry that runs a fixture of test/fixtures/host as a stdio child. */

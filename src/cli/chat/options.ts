@@ -23,6 +23,7 @@ export const CHAT_OPTIONS: OptionSpecs = {
   approve: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   'max-steps': { type: 'string' },
+  'code-mode': { type: 'boolean' },
   timeout: { type: 'string' },
   era: { type: 'string' },
   prefix: { type: 'string' },
@@ -58,6 +59,8 @@ export interface ChatSettings {
   approval: ApprovalPolicy;
   yes: boolean;
   maxSteps: number;
+  /** --code-mode: the model writes programs against the tools instead of calling them one by one. */
+  codeMode: boolean;
   /** Per tool call, ms (0: none). */
   toolTimeoutMs: number;
   era: EraChoice;
@@ -180,6 +183,7 @@ export function chatSettings(values: Values, cwd: string, home: string | undefin
     approval: approvalPolicy(str(values, 'approve')),
     yes: flag(values, 'yes'),
     maxSteps: int(values, 'max-steps', 20, 1, 1000),
+    codeMode: flag(values, 'code-mode'),
     toolTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     era: eraOf(values),
     prefix: prefix as PrefixPolicy | undefined,

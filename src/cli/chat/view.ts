@@ -139,6 +139,21 @@ export class ChatView {
         this.print(`${s.red('✖')} ${call ? s.dim(`[${call.n}] `) : ''}${event.name}: ${event.message}`);
         return;
       }
+      case 'code_run': {
+        // The program, as the model wrote it, before any of its calls is shown or asked about.
+        const { shown, hidden } = collapse(event.code, Math.max(this.maxLines, 12), this.width());
+        const more = hidden > 0 ? `\n  ${s.dim(`… ${hidden} more line${hidden === 1 ? '' : 's'}`)}` : '';
+        this.print(`${s.cyan('→')} ${s.bold('program')}\n${s.dim(shown.replace(/^/gm, '  '))}${more}`);
+        return;
+      }
+      case 'code_result': {
+        const mark = event.isError ? s.red('✖') : s.green('✔');
+        const calls = `${event.calls} call${event.calls === 1 ? '' : 's'}`;
+        const { shown, hidden } = collapse(event.text, this.maxLines, this.width());
+        const more = hidden > 0 ? `\n  ${s.dim(`… ${hidden} more line${hidden === 1 ? '' : 's'}`)}` : '';
+        this.print(`${mark} program ${s.dim(`${calls}, ${(event.durationMs / 1000).toFixed(1)}s`)}\n${shown.replace(/^/gm, '  ')}${more}`);
+        return;
+      }
       case 'sampling':
         this.print(s.dim(`  ${event.server} used the model (sampling)`));
         return;

@@ -34,6 +34,12 @@ Model:
                            localhost needs none.
   --system TEXT            the system prompt
   --max-steps N            model turns per message (default 20)
+  --code-mode              the model gets two tools instead of the servers': one searches a
+                           TypeScript API made of every tool, one runs a JavaScript program
+                           against it in a sandbox (QuickJS in WebAssembly); only what the
+                           program returns reaches the model. Each call it makes is shown and
+                           approved as a direct call is. Needs quickjs-emscripten-core and
+                           @jitl/quickjs-wasmfile-release-sync installed.
 
 Servers (TARGET: a URL, a quoted command line, or a server name from a config):
   -s, --server TARGET      a server whose tools the model gets (repeatable); NAME=TARGET names
@@ -102,6 +108,8 @@ function logEvent(obs: Observability, e: HostEvent): void {
   else if (e.type === 'tool_result')
     obs.log(e.isError ? 'warn' : 'info', 'tool result', { id: e.id, isError: e.isError, durationMs: Math.round(e.durationMs) });
   else if (e.type === 'tool_error') obs.log('warn', 'tool error', { id: e.id, name: e.name, message: e.message });
+  else if (e.type === 'code_result')
+    obs.log(e.isError ? 'warn' : 'info', 'program', { id: e.id, isError: e.isError, calls: e.calls, durationMs: Math.round(e.durationMs) });
   else if (e.type === 'model_end') obs.log('info', 'model step', { step: e.step, stopReason: e.response.stopReason, usage: e.response.usage });
   else if (e.type === 'server' && (e.event.type === 'failed' || e.event.type === 'closed'))
     obs.log('warn', `server ${e.event.type}`, { server: e.event.server, error: e.event.error?.message });
@@ -152,6 +160,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       approval: settings.approval,
       interaction: chatInteraction({ input, status, yes: settings.yes }),
       maxSteps: settings.maxSteps,
+      ...(settings.codeMode ? { codeMode: true } : {}),
       toolTimeoutMs: settings.toolTimeoutMs, // 0: none (the engine waits)
       // Server events reach every running turn too; shown once, from here.
       onEvent: (e) => {

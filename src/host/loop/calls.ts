@@ -25,6 +25,14 @@ export interface StepEnv {
   known: ReadonlySet<string>;
   /** Runs a search_tools call (only when it was offered). */
   search: (args: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
+  /** Code mode's tools (code.ts), when it is on. */
+  code?: LoopCodeMode;
+}
+
+/** Tools of the loop that run asynchronously and may make tool calls of their own (code mode's). */
+export interface LoopCodeMode {
+  readonly names: ReadonlySet<string>;
+  run(call: ModelToolCall, args: Record<string, unknown>, env: StepEnv): Promise<{ text: string; isError: boolean; records?: ToolCallRecord[] }>;
 }
 
 export interface CallOutcome {
@@ -32,6 +40,8 @@ export interface CallOutcome {
   record: ToolCallRecord;
   /** Why the call was malformed (bad JSON arguments, a name no tool had): the model must do better. */
   malformed?: string;
+  /** The tool calls this one made (a code-mode program's), in the order they were made. */
+  inner?: ToolCallRecord[];
 }
 
 /** Arguments as an object, or why not. Empty text is `{}` (some models send it for no arguments). */
@@ -103,6 +113,10 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
   record.arguments = args;
   if (env.offered.has(call.name) && call.name === SEARCH_TOOLS) return loopTool(await env.search(args));
   if (env.offered.has(call.name) && call.name === READ_FULL_RESULT && env.cut) return loopTool(env.cut.read(args));
+  if (env.code && env.offered.has(call.name) && env.code.names.has(call.name)) {
+    const out = await env.code.run(call, args, env);
+    return { ...loopTool(out), ...(out.records && out.records.length > 0 ? { inner: out.records } : {}) };
+  }
 
   const tool = ctx.tools.resolve(call.name);
   if (!tool) {

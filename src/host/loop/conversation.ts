@@ -8,6 +8,7 @@ import type { HostTool } from '../tool-source.js';
 import { approvalPolicy, type PolicyVerdict } from './approval.js';
 import { type CallOutcome, runCall, type StepEnv } from './calls.js';
 import { completeObserved, type LoopContext, safeCall } from './context.js';
+import { HostCodeMode } from './code.js';
 import { CutResults, DEFAULT_MAX_CHARS } from './results.js';
 import { runSearch, searchTool, ToolIndex } from './search.js';
 import type { Answer, ConversationOptions, HostEvent, SendOptions, ToolCallRecord, UserInput } from './types.js';
@@ -40,6 +41,8 @@ export class Conversation {
   private readonly known = new Set<string>();
   private readonly policy: (tool: HostTool) => PolicyVerdict;
   private readonly schemas = new WeakMap<Tool, Record<string, unknown>>();
+  /** Code mode's tools, when `codeMode` is on: they stand in for every server's tools. */
+  private readonly code: HostCodeMode | undefined;
   private busy = false;
   /** For observers (`gen_ai.conversation.id`): made the first time one asks. */
   private id: string | undefined;
@@ -51,6 +54,8 @@ export class Conversation {
     const limit = ctx.options.resultLimit;
     this.cut = limit === false ? undefined : new CutResults(limit?.maxChars ?? DEFAULT_MAX_CHARS);
     this.policy = approvalPolicy(ctx.options.approval);
+    const code = ctx.options.codeMode;
+    this.code = code ? new HostCodeMode(ctx, code === true ? {} : code) : undefined;
   }
 
   /** The history so far (user, assistant and tool messages; the system prompt is not in it). */
@@ -165,6 +170,7 @@ export class Conversation {
         offered,
         known: this.known,
         search: (args) => this.search(args, signal),
+        ...(this.code ? { code: this.code } : {}),
       };
       const settled = await Promise.allSettled(calls.map((call) => runCall(env, call)));
       if (signal.aborted) throw abortError(signal);
@@ -173,7 +179,7 @@ export class Conversation {
         return s.value;
       });
       for (const out of outcomes) {
-        toolCalls.push(out.record);
+        toolCalls.push(out.record, ...(out.inner ?? []));
         this.history.push(out.message);
       }
       const malformed = outcomes.flatMap((out) => (out.malformed ? [out.malformed] : []));
@@ -193,7 +199,9 @@ export class Conversation {
     const defer = this.ctx.options.deferTools;
     const threshold = defer === false ? Infinity : (defer?.threshold ?? DEFAULT_DEFER_THRESHOLD);
     let tools: ModelTool[];
-    if (all.length > threshold) {
+    if (this.code) {
+      tools = this.code.definitions();
+    } else if (all.length > threshold) {
       tools = [searchTool(all.length), ...all.filter((t) => this.found.has(t.name)).map((t) => this.definition(t))];
     } else {
       tools = all.map((t) => this.definition(t));

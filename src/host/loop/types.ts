@@ -1,6 +1,7 @@
 // The shapes of the host library: what a Host is given (HostOptions), what it asks the user
 // (HostInteraction), what it reports while it works (HostEvent) and what a message's turn
 // ends with (Answer). docs/host.md "Library API" walks through them.
+import type { CodeModeOptions } from '../../codemode/code-mode.js';
 import type { CallToolResult, CreateMessageParams, ElicitParams, ElicitResult, ToolAnnotations } from '../../protocol/types.js';
 import type { MessageMiddleware } from '../../engine/middleware.js';
 import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsage } from '../model.js';
@@ -115,6 +116,15 @@ export interface HostOptions extends Omit<PoolOptions, 'handlers' | 'onEvent'> {
   resultLimit?: ResultLimit | false;
   /** `false`: every tool definition is always sent. */
   deferTools?: DeferToolsOptions | false;
+  /**
+   * Code mode: the model gets two tools instead of the servers' (`search_api`, which finds
+   * functions of a TypeScript API made of every tool, and `run_code`, which runs a JavaScript
+   * program calling them in a sandbox); only what the program returns or prints reaches the
+   * model. Each call a program makes is approved, reported and traced as a direct call is.
+   * Needs the optional packages `quickjs-emscripten-core` and `@jitl/quickjs-wasmfile-release-sync`
+   * (`start()` rejects without them). `deferTools` does not apply. Default off.
+   */
+  codeMode?: boolean | CodeModeOptions;
   /** Extra `params._meta` of a tool call. */
   meta?: (call: ToolCallInfo) => Record<string, unknown> | undefined;
   /** Temperature and token limit of the conversation's model turns. */
@@ -175,6 +185,10 @@ export type HostEvent =
     }
   /** The call could not be made: unknown tool, bad JSON arguments, server down, timeout, cancelled, denied. */
   | { type: 'tool_error'; id: string; name: string; message: string }
+  /** Code mode: a program starts (`id` is the run_code call's; its tool calls have ids `<id>.1`, `<id>.2`...). */
+  | { type: 'code_run'; id: string; code: string }
+  /** Code mode: a program ended; `text` is what the model reads. */
+  | { type: 'code_result'; id: string; text: string; isError: boolean; calls: number; durationMs: number }
   | { type: 'sampling'; server: string; params: CreateMessageParams }
   | { type: 'elicitation'; server: string; params: ElicitParams }
   | { type: 'answer'; text: string };
@@ -203,6 +217,7 @@ export interface Answer {
   stopReason: ModelResponse['stopReason'] | 'max_steps';
   /** Model turns taken. */
   steps: number;
+  /** The model's calls, each followed by the calls a code-mode program it ran made. */
   toolCalls: ToolCallRecord[];
   /** Summed over the steps, when the endpoint reported it. */
   usage?: ModelUsage;

@@ -114,6 +114,7 @@ describe('chatSettings', () => {
       'always',
       '--timeout',
       '0',
+      '--code-mode',
     ]);
     assert.equal(s.system, 'Be brief.');
     assert.equal(s.print, 'hi');
@@ -123,6 +124,8 @@ describe('chatSettings', () => {
     assert.equal(s.era, 'handshake');
     assert.equal(s.prefix, 'always');
     assert.equal(s.toolTimeoutMs, 0);
+    assert.equal(s.codeMode, true);
+    assert.equal(settings(['-m', 'x']).codeMode, false);
   });
 
   test('usage errors', () => {
