@@ -1,10 +1,7 @@
 // mcpkit serve [MODULE|conformance]: the demo server, a module's server, or the conformance
 // server, over Streamable HTTP + HTTP+SSE on one port, or over stdio.
-import { statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { McpServer } from '../../server/mcp-server.js';
-import { skills } from '../../extensions/skills/extension.js';
-import { skillDirectory } from '../../hosting/skills-dir.js';
+import { resolve } from 'node:path';
+import type { McpServer } from '../../server/mcp-server.js';
 import type { Server } from '../../server/server.js';
 import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, serve, type ServeOptions } from '../../hosting/node.js';
@@ -16,6 +13,7 @@ import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
+import { skillsServer } from '../skills-folder.js';
 import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, openApiStdioArgs, wantsOpenApi } from '../openapi.js';
 import { Tracer } from '../trace.js';
 import { superviseWatch, WATCHED_ENV } from '../watch.js';
@@ -191,14 +189,14 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const openapi = wantsOpenApi(values);
   if (openapi && (module !== undefined || skillsDir !== undefined))
     throw new UsageError('serve --openapi: serves a REST API on its own (no MODULE or --skills)');
+  const status = new StatusLine(io.stderr, io.env);
   let server: McpServer | Server;
   if (openapi) server = await openApiServer(values, io);
-  else if (skillsDir !== undefined) server = skillsServer(skillsDir);
+  else if (skillsDir !== undefined) server = await skillsServer(skillsDir, status);
   else if (module === undefined) server = createDemoServer();
   else if (module === 'conformance') server = await loadConformanceServer();
   else server = await loadServerModule(module, io.cwd);
   const low = lowLevel(server);
-  const status = new StatusLine(io.stderr, io.env);
   const traceFile = str(values, 'trace-file');
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
   if (tracer) low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
@@ -276,16 +274,4 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         });
     });
   });
-}
-
-/** `serve --skills DIR`: a server with nothing but the skills in DIR. */
-function skillsServer(dir: string): McpServer {
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    // Reported below, as for a file.
-  }
-  if (!isDir) throw new UsageError(`serve --skills: ${dir} is not a directory`);
-  return new McpServer({ name: basename(dir) || 'skills', version: '0.1.0', extensions: [skills({ skills: skillDirectory(dir) })] });
 }
