@@ -289,7 +289,9 @@ export class ServerLink {
     this.lastError = error;
     this.failures++;
     this.state = 'failed';
-    const again = this.restartable && this.failures < this.host.retry.maxAttempts;
+    // A command that cannot be started (not found, not executable) will not start on a retry
+    // either: retrying it forever would only hide the mistake.
+    const again = this.restartable && this.failures < this.host.retry.maxAttempts && !cannotStart(error);
     const inMs = again ? this.delay(this.failures) : undefined;
     this.host.emit({ type: 'failed', server: this.name, error, retryInMs: inMs });
     if (inMs !== undefined) this.schedule(inMs, false);
@@ -331,4 +333,13 @@ export class ServerLink {
     // An attempt under way settles now (its transport is closed, or it closes its own client).
     await this.attempt;
   }
+}
+
+/** Whether `err` is a spawn failure that no retry can fix (errno codes anywhere in its causes). */
+function cannotStart(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR') return (e as NodeJS.ErrnoException).syscall?.startsWith('spawn') === true;
+  }
+  return false;
 }

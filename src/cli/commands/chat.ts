@@ -37,7 +37,9 @@ Model:
 
 Servers (TARGET: a URL, a quoted command line, or a server name from a config):
   -s, --server TARGET      a server whose tools the model gets (repeatable); NAME=TARGET names
-                           it, otherwise it is named after its script, package or host
+                           it (NAME: letters, digits, _ and -; in CAPITALS before a command it
+                           is an environment variable, as in a shell), otherwise it is named
+                           after its script, package or host
   --config FILE            an mcpServers config: all its servers, or with --server the ones named
                            (default: ./.mcp.json when there is one and no --server is given)
   -H, --header "K: V"      HTTP header for URL servers (repeatable)
@@ -121,6 +123,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   const question = settings.print === '-' ? await readAll(io.stdin) : settings.print;
   if (print && !question) throw new UsageError('chat: -p needs a question');
   const status = new StatusLine(io.stderr, io.env);
+  for (const note of settings.notes) status.print(`mcpkit chat: ${note}`);
   // Interactive: stdin answers everything (a terminal, or a script piping its answers). One
   // turn: questions only go to a person at a terminal, and stdin is theirs unless -p - read it.
   const obs = await startObservability(values, 'mcpkit-chat', io);

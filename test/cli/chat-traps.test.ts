@@ -1,0 +1,67 @@
+// `mcpkit chat` traps a new user met (issue 28): servers named on the command line, every
+// server down under -p, roots, and tracing across a stdio server. The built CLI
+// (dist/cli/main.js, `npm run build` first) as a child process, real servers, and a scripted
+// model endpoint (test/support/llm.ts).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { serve } from '../../src/hosting/node.js';
+import { startScriptedOpenAI, textTurn, toolCallsTurn, within, type ScriptedLlm, type ScriptedRequest } from '../support/index.js';
+import { cleanEnv, ROOT, TSX, type Run } from './helpers.js';
+
+const MAIN = join(ROOT, 'dist/cli/main.js');
+const WEATHER = `"${process.execPath}" --import ${TSX} "${join(ROOT, 'test/fixtures/cli/weather-server.ts')}"`;
+
+/** `node dist/cli/main.js chat ARGS` to its end, stdin closed (no terminal). */
+function chat(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<Run> {
+  const child = spawn(process.execPath, [MAIN, 'chat', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  child.stderr.on('data', (c: Buffer) => (err += c));
+  const done = new Promise<Run>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: out, stderr: err }));
+  });
+  return within(done, () => `mcpkit chat ${args.join(' ')}\nstdout: ${out}\nstderr: ${err}`);
+}
+
+const offered = (req: ScriptedRequest): string[] => ((req.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort();
+
+before(() => assert.ok(existsSync(MAIN), `${MAIN} is missing: run npm run build first`));
+const llms: ScriptedLlm[] = [];
+after(() => Promise.all(llms.map((l) => l.close())));
+async function openai(...script: Parameters<typeof startScriptedOpenAI>[0]): Promise<ScriptedLlm> {
+  const llm = await startScriptedOpenAI(script);
+  llms.push(llm);
+  return llm;
+}
+const model = (llm: ScriptedLlm) => ['--base-url', llm.baseUrl, '--model', 'scripted'];
+
+test('chat -s NAME=TARGET with a mixed-case name: myNotes=COMMAND and notesA=URL are servers so named, not environment variables or commands', async (t) => {
+  const notes = new McpServer({ name: 'notes', version: '1.0.0' });
+  notes.tool('read_note', { description: 'Reads the note', annotations: { readOnlyHint: true } }, () => 'buy milk');
+  const running = await serve(notes, { port: 0 });
+  t.after(() => running.close());
+  const llm = await openai(
+    (req) => {
+      assert.deepEqual(offered(req), ['forget_city', 'get_weather', 'long_report', 'pick_city', 'read_note', 'slow']);
+      return toolCallsTurn([
+        { name: 'get_weather', arguments: { city: 'Oslo' } },
+        { name: 'read_note', arguments: {} },
+      ]);
+    },
+    () => textTurn('Rain in Oslo; buy milk.'),
+  );
+  const r = await chat([...model(llm), '-s', `myNotes=${WEATHER}`, '-s', `notesA=${running.url}`, '-p', 'Weather and my note?']);
+  llm.assertNoErrors();
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'Rain in Oslo; buy milk.\n');
+  assert.match(r.stderr, /^→ \[\d\] myNotes › get_weather \{"city":"Oslo"\}$/m);
+  assert.match(r.stderr, /^→ \[\d\] notesA › read_note$/m);
+  // Nothing to say about how they were read: each is plainly a name.
+  assert.doesNotMatch(r.stderr, /environment/);
+});
