@@ -262,6 +262,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     const unsubscribe = io.onSignal(() => {
       if (stopping) return resolveCode(130);
       stopping = true;
+      // Idle streams end at once; only real work is waited for, and then it is said.
+      const busy = running.requestsInFlight;
+      if (busy > 0 && graceMs > 0) {
+        const what = `${busy} request${busy === 1 ? '' : 's'} still running`;
+        if (observed.json) observed.log('info', 'draining', { requests: busy, graceMs });
+        else status.print(`Draining: ${what}, given up to ${graceMs / 1000} s to finish (Ctrl-C again stops now)…`);
+      }
       void running
         .drain(graceMs)
         // Tasks still running end as failed; the bus lets go. Sessions stay in Redis for others.
