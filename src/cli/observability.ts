@@ -32,6 +32,12 @@ export interface Observability {
   poolMiddleware(): Promise<((server: string) => MessageMiddleware[]) | undefined>;
   /** The Host's observer (HostOptions.observer): its loop's spans and its clients'; undefined without telemetry. */
   hostObserver(): Promise<HostObserver | undefined>;
+  /**
+   * With telemetry on, the `OTEL_*` variables for the servers the command starts, so that a
+   * stdio server exports to the same place and the trace continues in it (the context itself
+   * travels in `_meta`). Not `OTEL_SERVICE_NAME`: a server names itself. Empty without telemetry.
+   */
+  childEnv(): Record<string, string>;
   /** Flushes telemetry. */
   shutdown(): Promise<void>;
 }
@@ -62,6 +68,12 @@ export async function startObservability(values: Values, serviceName: string, io
     },
     async hostObserver() {
       return telemetry?.hostObserver();
+    },
+    childEnv() {
+      const env: Record<string, string> = {};
+      if (telemetry === undefined) return env;
+      for (const [k, v] of Object.entries(io.env)) if (k.startsWith('OTEL_') && k !== 'OTEL_SERVICE_NAME' && v !== undefined) env[k] = v;
+      return env;
     },
     async shutdown() {
       if (stopped || telemetry === undefined) return;

@@ -81,6 +81,11 @@ export interface PoolOptions {
   cwd?: string;
   /** Environment stdio servers inherit from (filtered as the stdio transport does). Default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Set in the environment of every stdio server the pool starts, past the filter, under each
+   * server's own `env` (a host passing its `OTEL_*` trace configuration on, say).
+   */
+  stdioEnv?: Record<string, string>;
   /** Default era. Default `auto`. */
   era?: EraOption;
   /** Default timeout of requests (ms). Default 60 000. */

@@ -86,6 +86,7 @@ export class ServerPool implements ToolSource {
       retry: { initialDelayMs: retry.initialDelayMs ?? 1000, maxDelayMs: retry.maxDelayMs ?? 30_000, maxAttempts: retry.maxAttempts ?? Infinity },
       cwd: this.cwd,
       env: options.env ?? process.env,
+      stdioEnv: options.stdioEnv,
       emit: (e) => this.emit(e),
       changed: (link) => this.changed(link),
     };

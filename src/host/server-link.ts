@@ -23,6 +23,7 @@ export interface LinkHost {
   retry: { initialDelayMs: number; maxDelayMs: number; maxAttempts: number };
   cwd: string;
   env: Record<string, string | undefined>;
+  stdioEnv: Record<string, string> | undefined;
   emit(event: PoolEvent): void;
   /** The link's tool list (or its availability) changed. */
   changed(link: ServerLink): void;
@@ -192,7 +193,7 @@ export class ServerLink {
       const transport = new StdioClientTransport({
         command: t.command,
         args: t.args,
-        env: { ...defaultEnvironment(this.host.env), ...t.env },
+        env: { ...defaultEnvironment(this.host.env), ...this.host.stdioEnv, ...t.env },
         cwd: t.cwd ?? this.host.cwd,
         stderr: 'pipe',
       });

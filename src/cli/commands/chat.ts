@@ -149,6 +149,8 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       era: settings.era,
       cwd: io.cwd,
       env: io.env,
+      // Tracing on: stdio servers get the trace configuration, so the trace goes on through them.
+      stdioEnv: obs.childEnv(),
       clientInfo: { name: 'mcpkit-chat', version: version() },
       model: { provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl, env: io.env },
       system: settings.system,
