@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
@@ -27,6 +28,18 @@ function chat(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<Run>
     child.on('close', (code) => resolve({ code, stdout: out, stderr: err }));
   });
   return within(done, () => `mcpkit chat ${args.join(' ')}\nstdout: ${out}\nstderr: ${err}`);
+}
+
+/** A loopback port nobody listens on (bound, then let go). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 const offered = (req: ScriptedRequest): string[] => ((req.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort();
@@ -64,4 +77,30 @@ test('chat -s NAME=TARGET with a mixed-case name: myNotes=COMMAND and notesA=URL
   assert.match(r.stderr, /^→ \[\d\] notesA › read_note$/m);
   // Nothing to say about how they were read: each is plainly a name.
   assert.doesNotMatch(r.stderr, /environment/);
+});
+
+test('chat -p with every server down: one line naming each server and why, exit code 1, and the model is not asked; --allow-no-tools asks it anyway', async () => {
+  const llm = await openai((req) => {
+    assert.deepEqual(offered(req), []);
+    return textTurn('I have no tools.');
+  });
+  const refused = await freePort();
+  const servers = ['-s', `http://127.0.0.1:${refused}/mcp`, '-s', `"${process.execPath}" ${join(ROOT, 'test/fixtures/stdio/crash-at-start.mjs')}`];
+  const r = await chat([...model(llm), ...servers, '-p', 'Weather in Oslo?']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(
+    r.stderr,
+    /^mcpkit: no server could be started, so the model would have no tools \(127_0_0_1_\d+: POST .* failed: .*ECONNREFUSED.*; crash-at-start: [^;]+\); --allow-no-tools asks it anyway$/m,
+  );
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  assert.equal(llm.requests.length, 0, 'the model was not asked');
+  const json = await chat([...model(llm), ...servers, '--json', '-p', 'Weather in Oslo?']);
+  assert.equal(json.code, 1, json.stderr);
+  assert.match((JSON.parse(json.stdout) as { error: { message: string } }).error.message, /^no server could be started/);
+  assert.equal(llm.requests.length, 0, 'the model was not asked');
+  const anyway = await chat([...model(llm), ...servers, '--allow-no-tools', '-p', 'Weather in Oslo?']);
+  llm.assertNoErrors();
+  assert.equal(anyway.code, 0, anyway.stderr);
+  assert.equal(anyway.stdout, 'I have no tools.\n');
 });

@@ -29,6 +29,7 @@ export const CHAT_OPTIONS: OptionSpecs = {
   header: { type: 'string', multiple: true, short: 'H' },
   env: { type: 'string', multiple: true, short: 'e' },
   verbose: { type: 'boolean' },
+  'allow-no-tools': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...OBSERVABILITY_OPTIONS,
 };
@@ -69,6 +70,8 @@ export interface ChatSettings {
   /** The config file whose servers are all used (--config without --server, or ./.mcp.json). */
   config: string | undefined;
   verbose: boolean;
+  /** -p: ask the model even when every server failed (otherwise a failure, exit code 1). */
+  allowNoTools: boolean;
 }
 
 /** The policy an --approve mode stands for; without one, read-only tools run and the rest ask. */
@@ -210,5 +213,6 @@ export function chatSettings(values: Values, cwd: string, home: string | undefin
     // --server picks servers (a name is looked up in --config); without it, the whole config is used.
     config: specs.length > 0 ? undefined : (config ?? (existsSync(local) ? local : undefined)),
     verbose: flag(values, 'verbose'),
+    allowNoTools: flag(values, 'allow-no-tools'),
   };
 }

@@ -3,7 +3,7 @@
 import { Host } from '../../host/host.js';
 import type { HostEvent } from '../../host/loop/types.js';
 import { ProviderConfigError } from '../../host/providers/index.js';
-import { parse, UsageError, version } from '../args.js';
+import { CommandError, parse, UsageError, version } from '../args.js';
 import { canAsk } from '../interact.js';
 import type { CliIo } from '../io.js';
 import { OBSERVABILITY_HELP, startObservability, type Observability } from '../observability.js';
@@ -59,6 +59,8 @@ One question (scripts, CI):
                            the question from stdin). Without a terminal, calls that need
                            approval are refused unless --yes, and elicitations are declined.
   --json                   with -p: the answer and every tool call as JSON
+  --allow-no-tools         with -p: ask the model even when every server given failed to
+                           start (otherwise that is a failure: exit code 1)
 
 Output:
   --verbose                servers' stderr and connection steps too
@@ -66,7 +68,8 @@ ${OBSERVABILITY_HELP}
 Commands at the prompt:
 ${SLASH_HELP}
 Exit codes: 0 answered; 1 the model endpoint failed (unreachable, refused the request, answered
-malformed tool calls), with one line on stderr saying so; 2 usage; 130 cancelled (-p).
+malformed tool calls), or with -p every server given failed to start, with one line on stderr
+saying so; 2 usage; 130 cancelled (-p).
 `;
 
 /** `/tools`: every tool offered, with its server. */
@@ -107,6 +110,20 @@ function logEvent(obs: Observability, e: HostEvent): void {
   else if (e.type === 'model_end') obs.log('info', 'model step', { step: e.step, stopReason: e.response.stopReason, usage: e.response.usage });
   else if (e.type === 'server' && (e.event.type === 'failed' || e.event.type === 'closed'))
     obs.log('warn', `server ${e.event.type}`, { server: e.event.server, error: e.event.error?.message });
+}
+
+/**
+ * -p with servers given and none of them up: the model would answer without the tools the
+ * question was meant for, and a script would take that answer for a real one. A failure instead.
+ */
+function noServerUp(host: Host, json: boolean, io: CliIo): void {
+  const given = host.pool.servers().filter((s) => s.state !== 'closed');
+  if (given.length === 0 || given.some((s) => s.state === 'connected')) return;
+  // The first line of each reason: the servers' own stderr was shown as it came.
+  const why = given.map((s) => `${s.name}: ${(s.error?.message ?? s.state).split('\n')[0]!.replace(/; its stderr:.*$/, '')}`).join('; ');
+  const line = `no server could be started, so the model would have no tools (${why}); --allow-no-tools asks it anyway`;
+  if (json) io.stdout.write(`${JSON.stringify({ error: { message: line } }, null, 2)}\n`);
+  throw new CommandError(line);
 }
 
 export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
@@ -184,6 +201,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   };
   try {
     await host.start();
+    if (print && !settings.allowNoTools) noServerUp(host, settings.json, io);
     if (print) return await oneTurn(parts, question!, settings.json, input);
     return await interactive(parts, input!, banner(host, settings, status));
   } finally {
