@@ -213,7 +213,7 @@ export class ServerPool implements ToolSource {
       }
       // Not an answer of the server nor a local decision (timeout, abort): the transport could
       // not reach it (HTTP: refused, reset, a 5xx). The call may be tried again; it is not here.
-      if (!(err instanceof McpError) && !(err instanceof LocalError) && err instanceof Error) {
+      if (!(err instanceof McpError) && !(err instanceof LocalError && err.kind !== 'network') && err instanceof Error) {
         throw new ServerUnavailableError(t.server, tool, `Cannot reach server "${t.server}" for "${tool}": ${err.message}`, { cause: err });
       }
       throw err;

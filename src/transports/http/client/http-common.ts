@@ -1,5 +1,6 @@
 /** Pieces shared by the HTTP client transports: errors, headers, small response helpers. */
 import { type Clock, systemClock } from '../../../engine/clock.js';
+import { LocalError } from '../../../jsonrpc/errors.js';
 
 /** Extra request headers: fixed, or computed before every request (e.g. a fresh access token). */
 export type HeadersOption = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -98,10 +99,13 @@ export function isAbort(err: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (err instanceof Error && err.name === 'AbortError');
 }
 
-/** A fetch failure (DNS, refused connection...) with the request named in the message. */
-export function networkError(method: string, url: string, err: unknown): Error {
+/**
+ * A fetch failure (DNS, refused connection, reset...) with the request named in the message: a
+ * LocalError of kind `network` (no answer came from the server).
+ */
+export function networkError(method: string, url: string, err: unknown): LocalError {
   const why = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
-  return new Error(`${method} ${url} failed: ${why}`, { cause: err });
+  return new LocalError('network', `${method} ${url} failed: ${why}`, { cause: err });
 }
 
 /** Whether a body is a JSON-RPC error naming a request (so it answers that request). */
