@@ -75,7 +75,12 @@ export interface PoolOptions {
   nameCharset?: RegExp;
   nameMaxLength?: number;
   handlers?: PoolHandlers;
-  /** Roots offered to every server. Default: the working directory as a file:// root. */
+  /**
+   * Roots offered to every server. Default: the working directory as a file:// root. An empty
+   * list offers none: the roots capability is not declared, and servers keep to their own
+   * configuration (the official filesystem server replaces its command-line directories with
+   * the roots it is given).
+   */
   roots?: Root[];
   /** Working directory of stdio servers without their own, and of the default root. Default process.cwd(). */
   cwd?: string;

@@ -258,7 +258,8 @@ export class ServerPool implements ToolSource {
       // that one that never answers is given up on (and retried) in its time, not the default's.
       requestTimeoutMs: def.settings.timeoutMs ?? this.options.requestTimeoutMs,
       clock: this.options.clock,
-      roots: this.roots,
+      // None: not declared at all (an empty list declared would still ask servers to use it).
+      roots: this.roots.length > 0 ? this.roots : undefined,
       sampling: sampling && ((params, ctx) => sampling.call(h, server, params, ctx)),
       elicitation: elicitation && ((params, ctx) => elicitation.call(h, server, params, ctx)),
       elicitationUrl: elicitation !== undefined && h.elicitationUrl === true,

@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
-import { startScriptedOpenAI, textTurn, toolCallsTurn, within, type ScriptedLlm, type ScriptedRequest } from '../support/index.js';
+import { startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within, type ScriptedLlm, type ScriptedRequest } from '../support/index.js';
 import { cleanEnv, ROOT, TSX, type Run } from './helpers.js';
 
 const MAIN = join(ROOT, 'dist/cli/main.js');
@@ -103,4 +104,37 @@ test('chat -p with every server down: one line naming each server and why, exit 
   llm.assertNoErrors();
   assert.equal(anyway.code, 0, anyway.stderr);
   assert.equal(anyway.stdout, 'I have no tools.\n');
+});
+
+const ROOTS = `"${process.execPath}" --import ${TSX} "${join(ROOT, 'test/fixtures/cli/roots-server.ts')}"`;
+
+/** What the `roots` tool of the roots fixture told the model, in one chat -p. */
+async function rootsSeen(extra: string[]): Promise<string> {
+  let seen = '';
+  const llm = await openai(toolCallsTurn({ name: 'roots', arguments: {} }), (req) => {
+    seen = JSON.stringify(req.body.messages.at(-1).content);
+    return textTurn('ok');
+  });
+  const r = await chat([...model(llm), '-s', ROOTS, '--yes', ...extra, '-p', 'Which roots?']);
+  llm.assertNoErrors();
+  assert.equal(r.code, 0, r.stderr);
+  return seen;
+}
+
+test('chat offers no roots unless --root says so: a server keeps to its own directories; --root DIR (repeatable) offers those', async () => {
+  // chat runs in the repository: its working directory must not become a root by itself.
+  const none = await rootsSeen([]);
+  assert.doesNotMatch(none, /file:\/\//, none);
+  assert.match(none, /roots/i, 'the tool says it has none');
+  const a = tempDir('chat-root-a');
+  const b = tempDir('chat-root-b');
+  const two = await rootsSeen(['--root', a, '--root', b]);
+  const roots = JSON.parse(JSON.parse(two) as string) as Array<{ uri: string; name: string }>;
+  assert.deepEqual(
+    roots.map((r) => r.uri),
+    [pathToFileURL(a).href, pathToFileURL(b).href],
+  );
+  const bad = await chat(['--model', 'x', '--root', join(a, 'missing'), '-p', 'hi']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--root: .*missing is not a directory/);
 });

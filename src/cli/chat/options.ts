@@ -1,9 +1,11 @@
 // `mcpkit chat`'s command line made into settings: which servers (named), which model, how tool
 // calls are approved. Pure (no connection is made here), so every rule is tested directly.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { basename, join, resolve } from 'node:path';
 import type { PrefixPolicy } from '../../host/names.js';
 import type { ServerSpec } from '../../host/pool-types.js';
+import type { Root } from '../../protocol/types.js';
 import { settingsOf } from '../../host/pool-config.js';
 import { readConfig, resolveTarget, type ConfigEntry, type Target } from '../../host/targets.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, UsageError, type EraChoice, type OptionSpecs } from '../args.js';
@@ -30,6 +32,7 @@ export const CHAT_OPTIONS: OptionSpecs = {
   env: { type: 'string', multiple: true, short: 'e' },
   verbose: { type: 'boolean' },
   'allow-no-tools': { type: 'boolean' },
+  root: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   ...OBSERVABILITY_OPTIONS,
 };
@@ -72,6 +75,27 @@ export interface ChatSettings {
   verbose: boolean;
   /** -p: ask the model even when every server failed (otherwise a failure, exit code 1). */
   allowNoTools: boolean;
+  /** The roots offered to servers (--root): none unless given. */
+  roots: Root[];
+}
+
+/**
+ * --root DIR (repeatable): the roots chat offers. None by default: a terminal's working
+ * directory is where chat happened to start, and servers that honour roots (the filesystem
+ * server) would trade the directories on their own command line for it.
+ */
+function rootsOf(values: Values, cwd: string): Root[] {
+  return strs(values, 'root').map((dir) => {
+    const path = resolve(cwd, dir);
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      // Reported below.
+    }
+    if (!isDir) throw new UsageError(`--root: ${dir} is not a directory`);
+    return { uri: pathToFileURL(path).href, name: basename(path) || path };
+  });
 }
 
 /** The policy an --approve mode stands for; without one, read-only tools run and the rest ask. */
@@ -214,5 +238,6 @@ export function chatSettings(values: Values, cwd: string, home: string | undefin
     config: specs.length > 0 ? undefined : (config ?? (existsSync(local) ? local : undefined)),
     verbose: flag(values, 'verbose'),
     allowNoTools: flag(values, 'allow-no-tools'),
+    roots: rootsOf(values, cwd),
   };
 }

@@ -44,6 +44,9 @@ Servers (TARGET: a URL, a quoted command line, or a server name from a config):
                            (default: ./.mcp.json when there is one and no --server is given)
   -H, --header "K: V"      HTTP header for URL servers (repeatable)
   -e, --env KEY=VALUE      environment variable for command servers (repeatable)
+  --root DIR               a directory the servers are told they may work in (the client's
+                           roots; repeatable). None by default: servers keep to their own
+                           configuration
   --era ERA                auto (default), modern or handshake
   --prefix WHEN            on-clash (default): tool names get their server's name only when two
                            servers offer the same one; always: every tool's; never
@@ -168,6 +171,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       env: io.env,
       // Tracing on: stdio servers get the trace configuration, so the trace goes on through them.
       stdioEnv: obs.childEnv(),
+      roots: settings.roots,
       clientInfo: { name: 'mcpkit-chat', version: version() },
       model: { provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl, env: io.env },
       system: settings.system,
