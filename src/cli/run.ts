@@ -13,16 +13,18 @@ import { serveCommand } from './commands/serve.js';
 import { gatewayCommand } from './commands/gateway.js';
 import { skillCommand, skillsCommand } from './commands/skills.js';
 import type { CliIo } from './io.js';
+import { hasConformanceServer } from './module.js';
 import { runClientCommand, type ClientCommand } from './run-client.js';
 
-const HELP = `mcpkit: the Model Context Protocol toolkit
+// `serve conformance` only where it works: a source checkout (the package does not ship it).
+const help = () => `mcpkit: the Model Context Protocol toolkit
 
 Serve:
   mcpkit serve                         the demo server at http://127.0.0.1:3000/mcp (+ /sse)
   mcpkit serve MODULE                  the server MODULE (.js/.ts) exports; --watch reloads it
   mcpkit serve --stdio [MODULE]        the same over stdin/stdout
-  mcpkit serve conformance             the conformance fixture server
-  mcpkit serve --skills DIR            the skills in DIR (folders with a SKILL.md)
+${hasConformanceServer() ? '  mcpkit serve conformance             the conformance fixture server (source checkout)\n' : ''}  mcpkit serve --skills DIR            the skills in DIR (folders with a SKILL.md)
+  mcpkit serve --openapi SPEC          a REST API's operations as tools (OpenAPI 3.x, Swagger 2.0)
   mcpkit gateway --config FILE         every server of an mcpServers config behind one endpoint
 
 Talk to a server (TARGET: a URL, a quoted command line, or a server name from a config):
@@ -85,7 +87,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   // `mcpkit help COMMAND` is `mcpkit COMMAND --help`.
   if (cmd === 'help' && rest.length > 0) return dispatch([rest[0], '--help'], io);
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-    io.stdout.write(HELP);
+    io.stdout.write(help());
     return 0;
   }
   if (cmd === '--version' || cmd === '-v' || cmd === 'version') {

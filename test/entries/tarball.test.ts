@@ -366,6 +366,19 @@ describe('the packed tarball, installed in a fresh project', () => {
     assert.equal(out.trim(), 'Sunny in Oslo');
   });
 
+  test('the packaged mcpkit --help offers what works from the package: serve --openapi, and no serve conformance (a source checkout only)', async () => {
+    const bin = join(project.dir, 'node_modules/.bin', Object.keys(pkg.bin)[0]!);
+    const top = assertRan(await run(process.execPath, [bin, '--help'], project.dir), 'mcpkit --help');
+    assert.match(top, /^ {2}mcpkit serve --openapi SPEC /m);
+    assert.doesNotMatch(top, /conformance/);
+    const serve = assertRan(await run(process.execPath, [bin, 'serve', '--help'], project.dir), 'mcpkit serve --help');
+    assert.doesNotMatch(serve, /conformance/);
+    // Asked for anyway: one line saying why not.
+    const asked = await run(process.execPath, [bin, 'serve', 'conformance'], project.dir);
+    assert.equal(asked.code, 2);
+    assert.match(asked.stderr, /^mcpkit: serve conformance: the conformance server ships with the source checkout only/);
+  });
+
   test('CommonJS: require() of the package, and import() from CommonJS, both run', async () => {
     const cjs = join(project.dir, 'cjs');
     const required = JSON.parse(assertRan(await run(process.execPath, ['require.js'], cjs), 'require.js')) as Record<string, unknown>;

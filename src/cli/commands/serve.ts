@@ -8,7 +8,7 @@ import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, serve, type ServeO
 import { serveStdio } from '../../hosting/stdio.js';
 import { flag, int, parse, seconds, str, strs, UsageError, type OptionSpecs } from '../args.js';
 import { createDemoServer } from '../demo/server.js';
-import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
+import { hasConformanceServer, loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
 import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
@@ -46,14 +46,16 @@ export const HTTP_HELP = `HTTP options:
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
 `;
 
-const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR | --openapi SPEC] [options]
+// "conformance" only where it works: a source checkout (the package does not ship it).
+const usage = (
+  conformance = hasConformanceServer(),
+) => `Usage: mcpkit serve [MODULE${conformance ? ' | conformance' : ''} | --skills DIR | --openapi SPEC] [options]
 
 Serves an MCP server: with no MODULE the built-in demo server (tools, resources, templates,
 prompts, completions, logging, progress, elicitation, sampling, list changes); with MODULE the
-server a .js or .ts file exports (default export or "server"); "conformance" serves the
-conformance fixture server; --skills DIR serves the skills in DIR (every folder with a SKILL.md;
-the io.modelcontextprotocol/skills extension). Over HTTP: Streamable HTTP at /mcp and HTTP+SSE
-at /sse, one port.
+server a .js or .ts file exports (default export or "server"); --skills DIR serves the skills in
+DIR (every folder with a SKILL.md; the io.modelcontextprotocol/skills extension).${conformance ? '\n"conformance" serves the conformance fixture server (in a source checkout).' : ''}
+Over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, one port.
 
 Options:
   --stdio                  serve over stdin/stdout instead of HTTP (messages: stdout; logs: stderr)
@@ -158,7 +160,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
-    io.stdout.write(USAGE);
+    io.stdout.write(usage());
     return 0;
   }
   if (positionals.length > 1) throw new UsageError(`serve: one MODULE at most (got ${positionals.join(' ')})`);
