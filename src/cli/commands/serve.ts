@@ -16,7 +16,7 @@ import type { CliIo } from '../io.js';
 import { skillsServer } from '../skills-folder.js';
 import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, openApiStdioArgs, wantsOpenApi } from '../openapi.js';
 import { Tracer } from '../trace.js';
-import { superviseWatch, WATCHED_ENV } from '../watch.js';
+import { RESTARTED_ENV, superviseWatch, WATCHED_ENV } from '../watch.js';
 import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability } from '../observability.js';
 import { REDIS_HELP, REDIS_OPTIONS, redisUrl, scaleOut, shutdownGraceMs, type ScaledOut } from '../redis.js';
 
@@ -209,7 +209,9 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
     // Under --watch this is the supervised child: the host should start the supervisor.
     const entry = openapi ? cliCommand(openApiStdioArgs(argv, io.cwd)) : stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
-    if (io.stderr.isTTY) {
+    if (io.env[RESTARTED_ENV] === '1') {
+      // Under --watch, restarted: the config was shown at the first start.
+    } else if (io.stderr.isTTY) {
       status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, entry)}`);
     } else {
       status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: entry } })}`);
@@ -244,7 +246,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   tracer?.httpServer(running.httpServer);
   if (observed.json)
     observed.log('info', 'listening', { server: name, url: running.url, ...(scaled ? { redis: scaled.url, instance: scaled.instanceId } : {}) });
-  else
+  else if (io.env[RESTARTED_ENV] === '1') {
+    // Under --watch, restarted: one line; the banner was shown at the first start.
+    const out = new StatusLine(io.stdout, io.env).style;
+    io.stdout.write(`${out.green('●')} ${out.bold(name)} listening on ${out.cyan(reachableUrl(running.url))} ${out.dim('(restarted)')}\n`);
+  } else
     io.stdout.write(
       listeningText(
         name,
