@@ -23,8 +23,11 @@ export class HttpStatusError extends Error {
   readonly url: string;
 
   constructor(method: string, url: string, status: number, statusText: string, body: string, headers: Headers, message?: string) {
-    const quoted = body.length > BODY_QUOTE ? `${body.slice(0, BODY_QUOTE)}…` : body;
-    super(message ?? `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${quoted.trim() ? `: ${quoted.trim()}` : ''}`);
+    let said = readableBody(body);
+    // "HTTP 503 Service Unavailable from ...: Service Unavailable: why" says it once.
+    if (statusText && said.startsWith(`${statusText}: `)) said = said.slice(statusText.length + 2);
+    const quoted = said.length > BODY_QUOTE ? `${said.slice(0, BODY_QUOTE)}…` : said;
+    super(message ?? `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${quoted ? `: ${quoted}` : ''}`);
     this.name = 'HttpStatusError';
     this.status = status;
     this.body = body;
@@ -88,6 +91,23 @@ export async function bodyText(res: Response): Promise<string> {
   } catch {
     return '';
   }
+}
+
+/**
+ * What a person should read of an error body: the message of a JSON-RPC error (an MCP server's
+ * 503 while it cannot serve), the reason of a probe's answer; any other body as it came.
+ */
+function readableBody(body: string): string {
+  const text = body.trim();
+  if (!text.startsWith('{')) return text;
+  try {
+    const v = JSON.parse(text) as { jsonrpc?: unknown; error?: { message?: unknown }; status?: unknown; reason?: unknown };
+    if (v.jsonrpc === '2.0' && typeof v.error?.message === 'string' && v.error.message !== '') return v.error.message;
+    if (typeof v.status === 'string' && typeof v.reason === 'string' && v.reason !== '') return v.reason;
+  } catch {
+    // Not JSON after all: quoted as it is.
+  }
+  return text;
 }
 
 /** Drops a body we do not read, so the connection can be reused. */

@@ -1,0 +1,48 @@
+// Small traps a new user met (issue 28, item 9), each through the real CLI (in-process run()
+// with captured streams) against real servers: what is printed when Redis is away, and the
+// other one-line messages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { serve } from '../../src/hosting/node.js';
+import { mcpkit } from './helpers.js';
+
+/** A loopback port nobody listens on (bound, then let go). */
+function refusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const REDIS_DOWN = 'Redis at redis://127.0.0.1:6379 is unreachable; this instance cannot serve until it is back (retry shortly)';
+
+test('a server refusing with 503 while Redis is away: one line, "HTTP 503" once, the reason as text (no raw JSON)', async (t) => {
+  const mcp = new McpServer({ name: 'scaled', version: '1.0.0' });
+  mcp.tool('hi', () => 'hi');
+  // What `serve --redis` answers while Redis is away: the readiness gate refuses MCP requests.
+  const running = await serve(mcp, { port: 0, health: { unavailable: () => REDIS_DOWN } });
+  t.after(() => running.close());
+  for (const era of ['auto', 'handshake', 'modern']) {
+    const r = await mcpkit(['tools', running.url, '--era', era]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    assert.ok(r.stderr.includes(REDIS_DOWN), r.stderr);
+    assert.equal(r.stderr.match(/503/g)?.length ?? 0, era === 'modern' ? 0 : 1, r.stderr);
+    assert.equal(r.stderr.match(/Service Unavailable/g)?.length ?? 0, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /\{"jsonrpc"/);
+  }
+});
+
+test('serve --redis with no Redis there: one line that says it cannot start and why, nothing about serving later', async () => {
+  const url = `redis://127.0.0.1:${await refusedPort()}`;
+  const r = await mcpkit(['serve', '--redis', url, '--port', '0']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stderr, `mcpkit: serve --redis: cannot reach Redis at ${url}: connect ECONNREFUSED 127.0.0.1:${new URL(url).port}\n`);
+  assert.equal(r.stdout, '');
+});
