@@ -5,7 +5,7 @@ import type { HostObserver } from '../host/loop/types.js';
 import type { Server } from '../server/server.js';
 import { flag, str, UsageError, type OptionSpecs } from './args.js';
 import type { CliIo } from './io.js';
-import { otelWanted, startTelemetry, type Telemetry } from './otel.js';
+import { askedBy, startTelemetry, type Telemetry } from './otel.js';
 import { jsonLog, requestLog } from './request-log.js';
 
 export const OBSERVABILITY_OPTIONS: OptionSpecs = {
@@ -48,7 +48,8 @@ export async function startObservability(values: Values, serviceName: string, io
   const format = str(values, 'log-format') ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--log-format: "${format}" is not a format; use text or json`);
   const json = format === 'json';
-  const telemetry: Telemetry | undefined = otelWanted(flag(values, 'otel'), io.env) ? await startTelemetry(serviceName, io.env) : undefined;
+  const asked = askedBy(flag(values, 'otel'), io.env);
+  const telemetry: Telemetry | undefined = asked === undefined ? undefined : await startTelemetry(serviceName, io.env, asked);
   let stopped = false;
   return {
     json,

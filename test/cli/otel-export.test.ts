@@ -347,9 +347,15 @@ test('telemetry asked for without the SDK installed: one line saying what to ins
   const { load } = await import('../../src/cli/otel.js');
   await assert.rejects(load('@opentelemetry/not-installed-here'), (err: Error) => {
     assert.equal(err.name, 'CommandError');
-    assert.match(err.message, /needs the OpenTelemetry SDK, which is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node/);
+    assert.match(
+      err.message,
+      /^--otel asks for OpenTelemetry export, which needs the OpenTelemetry SDK, and it is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node \(next to mcpkit\), or drop --otel$/,
+    );
     return true;
   });
+  await assert.rejects(load('@opentelemetry/not-installed-here', 'OTEL_EXPORTER_OTLP_ENDPOINT'), (err: Error) =>
+    /^OTEL_EXPORTER_OTLP_ENDPOINT \(set in the environment\) asks for .*, or unset OTEL_EXPORTER_OTLP_ENDPOINT$/.test(err.message),
+  );
   const { otelWanted } = await import('../../src/cli/otel.js');
   assert.equal(otelWanted(false, {}), false);
   assert.equal(otelWanted(false, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true);

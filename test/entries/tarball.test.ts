@@ -379,6 +379,22 @@ describe('the packed tarball, installed in a fresh project', () => {
     assert.match(asked.stderr, /^mcpkit: serve conformance: the conformance server ships with the source checkout only/);
   });
 
+  test('telemetry asked for where the OpenTelemetry SDK is not installed: one line blaming what asked (--otel, or the variable set)', async () => {
+    const bin = join(project.dir, 'node_modules/.bin', Object.keys(pkg.bin)[0]!);
+    // The project has @opentelemetry/api (a peer of mcpkit/otel), not the Node SDK.
+    assert.ok(!existsSync(join(project.dir, 'node_modules/@opentelemetry/sdk-node')));
+    const flagged = await run(process.execPath, [bin, 'serve', '--stdio', '--otel'], project.dir);
+    assert.equal(flagged.code, 1, flagged.stderr);
+    assert.match(
+      flagged.stderr,
+      /^mcpkit: --otel asks for OpenTelemetry export, which needs the OpenTelemetry SDK, and it is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node \(next to mcpkit\), or drop --otel\n$/,
+    );
+    const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    const variable = await run(process.execPath, [bin, 'serve', '--stdio'], project.dir, env);
+    assert.equal(variable.code, 1, variable.stderr);
+    assert.match(variable.stderr, /^mcpkit: OTEL_EXPORTER_OTLP_ENDPOINT \(set in the environment\) asks for .*, or unset OTEL_EXPORTER_OTLP_ENDPOINT\n$/);
+  });
+
   test('CommonJS: require() of the package, and import() from CommonJS, both run', async () => {
     const cjs = join(project.dir, 'cjs');
     const required = JSON.parse(assertRan(await run(process.execPath, ['require.js'], cjs), 'require.js')) as Record<string, unknown>;
