@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
-import { mcpkit } from './helpers.js';
+import { join } from 'node:path';
+import { CLI_LINE, mcpkit, ROOT } from './helpers.js';
 
 /** A loopback port nobody listens on (bound, then let go). */
 function refusedPort(): Promise<number> {
@@ -45,4 +46,14 @@ test('serve --redis with no Redis there: one line that says it cannot start and 
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, `mcpkit: serve --redis: cannot reach Redis at ${url}: connect ECONNREFUSED 127.0.0.1:${new URL(url).port}\n`);
   assert.equal(r.stdout, '');
+});
+
+test('mcpkit tools of an OpenAPI server: the summary once (the title), not again as the description begins', async () => {
+  const spec = join(ROOT, 'test/fixtures/openapi/petstore-3.0.json');
+  const r = await mcpkit(['tools', `${CLI_LINE} serve --stdio --openapi "${spec}"`], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^updatePet {2}Update an existing pet\n {2}PUT \/pet\n/m);
+  assert.equal(r.stdout.match(/Update an existing pet/g)?.length, 1, r.stdout);
+  // A description that says more than the summary is shown whole.
+  assert.match(r.stdout, /^findPetsByStatus {2}Finds Pets by status\n {2}Multiple status values can be provided/m);
 });
