@@ -14,6 +14,7 @@ import { gatewayCommand } from './commands/gateway.js';
 import { skillCommand, skillsCommand } from './commands/skills.js';
 import type { CliIo } from './io.js';
 import { hasConformanceServer } from './module.js';
+import { closest } from '../protocol/suggest.js';
 import { runClientCommand, type ClientCommand } from './run-client.js';
 
 // `serve conformance` only where it works: a source checkout (the package does not ship it).
@@ -102,6 +103,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (cmd === 'chat') return chatCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];
   if (client) return runClientCommand(client, rest, io);
+  const commands = ['serve', 'bridge', 'gateway', 'install', 'card', 'chat', 'help', 'version', ...Object.keys(CLIENT_COMMANDS)];
+  const near = closest(cmd.replace(/^-+/, ''), commands);
+  if (near !== undefined) throw new UsageError(`unknown command "${cmd}": did you mean "mcpkit ${near}"? (mcpkit --help lists every command)`);
   throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);
 }
 

@@ -3,11 +3,13 @@
 // other one-line messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { join } from 'node:path';
-import { CLI_LINE, mcpkit, ROOT } from './helpers.js';
+import { CLI, CLI_LINE, mcpkit, ROOT, startListening } from './helpers.js';
+import { tempDir, waitFor } from '../support/index.js';
 
 /** A loopback port nobody listens on (bound, then let go). */
 function refusedPort(): Promise<number> {
@@ -56,4 +58,21 @@ test('mcpkit tools of an OpenAPI server: the summary once (the title), not again
   assert.equal(r.stdout.match(/Update an existing pet/g)?.length, 1, r.stdout);
   // A description that says more than the summary is shown whole.
   assert.match(r.stdout, /^findPetsByStatus {2}Finds Pets by status\n {2}Multiple status values can be provided/m);
+});
+
+test('an option misspelt: the one meant is named (serve --prot, chat --modle, call --jsn); a word far from any is not guessed at', async () => {
+  for (const [argv, meant] of [
+    [['serve', '--prot', '3000'], '--port'],
+    [['chat', '--modle', 'llama3.2'], '--model'],
+    [['tools', 'http://127.0.0.1:1/mcp', '--jsn'], '--json'],
+    [['gateway', '--confg', 'x.json'], '--config'],
+    [['serve', '--openapi-base-url', 'http://x'], '--base-url'],
+  ] as const) {
+    const r = await mcpkit([...argv]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`Unknown option '${argv.find((a) => a.startsWith('--'))}' \\(did you mean ${meant}\\?\\)\\n$`));
+  }
+  const far = await mcpkit(['serve', '--zzzzzz']);
+  assert.equal(far.code, 2);
+  assert.doesNotMatch(far.stderr, /did you mean/);
 });

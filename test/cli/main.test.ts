@@ -16,6 +16,10 @@ test('mcpkit with an unknown command exits 2 with a clear message on stderr', ()
   const r = spawnSync(process.execPath, [...CLI, 'frobnicate'], { encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown command "frobnicate"/);
+  // A near miss is named.
+  const typo = spawnSync(process.execPath, [...CLI, 'srve'], { encoding: 'utf8' });
+  assert.equal(typo.status, 2);
+  assert.equal(typo.stderr, 'mcpkit: unknown command "srve": did you mean "mcpkit serve"? (mcpkit --help lists every command)\n');
   assert.equal(r.stdout, '');
 });
 

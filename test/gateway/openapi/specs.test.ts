@@ -168,7 +168,12 @@ describe('names, filters and refusals', () => {
     assert.deepEqual(one.tools, ['pets_loginUser']);
     await assert.rejects(
       addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { include: ['logn'] } }),
-      /No operation named "logn"/,
+      /No operation named "logn" in the spec/,
+    );
+    // A near miss is named.
+    await assert.rejects(
+      addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { exclude: ['loginUsr'] } }),
+      /No operation named "loginUsr" \(did you mean "loginUser"\?\) in the spec/,
     );
   });
 
