@@ -76,3 +76,40 @@ test('an option misspelt: the one meant is named (serve --prot, chat --modle, ca
   assert.equal(far.code, 2);
   assert.doesNotMatch(far.stderr, /did you mean/);
 });
+
+test('a config that is not valid JSON: FILE:LINE:COLUMN and the reason, for gateway and chat (not a character position)', async () => {
+  const file = join(tempDir('bad-config'), 'mcp.json');
+  writeFileSync(file, '{\n  "mcpServers": {\n    "a": { "url": "http://127.0.0.1:1/mcp" }\n    "b": { "url": "http://127.0.0.1:1/mcp" }\n  }\n}\n');
+  for (const argv of [
+    ['gateway', '--config', file, '--port', '0'],
+    ['chat', '--model', 'x', '--config', file, '-s', 'a', '-p', 'hi'],
+  ]) {
+    const r = await mcpkit(argv);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `mcpkit: --config ${file}:4:5: Expected ',' or '}' after property value\n`);
+  }
+  writeFileSync(file, '{\n  "mcpServers": {\n');
+  const cut = await mcpkit(['gateway', '--config', file, '--port', '0']);
+  assert.match(cut.stderr, /^mcpkit: --config .*mcp\.json:3:1: Expected property name or '\}'\n$/);
+  writeFileSync(file, '');
+  const empty = await mcpkit(['gateway', '--config', file, '--port', '0']);
+  assert.match(empty.stderr, /^mcpkit: --config .*mcp\.json:1:1: the JSON ends too soon/);
+});
+
+test('counts say "1 tool", not "1 tools": serve --openapi, and a gateway backend', async (t) => {
+  const spec = join(ROOT, 'test/fixtures/openapi/petstore-3.0.json');
+  const served = await startListening(['serve', '--openapi', spec, '--openapi-include', 'getPetById', '--base-url', 'http://127.0.0.1:1', '--port', '0']);
+  await served.stop();
+  assert.match(served.stderr(), /^mcpkit: Swagger Petstore \(openapi 3\.0\.\d\): 1 tool$/m);
+  const config = join(tempDir('one-tool'), 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { one: { command: process.execPath, args: [...CLI, 'serve', '--stdio', join(ROOT, 'test/fixtures/cli/module-server.ts')] } },
+    }),
+  );
+  const gateway = await startListening(['gateway', '--config', config, '--port', '0']);
+  t.after(() => gateway.stop());
+  await waitFor(() => (/one: connected/.test(gateway.stderr()) ? true : undefined), { what: 'the backend to connect', timeoutMs: 30_000 });
+  assert.match(gateway.stderr(), /one: connected \((modern|handshake), 1 tool\)/);
+});

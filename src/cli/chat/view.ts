@@ -199,7 +199,10 @@ export class ChatView {
         this.print(`${s.yellow('!')} ${e.server} went away${e.error ? `: ${e.error.message}` : ''}`);
         return;
       case 'connected':
-        if (this.o.verbose) this.print(s.dim(`  ${e.server} connected (${e.era}${e.protocolVersion ? ` ${e.protocolVersion}` : ''}, ${e.tools} tools)`));
+        if (this.o.verbose)
+          this.print(
+            s.dim(`  ${e.server} connected (${e.era}${e.protocolVersion ? ` ${e.protocolVersion}` : ''}, ${e.tools} tool${e.tools === 1 ? '' : 's'})`),
+          );
         return;
       case 'stderr':
         if (this.o.verbose) this.print(s.dim(`${e.server} │ ${e.line}`));
