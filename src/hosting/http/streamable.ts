@@ -376,12 +376,10 @@ export class StreamableHttpHandler {
       retryMs: 0,
       keepAliveMs: this.o.keepAliveMs ?? 15_000,
       statusFor: MODERN_STATUS,
-      onDisconnect: listen
-        ? () => {
-            this.listens.delete(channel);
-            exchange.disconnected();
-          }
-        : () => exchange.disconnected(),
+      onDisconnect: () => {
+        if (listen) this.listens.delete(channel);
+        exchange.disconnected();
+      },
       onDone: listen ? () => this.listens.delete(channel) : NOTHING,
     }));
     if (listen) this.listens.add(channel);
