@@ -2,6 +2,7 @@
 // command, and the options every client command accepts.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { didYouMean } from '../protocol/suggest.js';
 import { TargetError } from '../host/errors.js';
 import { features, HANDSHAKE_VERSIONS, isHandshakeVersion } from '../protocol/versions.js';
 
@@ -48,7 +49,10 @@ export function parse(command: string, argv: string[], options: OptionSpecs): { 
     return { values: values as Values, positionals };
   } catch (err) {
     const msg = err instanceof Error ? err.message.replace(/\. To specify a positional argument.*$/s, '') : String(err);
-    throw new UsageError(`${command}: ${msg}`);
+    // node: "Unknown option '--prot'": the nearest option this command has, if one is close.
+    const typed = /^Unknown option '(-{1,2}[^'=]+)/.exec(msg)?.[1];
+    const near = typed === undefined ? '' : didYouMean(typed.replace(/^-+/, ''), Object.keys(options), (o) => `--${o}`);
+    throw new UsageError(`${command}: ${msg}${near}`);
   }
 }
 

@@ -94,10 +94,17 @@ export async function loadServerModule(module: string, cwd = process.cwd(), comm
   );
 }
 
+// src/cli/ and dist/cli/ are both two levels below the package root.
+const CONFORMANCE_SERVER = new URL('../../conformance/server.ts', import.meta.url);
+
+/** Whether `serve conformance` can work here: a source checkout (the package does not ship it). */
+export function hasConformanceServer(): boolean {
+  return existsSync(CONFORMANCE_SERVER);
+}
+
 /** The conformance fixture server (`mcpkit serve conformance`), from a source checkout. */
 export async function loadConformanceServer(): Promise<McpServer> {
-  // src/cli/ and dist/cli/ are both two levels below the package root.
-  const file = new URL('../../conformance/server.ts', import.meta.url);
+  const file = CONFORMANCE_SERVER;
   if (!existsSync(file))
     throw new UsageError('serve conformance: the conformance server ships with the source checkout only (conformance/server.ts is not here)');
   await enableTypeScript(fileURLToPath(file));

@@ -5,7 +5,7 @@ import type { HostObserver } from '../host/loop/types.js';
 import type { Server } from '../server/server.js';
 import { flag, str, UsageError, type OptionSpecs } from './args.js';
 import type { CliIo } from './io.js';
-import { otelWanted, startTelemetry, type Telemetry } from './otel.js';
+import { askedBy, startTelemetry, type Telemetry } from './otel.js';
 import { jsonLog, requestLog } from './request-log.js';
 
 export const OBSERVABILITY_OPTIONS: OptionSpecs = {
@@ -32,6 +32,12 @@ export interface Observability {
   poolMiddleware(): Promise<((server: string) => MessageMiddleware[]) | undefined>;
   /** The Host's observer (HostOptions.observer): its loop's spans and its clients'; undefined without telemetry. */
   hostObserver(): Promise<HostObserver | undefined>;
+  /**
+   * With telemetry on, the `OTEL_*` variables for the servers the command starts, so that a
+   * stdio server exports to the same place and the trace continues in it (the context itself
+   * travels in `_meta`). Not `OTEL_SERVICE_NAME`: a server names itself. Empty without telemetry.
+   */
+  childEnv(): Record<string, string>;
   /** Flushes telemetry. */
   shutdown(): Promise<void>;
 }
@@ -42,7 +48,8 @@ export async function startObservability(values: Values, serviceName: string, io
   const format = str(values, 'log-format') ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--log-format: "${format}" is not a format; use text or json`);
   const json = format === 'json';
-  const telemetry: Telemetry | undefined = otelWanted(flag(values, 'otel'), io.env) ? await startTelemetry(serviceName, io.env) : undefined;
+  const asked = askedBy(flag(values, 'otel'), io.env);
+  const telemetry: Telemetry | undefined = asked === undefined ? undefined : await startTelemetry(serviceName, io.env, asked);
   let stopped = false;
   return {
     json,
@@ -62,6 +69,12 @@ export async function startObservability(values: Values, serviceName: string, io
     },
     async hostObserver() {
       return telemetry?.hostObserver();
+    },
+    childEnv() {
+      const env: Record<string, string> = {};
+      if (telemetry === undefined) return env;
+      for (const [k, v] of Object.entries(io.env)) if (k.startsWith('OTEL_') && k !== 'OTEL_SERVICE_NAME' && v !== undefined) env[k] = v;
+      return env;
     },
     async shutdown() {
       if (stopped || telemetry === undefined) return;

@@ -101,7 +101,8 @@ export async function openApiServer(values: Values, io: CliIo): Promise<McpServe
       version: typeof info?.version === 'string' ? info.version : '0.0.0',
     });
     const served = await addOpenApiTools(server, loaded, options);
-    const what = served.mode === 'tools' ? `${served.tools.length} tools` : `${served.operations.length} endpoints behind list_endpoints and call_endpoint`;
+    const n = served.mode === 'tools' ? served.tools.length : served.operations.length;
+    const what = served.mode === 'tools' ? `${n} tool${n === 1 ? '' : 's'}` : `${n} endpoint${n === 1 ? '' : 's'} behind list_endpoints and call_endpoint`;
     io.stderr.write(`mcpkit: ${served.title} (${served.version}): ${what}\n`);
     return server;
   } catch (err) {

@@ -17,8 +17,16 @@ export const OTEL_PACKAGES = '@opentelemetry/api @opentelemetry/sdk-node';
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` or its traces/metrics variants), unless `OTEL_SDK_DISABLED=true`.
  */
 export function otelWanted(flagGiven: boolean, env: Env): boolean {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  return flagGiven || !!env.OTEL_EXPORTER_OTLP_ENDPOINT || !!env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || !!env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT;
+  return askedBy(flagGiven, env) !== undefined;
+}
+
+const ENDPOINTS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'];
+
+/** What asked for telemetry, as a person would undo it: `--otel`, or the variable that is set. */
+export function askedBy(flagGiven: boolean, env: Env): string | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  if (flagGiven) return '--otel';
+  return ENDPOINTS.find((name) => !!env[name]);
 }
 
 /** The trace and span of the code running now (for log lines), when telemetry is on. */
@@ -51,8 +59,8 @@ interface ApiModule {
  * grpc, headers, `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`...). `serviceName` applies
  * when `OTEL_SERVICE_NAME` is not set.
  */
-export async function startTelemetry(serviceName: string, env: Env): Promise<Telemetry> {
-  const [sdk, api] = await Promise.all([load<SdkModule>('@opentelemetry/sdk-node'), load<ApiModule>('@opentelemetry/api')]);
+export async function startTelemetry(serviceName: string, env: Env, asked = '--otel'): Promise<Telemetry> {
+  const [sdk, api] = await Promise.all([load<SdkModule>('@opentelemetry/sdk-node', asked), load<ApiModule>('@opentelemetry/api', asked)]);
   // The SDK reads process.env; the CLI's io.env is process.env except in tests, which run the
   // command as a real process for this.
   const node = new sdk.NodeSDK({ serviceName: env.OTEL_SERVICE_NAME ? undefined : serviceName, instrumentations: [] });
@@ -83,14 +91,19 @@ export async function startTelemetry(serviceName: string, env: Env): Promise<Tel
   };
 }
 
-/** Imports one of the OpenTelemetry packages; missing, a CommandError with the install line. */
-export async function load<T>(name: string): Promise<T> {
+/**
+ * Imports one of the OpenTelemetry packages; missing, a CommandError with the install line and
+ * the other way out: undoing what asked for telemetry (`asked`: `--otel` or the variable set).
+ */
+export async function load<T>(name: string, asked = '--otel'): Promise<T> {
   try {
     return (await import(name)) as T;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' || (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      const undo = asked.startsWith('--') ? `drop ${asked}` : `unset ${asked}`;
+      const why = asked.startsWith('--') ? asked : `${asked} (set in the environment)`;
       throw new CommandError(
-        `OpenTelemetry export needs the OpenTelemetry SDK, which is not installed: npm install ${OTEL_PACKAGES} (next to mcpkit), or unset OTEL_EXPORTER_OTLP_ENDPOINT`,
+        `${why} asks for OpenTelemetry export, which needs the OpenTelemetry SDK, and it is not installed: npm install ${OTEL_PACKAGES} (next to mcpkit), or ${undo}`,
         { cause: err },
       );
     }

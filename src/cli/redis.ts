@@ -130,8 +130,12 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
   const subscriber = client.duplicate();
   let down = false;
   let closing = false;
+  // Until the first connection is made, a failure is the start's failure, said once below.
+  let started = false;
+  let lastError: Error | undefined;
   const report = (e: Error) => {
-    if (down || closing) return;
+    lastError ??= e;
+    if (!started || down || closing) return;
     down = true;
     io.stderr.write(`mcpkit: Redis at ${where} is unreachable (${e.message}); requests get 503 until it is back\n`);
   };
@@ -144,8 +148,11 @@ export async function scaleOut(url: string, values: Values, io: CliIo, load?: (n
   } catch (e) {
     client.disconnect();
     subscriber.disconnect();
-    throw new CommandError(`serve --redis: cannot reach Redis at ${where}: ${(e as Error).message}`, { cause: e });
+    // ioredis rejects with "Connection is closed."; its error event said why (ECONNREFUSED...).
+    const why = (lastError ?? (e as Error)).message;
+    throw new CommandError(`serve --redis: cannot reach Redis at ${where}: ${why}`, { cause: e });
   }
+  started = true;
   const lease = new RedisInstanceLease({ client, keyPrefix: prefix, leaseMs, onError: () => {} });
   await lease.start();
   client.on('ready', () => {

@@ -60,8 +60,12 @@ function heading(name: string, title: string | undefined): string {
   return `${s.bold(s.green(name))}${title && title !== name ? `  ${title}` : ''}`;
 }
 
-function describeLines(text: string | undefined): string[] {
+/** The description's lines, without a first paragraph that only says the title again. */
+function describeLines(text: string | undefined, title?: string): string[] {
   if (!text) return [];
+  const [first, ...rest] = text.trim().split(/\n\s*\n/);
+  const same = (a: string) => a.trim().replace(/[.!]$/, '').toLowerCase();
+  if (title && rest.length > 0 && same(first!) === same(title)) text = rest.join('\n\n');
   return text
     .trim()
     .split('\n')
@@ -70,7 +74,8 @@ function describeLines(text: string | undefined): string[] {
 
 export function renderTools(tools: Tool[]): string {
   const blocks = tools.map((t) => {
-    const lines = [heading(t.name, t.title ?? t.annotations?.title), ...describeLines(t.description)];
+    const title = t.title ?? t.annotations?.title;
+    const lines = [heading(t.name, title), ...describeLines(t.description, title !== t.name ? title : undefined)];
     const params = parameterLines(t.inputSchema as Schema);
     if (params.length) lines.push(...params);
     if (t.outputSchema) lines.push(`    ${s.dim('→ structured output')}`);

@@ -88,7 +88,8 @@ export function showError(err: unknown, status: StatusLine, json: boolean, io: C
     const message = exit?.stderr ? err.message.replace(`; last stderr: ${exit.stderr}`, ' (its stderr is above)') : err.message;
     text = `${s.red(s.bold('✖'))} ${prefix ? `${prefix}: ` : ''}${message}`;
   } else if (err instanceof HttpStatusError) {
-    text = `${s.red(s.bold(`✖ HTTP ${err.status}`))}: ${err.message}`;
+    // The message begins "HTTP 503 Service Unavailable from ...": said once.
+    text = `${s.red(s.bold('✖'))} ${prefix ? `${prefix}: ` : ''}${err.message}`;
   } else if (err instanceof AggregateError) {
     text = `${s.red(s.bold('✖'))} ${err.message}`;
   } else {

@@ -15,16 +15,19 @@ import { gatewayCommand } from './commands/gateway.js';
 import { skillCommand, skillsCommand } from './commands/skills.js';
 import { studioCommand } from './commands/studio.js';
 import type { CliIo } from './io.js';
+import { hasConformanceServer } from './module.js';
+import { closest } from '../protocol/suggest.js';
 import { runClientCommand, type ClientCommand } from './run-client.js';
 
-const HELP = `mcpkit: the Model Context Protocol toolkit
+// `serve conformance` only where it works: a source checkout (the package does not ship it).
+const help = () => `mcpkit: the Model Context Protocol toolkit
 
 Serve:
   mcpkit serve                         the demo server at http://127.0.0.1:3000/mcp (+ /sse)
   mcpkit serve MODULE                  the server MODULE (.js/.ts) exports; --watch reloads it
   mcpkit serve --stdio [MODULE]        the same over stdin/stdout
-  mcpkit serve conformance             the conformance fixture server
-  mcpkit serve --skills DIR            the skills in DIR (folders with a SKILL.md)
+${hasConformanceServer() ? '  mcpkit serve conformance             the conformance fixture server (source checkout)\n' : ''}  mcpkit serve --skills DIR            the skills in DIR (folders with a SKILL.md)
+  mcpkit serve --openapi SPEC          a REST API's operations as tools (OpenAPI 3.x, Swagger 2.0)
   mcpkit gateway --config FILE         every server of an mcpServers config behind one endpoint
 
 Talk to a server (TARGET: a URL, a quoted command line, or a server name from a config):
@@ -91,7 +94,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   // `mcpkit help COMMAND` is `mcpkit COMMAND --help`.
   if (cmd === 'help' && rest.length > 0) return dispatch([rest[0], '--help'], io);
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-    io.stdout.write(HELP);
+    io.stdout.write(help());
     return 0;
   }
   if (cmd === '--version' || cmd === '-v' || cmd === 'version') {
@@ -108,6 +111,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (cmd === 'studio') return studioCommand(rest, io);
   const client = CLIENT_COMMANDS[cmd];
   if (client) return runClientCommand(client, rest, io);
+  const commands = ['serve', 'bridge', 'gateway', 'install', 'card', 'chat', 'help', 'version', ...Object.keys(CLIENT_COMMANDS)];
+  const near = closest(cmd.replace(/^-+/, ''), commands);
+  if (near !== undefined) throw new UsageError(`unknown command "${cmd}": did you mean "mcpkit ${near}"? (mcpkit --help lists every command)`);
   throw new UsageError(`unknown command "${cmd}"; see mcpkit --help`);
 }
 

@@ -17,6 +17,8 @@ import { watchTree } from './watch-tree.js';
 const DEBOUNCE_MS = 200;
 /** Set in the child's environment, so that the config it prints for hosts keeps --watch. */
 export const WATCHED_ENV = 'MCPKIT_SERVE_WATCHED';
+/** Set for every child but the first: it says where it listens in one line, not the whole banner again. */
+export const RESTARTED_ENV = 'MCPKIT_SERVE_RESTARTED';
 
 type Msg = { id?: string | number | null; method?: string; params?: unknown };
 
@@ -55,7 +57,8 @@ export function superviseWatch(module: string, serveArgs: string[], stdio: boole
   const start = () => {
     const gen = ++generation;
     // Piped, not inherited: our stdout/stderr may be streams of an in-process caller.
-    const c = spawn(process.execPath, argv, { cwd: io.cwd, env: { ...io.env, [WATCHED_ENV]: '1' }, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const env = { ...io.env, [WATCHED_ENV]: '1', ...(gen > 1 ? { [RESTARTED_ENV]: '1' } : {}) };
+    const c = spawn(process.execPath, argv, { cwd: io.cwd, env, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     child = c;
     c.stderr?.pipe(io.stderr, { end: false });
     if (!stdio) c.stdout?.pipe(io.stdout, { end: false });

@@ -17,6 +17,11 @@ export async function connect(target: HttpTarget | Transport, options: Partial<C
     const { url, ...transportOptions } = target;
     return (await connectHttp(url, options, transportOptions)).client;
   }
+  // A stdio target reaches here from mcpkit/client, which has no processes to spawn.
+  if (typeof (target as Partial<Transport>).start !== 'function' && 'command' in target)
+    throw new TypeError(
+      "connect() from mcpkit/client takes a URL or a transport; a stdio server ({ command }) is started by connect() from 'mcpkit/stdio' or 'mcpkit' (Node, Bun, Deno)",
+    );
   const client = new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...options });
   await client.connect(target);
   return client;

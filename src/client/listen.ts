@@ -185,7 +185,7 @@ export class ListenRegistry {
 export function worthRelistening(err: unknown): boolean {
   if (err instanceof McpError) return false;
   if (err instanceof HttpStatusError) return err.status >= 500;
-  if (err instanceof LocalError) return err.kind === 'closed';
+  if (err instanceof LocalError) return err.kind === 'closed' || err.kind === 'network';
   return err instanceof Error;
 }
 

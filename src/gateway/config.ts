@@ -7,6 +7,7 @@ import { TargetError } from '../host/errors.js';
 import { settingsOf } from '../host/pool-config.js';
 import type { ServerSettings } from '../host/pool-types.js';
 import { targetFromEntry, type ConfigEntry, type Target } from '../host/targets.js';
+import { parseJsonText } from '../protocol/json-text.js';
 
 /**
  * `shared`: one connection (one stdio process) serves every client; calls are multiplexed and
@@ -96,9 +97,13 @@ export function gatewayConfigOf(data: unknown, o: { file?: string; cwd: string; 
 export function readGatewayConfig(file: string, o: { cwd: string; env: Record<string, string | undefined> }): GatewayConfig {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = parseJsonText(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new TargetError(`--config ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    // A syntax error's message begins "LINE:COLUMN: ": FILE:LINE:COLUMN, as editors take it.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new TargetError(
+      `--config ${file}${code === 'ENOENT' ? ': no such file' : err instanceof SyntaxError ? `:${err.message}` : `: ${(err as Error).message}`}`,
+    );
   }
   return gatewayConfigOf(data, { ...o, file });
 }

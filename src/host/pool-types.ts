@@ -75,12 +75,22 @@ export interface PoolOptions {
   nameCharset?: RegExp;
   nameMaxLength?: number;
   handlers?: PoolHandlers;
-  /** Roots offered to every server. Default: the working directory as a file:// root. */
+  /**
+   * Roots offered to every server. Default: the working directory as a file:// root. An empty
+   * list offers none: the roots capability is not declared, and servers keep to their own
+   * configuration (the official filesystem server replaces its command-line directories with
+   * the roots it is given).
+   */
   roots?: Root[];
   /** Working directory of stdio servers without their own, and of the default root. Default process.cwd(). */
   cwd?: string;
   /** Environment stdio servers inherit from (filtered as the stdio transport does). Default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Set in the environment of every stdio server the pool starts, past the filter, under each
+   * server's own `env` (a host passing its `OTEL_*` trace configuration on, say).
+   */
+  stdioEnv?: Record<string, string>;
   /** Default era. Default `auto`. */
   era?: EraOption;
   /** Default timeout of requests (ms). Default 60 000. */

@@ -86,6 +86,7 @@ export class ServerPool implements ToolSource {
       retry: { initialDelayMs: retry.initialDelayMs ?? 1000, maxDelayMs: retry.maxDelayMs ?? 30_000, maxAttempts: retry.maxAttempts ?? Infinity },
       cwd: this.cwd,
       env: options.env ?? process.env,
+      stdioEnv: options.stdioEnv,
       emit: (e) => this.emit(e),
       fetch: options.clientFetch,
       changed: (link) => this.changed(link),
@@ -219,7 +220,7 @@ export class ServerPool implements ToolSource {
       }
       // Not an answer of the server nor a local decision (timeout, abort): the transport could
       // not reach it (HTTP: refused, reset, a 5xx). The call may be tried again; it is not here.
-      if (!(err instanceof McpError) && !(err instanceof LocalError) && err instanceof Error) {
+      if (!(err instanceof McpError) && !(err instanceof LocalError && err.kind !== 'network') && err instanceof Error) {
         throw new ServerUnavailableError(t.server, tool, `Cannot reach server "${t.server}" for "${tool}": ${err.message}`, { cause: err });
       }
       throw err;
@@ -264,7 +265,8 @@ export class ServerPool implements ToolSource {
       // that one that never answers is given up on (and retried) in its time, not the default's.
       requestTimeoutMs: def.settings.timeoutMs ?? this.options.requestTimeoutMs,
       clock: this.options.clock,
-      roots: this.roots,
+      // None: not declared at all (an empty list declared would still ask servers to use it).
+      roots: this.roots.length > 0 ? this.roots : undefined,
       sampling: sampling && ((params, ctx) => sampling.call(h, server, params, ctx)),
       elicitation: elicitation && ((params, ctx) => elicitation.call(h, server, params, ctx)),
       elicitationUrl: elicitation !== undefined && h.elicitationUrl === true,

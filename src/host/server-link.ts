@@ -23,6 +23,7 @@ export interface LinkHost {
   retry: { initialDelayMs: number; maxDelayMs: number; maxAttempts: number };
   cwd: string;
   env: Record<string, string | undefined>;
+  stdioEnv: Record<string, string> | undefined;
   emit(event: PoolEvent): void;
   /** The fetch an HTTP server's transport uses (PoolOptions.clientFetch); undefined: the global one. */
   fetch?(server: string): typeof fetch | undefined;
@@ -194,7 +195,7 @@ export class ServerLink {
       const transport = new StdioClientTransport({
         command: t.command,
         args: t.args,
-        env: { ...defaultEnvironment(this.host.env), ...t.env },
+        env: { ...defaultEnvironment(this.host.env), ...this.host.stdioEnv, ...t.env },
         cwd: t.cwd ?? this.host.cwd,
         stderr: 'pipe',
       });
@@ -291,7 +292,9 @@ export class ServerLink {
     this.lastError = error;
     this.failures++;
     this.state = 'failed';
-    const again = this.restartable && this.failures < this.host.retry.maxAttempts;
+    // A command that cannot be started (not found, not executable) will not start on a retry
+    // either: retrying it forever would only hide the mistake.
+    const again = this.restartable && this.failures < this.host.retry.maxAttempts && !cannotStart(error);
     const inMs = again ? this.delay(this.failures) : undefined;
     this.host.emit({ type: 'failed', server: this.name, error, retryInMs: inMs });
     if (inMs !== undefined) this.schedule(inMs, false);
@@ -333,4 +336,13 @@ export class ServerLink {
     // An attempt under way settles now (its transport is closed, or it closes its own client).
     await this.attempt;
   }
+}
+
+/** Whether `err` is a spawn failure that no retry can fix (errno codes anywhere in its causes). */
+function cannotStart(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR') return (e as NodeJS.ErrnoException).syscall?.startsWith('spawn') === true;
+  }
+  return false;
 }

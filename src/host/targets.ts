@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseJsonText } from '../protocol/json-text.js';
 import { TargetError } from './errors.js';
 import { splitCommandLine, takeEnvAssignments } from './shell-words.js';
 
@@ -47,9 +48,13 @@ export function configLocations(cwd: string, home: string): string[] {
 export function readConfig(file: string): Record<string, ConfigEntry> {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = parseJsonText(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new TargetError(`--config ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    // A syntax error's message begins "LINE:COLUMN: ": FILE:LINE:COLUMN, as editors take it.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new TargetError(
+      `--config ${file}${code === 'ENOENT' ? ': no such file' : err instanceof SyntaxError ? `:${err.message}` : `: ${(err as Error).message}`}`,
+    );
   }
   const root = data as { mcpServers?: unknown; servers?: unknown } | null;
   const servers = root?.mcpServers ?? root?.servers;

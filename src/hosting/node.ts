@@ -275,6 +275,11 @@ export interface RunningServer {
    * clients resume them with Last-Event-ID on an instance sharing the event store), then closes.
    */
   drain(graceMs: number): Promise<void>;
+  /**
+   * Requests running now (their response not complete), what a drain waits for; streams that
+   * only wait for notifications (a GET stream, a 2026-07-28 listen) are not counted.
+   */
+  readonly requestsInFlight: number;
 }
 
 /** Listens on `host:port` and serves MCP at `/mcp` (and `/sse` + `/messages`). */
@@ -316,6 +321,10 @@ export async function serve(server: McpServer | Server, options: ServeOptions = 
     httpServer,
     handler: listener.handler,
     close,
+    get requestsInFlight() {
+      const streamable = listener.handler.streamable;
+      return counting ? Math.max(0, posts - streamable.listens.size) : streamable.requestsInFlight;
+    },
     async drain(graceMs: number) {
       listener.handler.drain();
       if (busy()) {

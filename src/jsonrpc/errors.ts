@@ -40,11 +40,12 @@ export class McpError extends Error {
 }
 
 /**
- * A failure that happened on this side (timeout, closed connection, aborted by the caller).
- * Kept distinct from McpError so a local problem never looks like an answer from the peer.
+ * A failure that happened on this side (timeout, closed connection, aborted by the caller, the
+ * server not reachable: `network`). Kept distinct from McpError so a local problem never looks
+ * like an answer from the peer.
  */
 export class LocalError extends Error {
-  readonly kind: 'timeout' | 'closed' | 'aborted' | 'protocol' | 'capability';
+  readonly kind: 'timeout' | 'closed' | 'aborted' | 'protocol' | 'capability' | 'network';
   constructor(kind: LocalError['kind'], message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'LocalError';

@@ -162,7 +162,10 @@ describe('mcpkit chat -p: the weather walkthrough', () => {
 
   test('without a terminal a call that needs approval is refused (the model is told), unless --yes', async () => {
     const refused = await openai(toolCallsTurn({ name: 'forget_city', arguments: { city: 'Oslo' } }), (req) => {
-      assert.match(JSON.stringify(req.body.messages.at(-1).content), /did not allow calling forget_city/);
+      // Nobody was asked: the model is told so, not that the user said no.
+      const told = JSON.stringify(req.body.messages.at(-1).content);
+      assert.match(told, /Calling forget_city needs the user's approval \(destructive tool\), and there is no way to ask for it here/);
+      assert.doesNotMatch(told, /did not allow/);
       return textTurn('I was not allowed to.');
     });
     const r = await chat([...model(refused, '-s', WEATHER), '-p', 'Forget Oslo']).done;

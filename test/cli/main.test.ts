@@ -16,6 +16,10 @@ test('mcpkit with an unknown command exits 2 with a clear message on stderr', ()
   const r = spawnSync(process.execPath, [...CLI, 'frobnicate'], { encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown command "frobnicate"/);
+  // A near miss is named.
+  const typo = spawnSync(process.execPath, [...CLI, 'srve'], { encoding: 'utf8' });
+  assert.equal(typo.status, 2);
+  assert.equal(typo.stderr, 'mcpkit: unknown command "srve": did you mean "mcpkit serve"? (mcpkit --help lists every command)\n');
   assert.equal(r.stdout, '');
 });
 
@@ -41,6 +45,9 @@ test('mcpkit --help lists every command; each command has its own --help', () =>
   const out = execFileSync(process.execPath, [...CLI, '--help'], { encoding: 'utf8' });
   for (const cmd of ['serve', 'tools', 'call', 'read', 'prompt', 'complete', 'inspect', 'bridge']) assert.match(out, new RegExp(`^ {2}mcpkit ${cmd} `, 'm'));
   for (const option of ['--json', '--trace', '--era auto|modern|handshake']) assert.ok(out.includes(option), option);
+  // Every way to serve, --openapi included; conformance in this source checkout only (tarball.test.ts).
+  for (const way of ['serve --stdio', 'serve --skills DIR', 'serve --openapi SPEC', 'serve conformance'])
+    assert.match(out, new RegExp(`^ {2}mcpkit ${way} `, 'm'));
   const call = execFileSync(process.execPath, [...CLI, 'call', '--help'], { encoding: 'utf8' });
   assert.match(call, /^Usage: mcpkit call TARGET TOOL \[ARGS\] \[options\]/);
   assert.match(call, /--trace-file FILE/);

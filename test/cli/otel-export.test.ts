@@ -12,7 +12,7 @@ import { McpClient } from '../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { deferred, startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within } from '../support/index.js';
-import { CLI, cleanEnv, mcpkit, ROOT } from './helpers.js';
+import { CLI, CLI_LINE, cleanEnv, mcpkit, mcpkitProcess, ROOT } from './helpers.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -265,6 +265,45 @@ test('chat and serve export one trace: the message, the model turns, the tool ca
   }
 });
 
+test('chat with a stdio server exports one trace with it: chat passes the OTEL_* configuration to the servers it starts', async () => {
+  const receiver = await otlpReceiver();
+  // Only chat's environment says where to export; the stdio server gets it from chat.
+  const otlp = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_SERVICE_NAME: 'the-chat',
+  };
+  const llm = await startScriptedOpenAI([toolCallsTurn({ name: 'echo', arguments: { message: 'five' } }), textTurn('It said five.')]);
+  try {
+    const r = await mcpkitProcess(
+      ['chat', '--base-url', llm.baseUrl, '--model', 'scripted', '--server', `${CLI_LINE} serve --stdio`, '--yes', '-p', 'echo five'],
+      {
+        env: cleanEnv(otlp),
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /It said five\./);
+    llm.assertNoErrors();
+    const one = (name: string, kind: number) => receiver.spans.find((s) => s.name === name && s.kind === kind);
+    await receiver.until('the stdio server span', () => one('tools/call echo', 2) !== undefined && one('tools/call echo', 3) !== undefined);
+    const client = one('tools/call echo', 3)!;
+    const server = one('tools/call echo', 2)!;
+    assert.equal(server.parentSpanId, client.spanId, "the stdio server's span continues the chat's trace");
+    assert.equal(server.traceId, client.traceId);
+    // The server names itself: chat's OTEL_SERVICE_NAME is not passed on.
+    assert.ok(receiver.services.has('the-chat'));
+    assert.ok(
+      [...receiver.services].some((name) => name !== 'the-chat'),
+      `the server's own service: ${[...receiver.services].join(', ')}`,
+    );
+  } finally {
+    await llm.close();
+    await receiver.close();
+  }
+});
+
 test("gateway and serve export one trace: the client's trace through the gateway's front and backend spans", async () => {
   const receiver = await otlpReceiver();
   const otlp = {
@@ -308,9 +347,15 @@ test('telemetry asked for without the SDK installed: one line saying what to ins
   const { load } = await import('../../src/cli/otel.js');
   await assert.rejects(load('@opentelemetry/not-installed-here'), (err: Error) => {
     assert.equal(err.name, 'CommandError');
-    assert.match(err.message, /needs the OpenTelemetry SDK, which is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node/);
+    assert.match(
+      err.message,
+      /^--otel asks for OpenTelemetry export, which needs the OpenTelemetry SDK, and it is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node \(next to mcpkit\), or drop --otel$/,
+    );
     return true;
   });
+  await assert.rejects(load('@opentelemetry/not-installed-here', 'OTEL_EXPORTER_OTLP_ENDPOINT'), (err: Error) =>
+    /^OTEL_EXPORTER_OTLP_ENDPOINT \(set in the environment\) asks for .*, or unset OTEL_EXPORTER_OTLP_ENDPOINT$/.test(err.message),
+  );
   const { otelWanted } = await import('../../src/cli/otel.js');
   assert.equal(otelWanted(false, {}), false);
   assert.equal(otelWanted(false, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true);

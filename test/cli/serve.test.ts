@@ -183,6 +183,9 @@ describe('serve --watch', () => {
         },
       );
       assert.match(s.stderr(), /↻ main\.ts changed: restarting the server/);
+      // The banner (where to connect, a config, what to try) once; a restart says it in one line.
+      assert.equal((s.stdout().match(/Connect a client/g) ?? []).length, 1, s.stdout());
+      assert.match(s.stdout(), /^● watched listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(restarted\)$/m);
     } finally {
       await s.stop();
     }

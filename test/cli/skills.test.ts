@@ -79,3 +79,47 @@ test('usage errors: skills on a server without the extension, --skills with a MO
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /serve --skills: .*nope is not a directory/);
 });
+
+test('serve --skills checks the folder at start: a skill with a bad name is left out in one line, the others are served', async () => {
+  const mixed = tempDir('cli-skills-mixed');
+  mkdirSync(join(mixed, 'git-workflow'));
+  writeFileSync(join(mixed, 'git-workflow', 'SKILL.md'), SKILL_MD);
+  mkdirSync(join(mixed, 'Release_Notes'));
+  writeFileSync(join(mixed, 'Release_Notes', 'SKILL.md'), '---\nname: Release_Notes\ndescription: Write the notes\n---\nList the changes.\n');
+  const running = await startListening(['serve', '--skills', mixed, '--port', '0']);
+  try {
+    // Said once, at start, in one line that names the folder and the rule it breaks.
+    const said = running
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('Release_Notes'));
+    assert.equal(said.length, 1, running.stderr());
+    assert.match(said[0]!, /Release_Notes.*"name" must be 1-64 lowercase letters/);
+    assert.match(running.stderr(), /serving 1 skill from /);
+    for (const era of ['modern', 'handshake']) {
+      const listed = await mcpkit(['skills', running.url, '--era', era]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(listed.stdout, 'git-workflow  skill://git-workflow/SKILL.md  (1 file)\n  Follow the branching conventions\n');
+      const one = await mcpkit(['skill', running.url, 'skill://git-workflow/SKILL.md', '--era', era]);
+      assert.equal(one.code, 0, one.stderr);
+      assert.equal(one.stdout, SKILL_MD);
+    }
+    // Nothing went wrong at request time: no error, no stack trace on the server's stderr.
+    assert.doesNotMatch(running.stderr(), /\n\s+at |-32603|Internal error/);
+  } finally {
+    await running.stop();
+  }
+});
+
+test('serve --skills on an empty folder says it serves 0 skills, and answers an empty list', async () => {
+  const empty = tempDir('cli-skills-empty');
+  const running = await startListening(['serve', '--skills', empty, '--port', '0']);
+  try {
+    assert.match(running.stderr(), /serving 0 skills from .*: no folder in it has a SKILL\.md/);
+    const listed = await mcpkit(['skills', running.url]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stdout, '(no skills listed)\n');
+  } finally {
+    await running.stop();
+  }
+});

@@ -97,7 +97,7 @@ test('connect({ url, headers }) with an API key; without it, HttpStatusError 401
     assert.ok(err instanceof HttpStatusError, String(err));
     assert.equal(err.status, 401);
     assert.equal(err.headers.get('www-authenticate'), 'Bearer');
-    assert.match(err.message, /HTTP 401 .*POST .*Unauthorized/);
+    assert.match(err.message, /^HTTP 401 Unauthorized from POST \S+: a valid API key or bearer token is required$/);
     assert.deepEqual(rec.seen, ['POST /mcp'], '401 is not a reason to try HTTP+SSE');
 
     const wrong = await connect({ url: s.url, headers: { 'x-api-key': 'nope' } }).catch((e: unknown) => e);

@@ -37,13 +37,24 @@ const SPECIFIERS = Object.keys(pkg.exports)
 
 // ---- the README's quick starts, the code the test runs ----
 
-/** The ```ts blocks of the README section with this heading. */
+/** The ```ts and ```js blocks of the README section with this heading. */
 function readmeBlocks(heading: string): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.split(/^## /m).find((s) => s.startsWith(`${heading}\n`));
   assert.ok(section, `README.md has a "## ${heading}" section`);
-  return [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  return [...section.matchAll(/^```(?:ts|js)\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
+
+/**
+ * The file a quick start is to be saved as: what its first line names (`// weather-server.mjs`),
+ * else what a reader who is told nothing does: a `.js` file.
+ */
+function savedAs(block: string, otherwise: string): string {
+  return /^\/\/ ([\w.-]+\.[cm]?js)\s*$/m.exec(block.split('\n')[0]!)?.[1] ?? otherwise;
+}
+
+/** The TypeScript twin of a quick start's file, compiled to that file by tsc (`.mjs` from `.mts`). */
+const typed = (file: string) => file.replace(/\.([cm]?)js$/, '.$1ts');
 
 /** `text` with `from` replaced, failing loudly when the README no longer has it. */
 function edit(text: string, from: string, to: string): string {
@@ -55,6 +66,10 @@ const [serverBlock, httpBlock] = readmeBlocks('Quick start: a server');
 const [clientBlock] = readmeBlocks('Quick start: a client');
 const [testingBlock] = readmeBlocks('Testing your server');
 const STDIO_LINE = 'await serveStdio(server);';
+const SERVER_FILE = savedAs(serverBlock!, 'weather-server.js');
+const CLIENT_FILE = savedAs(clientBlock!, 'client.js');
+/** How the client quick start starts the server: the file the server quick start is saved as. */
+const SPAWN = `{ command: 'node', args: ['${SERVER_FILE}'] }`;
 /** The server without its last line, for the quick starts that continue it. */
 const serverDefinition = edit(serverBlock!, STDIO_LINE, '');
 
@@ -211,6 +226,8 @@ function writeJson(path: string, value: unknown): void {
 /** Every file a test looks at; set up once. */
 interface Project {
   dir: string;
+  /** A project made by `npm init -y`, with the quick starts pasted in. */
+  fresh: string;
   installed: string;
   compiled: { nodenext: Ran; node16: Ran };
 }
@@ -240,10 +257,10 @@ describe('the packed tarball, installed in a fresh project', () => {
     assert.ok(existsSync(join(installed, 'package.json')), 'the tarball was installed in the temporary project');
 
     // ESM: the quick starts as the README has them, and what runs them elsewhere.
-    writeFileSync(join(dir, 'weather-server.ts'), serverBlock!);
-    writeFileSync(join(dir, 'client.ts'), clientBlock!);
+    writeFileSync(join(dir, typed(SERVER_FILE)), serverBlock!);
+    writeFileSync(join(dir, typed(CLIENT_FILE)), clientBlock!);
     writeFileSync(join(dir, 'http-server.ts'), `${serverDefinition}\n${edit(httpBlock!, 'port: 3000', 'port: 0')}\nconsole.log(running.url);\n`);
-    writeFileSync(join(dir, 'client-http.ts'), edit(clientBlock!, "{ command: 'node', args: ['weather-server.js'] }", 'String(process.argv[2])'));
+    writeFileSync(join(dir, 'client-http.ts'), edit(clientBlock!, SPAWN, 'String(process.argv[2])'));
     writeFileSync(join(dir, 'testing.ts'), `${serverDefinition}\n${testingBlock}`);
     writeFileSync(join(dir, 'entries.ts'), entriesModule());
 
@@ -253,7 +270,7 @@ describe('the packed tarball, installed in a fresh project', () => {
     writeJson(join(cjs, 'package.json'), { type: 'commonjs' });
     writeFileSync(join(cjs, 'require.ts'), CJS_REQUIRE);
     writeFileSync(join(cjs, 'import.ts'), CJS_IMPORT);
-    const files = ['weather-server.ts', 'client.ts', 'http-server.ts', 'client-http.ts', 'testing.ts', 'entries.ts', 'cjs/require.ts', 'cjs/import.ts'];
+    const files = [typed(SERVER_FILE), typed(CLIENT_FILE), 'http-server.ts', 'client-http.ts', 'testing.ts', 'entries.ts', 'cjs/require.ts', 'cjs/import.ts'];
     writeJson(join(dir, 'tsconfig.json'), { compilerOptions: COMPILER, files });
     // The declarations are ESM whoever imports them, and the program above checks them all; this
     // one only checks that node16's CommonJS reaches them through import() and resolution-mode.
@@ -266,7 +283,14 @@ describe('the packed tarball, installed in a fresh project', () => {
       run(process.execPath, [TSC, '-p', 'tsconfig.json'], dir),
       run(process.execPath, [TSC, '-p', 'tsconfig.node16.json'], cjs),
     ]);
-    project = { dir, installed, compiled: { nodenext, node16 } };
+    // A project as `npm init -y` makes it (npm 11: "type": "commonjs"), beside the installed
+    // package, where a reader pastes the quick starts as the README gives them, uncompiled.
+    const fresh = join(dir, 'fresh');
+    mkdirSync(fresh);
+    assertRan(await run(NPM, ['init', '-y'], fresh, npmEnv()), 'npm init -y');
+    writeFileSync(join(fresh, SERVER_FILE), serverBlock!);
+    writeFileSync(join(fresh, CLIENT_FILE), clientBlock!);
+    project = { dir, fresh, installed, compiled: { nodenext, node16 } };
   });
 
   test('strict NodeNext (exactOptionalPropertyTypes, skipLibCheck off, no DOM lib) compiles the quick starts, every entry point, and CommonJS importing the package', () => {
@@ -291,7 +315,27 @@ describe('the packed tarball, installed in a fresh project', () => {
   }
 
   test('README quick starts: the client starts the stdio server and calls its tool', async () => {
-    assertClientOutput(assertRan(await run(process.execPath, ['client.js'], project.dir), 'the client quick start'));
+    assertClientOutput(assertRan(await run(process.execPath, [CLIENT_FILE], project.dir), 'the client quick start'));
+  });
+
+  test('README quick starts, pasted as they are into a project made by npm init -y ("type": "commonjs"), run with node', async () => {
+    const manifest = JSON.parse(readFileSync(join(project.fresh, 'package.json'), 'utf8')) as { type?: string };
+    // The trap: npm's default project is CommonJS, where `import` in a .js file is a syntax error.
+    assert.notEqual(manifest.type, 'module', 'npm init -y made a CommonJS project');
+    assertClientOutput(assertRan(await run(process.execPath, [CLIENT_FILE], project.fresh), `node ${CLIENT_FILE} in a fresh project`));
+  });
+
+  test('the README says how to install the package, with what its quick starts import', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const line = /^npm install (.+?)\s*(?:#.*)?$/m.exec(readme);
+    assert.ok(line, 'README.md has an "npm install ..." line');
+    const names = line[1]!.split(/\s+/);
+    assert.ok(names.includes(pkg.name), `the install line names ${pkg.name}: ${line[0]}`);
+    // Every package the quick starts import, other than mcpkit's own entries and node's modules.
+    const imported = new Set<string>();
+    for (const block of [serverBlock!, clientBlock!])
+      for (const m of block.matchAll(/from '([^']+)'/g)) if (!m[1]!.startsWith('node:')) imported.add(m[1]!.split('/')[0]!);
+    for (const name of imported) assert.ok(names.includes(name), `the install line names ${name}, which the quick starts import: ${line[0]}`);
   });
 
   test('README quick starts: the same server over HTTP, and the client by URL', async () => {
@@ -318,8 +362,37 @@ describe('the packed tarball, installed in a fresh project', () => {
   test('the mcpkit command from the package calls the quick-start server', async () => {
     const bin = join(project.dir, 'node_modules/.bin', Object.keys(pkg.bin)[0]!);
     accessSync(bin, constants.X_OK);
-    const out = assertRan(await run(process.execPath, [bin, 'call', 'node weather-server.js', 'forecast', '{"city":"Oslo"}'], project.dir), 'mcpkit call');
+    const out = assertRan(await run(process.execPath, [bin, 'call', `node ${SERVER_FILE}`, 'forecast', '{"city":"Oslo"}'], project.dir), 'mcpkit call');
     assert.equal(out.trim(), 'Sunny in Oslo');
+  });
+
+  test('the packaged mcpkit --help offers what works from the package: serve --openapi, and no serve conformance (a source checkout only)', async () => {
+    const bin = join(project.dir, 'node_modules/.bin', Object.keys(pkg.bin)[0]!);
+    const top = assertRan(await run(process.execPath, [bin, '--help'], project.dir), 'mcpkit --help');
+    assert.match(top, /^ {2}mcpkit serve --openapi SPEC /m);
+    assert.doesNotMatch(top, /conformance/);
+    const serve = assertRan(await run(process.execPath, [bin, 'serve', '--help'], project.dir), 'mcpkit serve --help');
+    assert.doesNotMatch(serve, /conformance/);
+    // Asked for anyway: one line saying why not.
+    const asked = await run(process.execPath, [bin, 'serve', 'conformance'], project.dir);
+    assert.equal(asked.code, 2);
+    assert.match(asked.stderr, /^mcpkit: serve conformance: the conformance server ships with the source checkout only/);
+  });
+
+  test('telemetry asked for where the OpenTelemetry SDK is not installed: one line blaming what asked (--otel, or the variable set)', async () => {
+    const bin = join(project.dir, 'node_modules/.bin', Object.keys(pkg.bin)[0]!);
+    // The project has @opentelemetry/api (a peer of mcpkit/otel), not the Node SDK.
+    assert.ok(!existsSync(join(project.dir, 'node_modules/@opentelemetry/sdk-node')));
+    const flagged = await run(process.execPath, [bin, 'serve', '--stdio', '--otel'], project.dir);
+    assert.equal(flagged.code, 1, flagged.stderr);
+    assert.match(
+      flagged.stderr,
+      /^mcpkit: --otel asks for OpenTelemetry export, which needs the OpenTelemetry SDK, and it is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node \(next to mcpkit\), or drop --otel\n$/,
+    );
+    const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    const variable = await run(process.execPath, [bin, 'serve', '--stdio'], project.dir, env);
+    assert.equal(variable.code, 1, variable.stderr);
+    assert.match(variable.stderr, /^mcpkit: OTEL_EXPORTER_OTLP_ENDPOINT \(set in the environment\) asks for .*, or unset OTEL_EXPORTER_OTLP_ENDPOINT\n$/);
   });
 
   test('CommonJS: require() of the package, and import() from CommonJS, both run', async () => {

@@ -10,7 +10,7 @@ import { ServerPool } from '../../src/host/pool.js';
 import { OpenAIProvider } from '../../src/host/providers/openai.js';
 import { serve } from '../../src/hosting/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { startScriptedOpenAI, textTurn, toolCallsTurn } from '../support/index.js';
+import { ManualClock, startScriptedOpenAI, textTurn, toolCallsTurn } from '../support/index.js';
 
 function whoami(): McpServer {
   const mcp = new McpServer({ name: 'who', version: '1.0.0' });
@@ -86,4 +86,31 @@ test('a pool made elsewhere and a ModelProvider object are used as given; the po
   }
   assert.equal(pool.server('who')?.state, 'closed');
   assert.throws(() => host.conversation(), /^Error: This host is closed/);
+});
+
+test('a command that cannot be started (not found) is reported once and not retried: no retry can make it start', async () => {
+  const clock = new ManualClock();
+  const events: HostEvent[] = [];
+  const host = new Host({
+    servers: { ghost: { command: 'mcpkit-test-no-such-command' }, who: { command: process.execPath, args: ['-e', 'process.exit(3)'] } },
+    model: { provider: 'openai', model: 'scripted', baseUrl: 'http://127.0.0.1:9/v1' },
+    clock,
+    retry: { initialDelayMs: 1000 },
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    await host.start();
+    const failed = events.flatMap((e) => (e.type === 'server' && e.event.type === 'failed' ? [e.event] : []));
+    const ghost = failed.find((f) => f.server === 'ghost');
+    assert.ok(ghost, 'the failure is reported');
+    assert.match(ghost.error.message, /Cannot start MCP server "mcpkit-test-no-such-command": command not found/);
+    assert.equal(ghost.retryInMs, undefined, 'no retry is scheduled');
+    assert.equal(host.pool.server('ghost')?.retryInMs, undefined);
+    // A server that starts and exits may come up on a retry (a file it needs appears): retried.
+    assert.equal(failed.find((f) => f.server === 'who')?.retryInMs, 1000);
+    clock.advance(60_000);
+    assert.equal(events.filter((e) => e.type === 'server' && e.event.type === 'connecting' && e.event.server === 'ghost').length, 1, 'one attempt only');
+  } finally {
+    await host.close();
+  }
 });

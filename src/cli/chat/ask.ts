@@ -27,7 +27,8 @@ export interface AskOptions {
 
 /** The host's `interaction`: how the user approves and answers, through one line reader. */
 export interface ChatInteraction {
-  approve(request: ApprovalQuestion, signal: AbortSignal): Promise<boolean>;
+  /** None when nobody can be asked (no terminal, no --yes). */
+  approve?(request: ApprovalQuestion, signal: AbortSignal): Promise<boolean>;
   elicit(request: { server: string; params: ElicitParams }, signal: AbortSignal): Promise<ElicitResult>;
   approveSampling(request: { server: string; params: CreateMessageParams }, signal: AbortSignal): Promise<boolean>;
 }
@@ -48,7 +49,19 @@ export function parseApproval(raw: string): boolean | 'always' | undefined {
   return undefined;
 }
 
+/**
+ * Without a terminal (and without --yes) there is nobody to ask: no `approve` then, so the loop
+ * tells the model just that (a call that needs approval, and no way to ask), not that the user
+ * said no.
+ */
 export function chatInteraction(o: AskOptions): ChatInteraction {
+  const asks = chatAsks(o);
+  if (o.input !== undefined || o.yes) return asks;
+  const { approve: _nobody, ...rest } = asks;
+  return rest;
+}
+
+function chatAsks(o: AskOptions): Required<ChatInteraction> {
   const { status, input } = o;
   const s = status.style;
   const write = (text: string) => status.print(text.replace(/\n$/, ''));
@@ -59,10 +72,8 @@ export function chatInteraction(o: AskOptions): ChatInteraction {
     async approve(request, signal) {
       const label = callLabel(request.server, request.tool, request.arguments);
       if (always.has(request.name) || o.yes) return true;
-      if (input === undefined) {
-        status.print(`${s.yellow('!')} ${label}: refused, it needs approval and there is no terminal to ask (--yes approves such calls)`);
-        return false;
-      }
+      // chatInteraction gives no approve() without a terminal: the view says so (approval by nobody).
+      if (input === undefined) return false;
       status.clear();
       // The policy's words for a tool without annotations say little to a person at a prompt.
       const reason = request.reason === 'default policy' ? 'not marked read-only' : request.reason;

@@ -1,9 +1,11 @@
 // `mcpkit chat`'s command line made into settings: which servers (named), which model, how tool
 // calls are approved. Pure (no connection is made here), so every rule is tested directly.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { basename, join, resolve } from 'node:path';
 import type { PrefixPolicy } from '../../host/names.js';
 import type { ServerSpec } from '../../host/pool-types.js';
+import type { Root } from '../../protocol/types.js';
 import { settingsOf } from '../../host/pool-config.js';
 import { readConfig, resolveTarget, type ConfigEntry, type Target } from '../../host/targets.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, UsageError, type EraChoice, type OptionSpecs } from '../args.js';
@@ -30,6 +32,8 @@ export const CHAT_OPTIONS: OptionSpecs = {
   header: { type: 'string', multiple: true, short: 'H' },
   env: { type: 'string', multiple: true, short: 'e' },
   verbose: { type: 'boolean' },
+  'allow-no-tools': { type: 'boolean' },
+  root: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   ...OBSERVABILITY_OPTIONS,
 };
@@ -67,9 +71,34 @@ export interface ChatSettings {
   prefix: PrefixPolicy | undefined;
   /** Servers from --server, named. */
   servers: NamedTarget[];
+  /** How an ambiguous --server was read, for the user (one line each). */
+  notes: string[];
   /** The config file whose servers are all used (--config without --server, or ./.mcp.json). */
   config: string | undefined;
   verbose: boolean;
+  /** -p: ask the model even when every server failed (otherwise a failure, exit code 1). */
+  allowNoTools: boolean;
+  /** The roots offered to servers (--root): none unless given. */
+  roots: Root[];
+}
+
+/**
+ * --root DIR (repeatable): the roots chat offers. None by default: a terminal's working
+ * directory is where chat happened to start, and servers that honour roots (the filesystem
+ * server) would trade the directories on their own command line for it.
+ */
+function rootsOf(values: Values, cwd: string): Root[] {
+  return strs(values, 'root').map((dir) => {
+    const path = resolve(cwd, dir);
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      // Reported below.
+    }
+    if (!isDir) throw new UsageError(`--root: ${dir} is not a directory`);
+    return { uri: pathToFileURL(path).href, name: basename(path) || path };
+  });
 }
 
 /** The policy an --approve mode stands for; without one, read-only tools run and the rest ask. */
@@ -129,8 +158,28 @@ export function serverName(target: Target, spec: string): string {
   return name === '' ? 'server' : name.slice(0, 32);
 }
 
-/** The servers of the --server options, named (a repeated name gets _2, _3...). */
-export function serverSpecs(specs: string[], values: Values, cwd: string, home: string | undefined): NamedTarget[] {
+/**
+ * `NAME=TARGET` names a server: any name of letters, digits, `_` and `-`. The one other reading,
+ * a shell's `KEY=value` before a command (`DEBUG=1 node s.js`), is taken only when the name is
+ * in capitals, as environment variables are, and a command follows; `notes` says so.
+ */
+function nameOf(given: string, notes: string[]): [string, string, string] | undefined {
+  const m = /^([A-Za-z0-9][A-Za-z0-9_-]*)=(.*)$/s.exec(given);
+  if (!m) return undefined;
+  const [, name, target] = m as unknown as [string, string, string];
+  if (/^[A-Z_][A-Z0-9_]*$/.test(name) && /\S\s+\S/.test(target.trim())) {
+    const [value, ...command] = target.trim().split(/\s+/);
+    notes.push(
+      `--server "${given}": ${name}=${value} is set in the environment of "${command.join(' ')}" (a NAME in capitals before a command is an environment variable; -s ${name.toLowerCase()}=... names a server)`,
+    );
+    return undefined;
+  }
+  if (target.trim() === '') throw new UsageError(`--server "${given}": ${name}= names a server, and needs its TARGET after the "="`);
+  return [given, name, target];
+}
+
+/** The servers of the --server options, named (a repeated name gets _2, _3...); `notes` gets how an ambiguous one was read. */
+export function serverSpecs(specs: string[], values: Values, cwd: string, home: string | undefined, notes: string[] = []): NamedTarget[] {
   const headers = headersFrom(strs(values, 'header'));
   const env = envFrom(strs(values, 'env'));
   const taken = new Map<string, number>();
@@ -139,8 +188,7 @@ export function serverSpecs(specs: string[], values: Values, cwd: string, home: 
   let read: Record<string, ConfigEntry> | undefined;
   const servers = () => (read ??= readConfig(configFile!));
   return specs.map((given) => {
-    // NAME=TARGET names it (lower case: KEY=value before a command is an environment variable).
-    const named = /^([a-z][a-z0-9_-]*)=(.+)$/s.exec(given);
+    const named = nameOf(given, notes);
     const spec = named ? named[2] : given;
     const target = resolveTarget(spec, { config: configFile, headers, env, cwd, home });
     const base = named ? named[1] : serverName(target, spec);
@@ -173,6 +221,7 @@ export function chatSettings(values: Values, cwd: string, home: string | undefin
   const specs = strs(values, 'server');
   const config = str(values, 'config');
   const local = join(cwd, '.mcp.json');
+  const notes: string[] = [];
   return {
     provider,
     model,
@@ -187,9 +236,12 @@ export function chatSettings(values: Values, cwd: string, home: string | undefin
     toolTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     era: eraOf(values),
     prefix: prefix as PrefixPolicy | undefined,
-    servers: serverSpecs(specs, values, cwd, home),
+    servers: serverSpecs(specs, values, cwd, home, notes),
+    notes,
     // --server picks servers (a name is looked up in --config); without it, the whole config is used.
     config: specs.length > 0 ? undefined : (config ?? (existsSync(local) ? local : undefined)),
     verbose: flag(values, 'verbose'),
+    allowNoTools: flag(values, 'allow-no-tools'),
+    roots: rootsOf(values, cwd),
   };
 }

@@ -113,9 +113,14 @@ export class ChatView {
         this.print(`${s.cyan('→')} ${s.dim(`[${call.n}]`)} ${s.bold(call.label)}`);
         return;
       }
-      case 'approval':
-        if (!event.approved) this.print(`${s.red('✖')} ${event.name}: ${event.by === 'user' ? 'not approved' : 'not allowed by the approval policy'}`);
+      case 'approval': {
+        if (event.approved) return;
+        if (event.by === 'nobody') {
+          const label = this.byId.get(event.id)?.label ?? event.name;
+          this.print(`${s.yellow('!')} ${label}: refused, it needs approval and there is no terminal to ask (--yes approves such calls)`);
+        } else this.print(`${s.red('✖')} ${event.name}: ${event.by === 'user' ? 'not approved' : 'not allowed by the approval policy'}`);
         return;
+      }
       case 'tool_progress': {
         const call = this.byId.get(event.id);
         this.stopThinking();
@@ -209,7 +214,10 @@ export class ChatView {
         this.print(`${s.yellow('!')} ${e.server} went away${e.error ? `: ${e.error.message}` : ''}`);
         return;
       case 'connected':
-        if (this.o.verbose) this.print(s.dim(`  ${e.server} connected (${e.era}${e.protocolVersion ? ` ${e.protocolVersion}` : ''}, ${e.tools} tools)`));
+        if (this.o.verbose)
+          this.print(
+            s.dim(`  ${e.server} connected (${e.era}${e.protocolVersion ? ` ${e.protocolVersion}` : ''}, ${e.tools} tool${e.tools === 1 ? '' : 's'})`),
+          );
         return;
       case 'stderr':
         if (this.o.verbose) this.print(s.dim(`${e.server} │ ${e.line}`));

@@ -3,7 +3,7 @@
 import { Host } from '../../host/host.js';
 import type { HostEvent } from '../../host/loop/types.js';
 import { ProviderConfigError } from '../../host/providers/index.js';
-import { parse, UsageError, version } from '../args.js';
+import { CommandError, parse, UsageError, version } from '../args.js';
 import { canAsk } from '../interact.js';
 import type { CliIo } from '../io.js';
 import { OBSERVABILITY_HELP, startObservability, type Observability } from '../observability.js';
@@ -43,11 +43,16 @@ Model:
 
 Servers (TARGET: a URL, a quoted command line, or a server name from a config):
   -s, --server TARGET      a server whose tools the model gets (repeatable); NAME=TARGET names
-                           it, otherwise it is named after its script, package or host
+                           it (NAME: letters, digits, _ and -; in CAPITALS before a command it
+                           is an environment variable, as in a shell), otherwise it is named
+                           after its script, package or host
   --config FILE            an mcpServers config: all its servers, or with --server the ones named
                            (default: ./.mcp.json when there is one and no --server is given)
   -H, --header "K: V"      HTTP header for URL servers (repeatable)
   -e, --env KEY=VALUE      environment variable for command servers (repeatable)
+  --root DIR               a directory the servers are told they may work in (the client's
+                           roots; repeatable). None by default: servers keep to their own
+                           configuration
   --era ERA                auto (default), modern or handshake
   --prefix WHEN            on-clash (default): tool names get their server's name only when two
                            servers offer the same one; always: every tool's; never
@@ -63,6 +68,8 @@ One question (scripts, CI):
                            the question from stdin). Without a terminal, calls that need
                            approval are refused unless --yes, and elicitations are declined.
   --json                   with -p: the answer and every tool call as JSON
+  --allow-no-tools         with -p: ask the model even when every server given failed to
+                           start (otherwise that is a failure: exit code 1)
 
 Output:
   --verbose                servers' stderr and connection steps too
@@ -70,7 +77,8 @@ ${OBSERVABILITY_HELP}
 Commands at the prompt:
 ${SLASH_HELP}
 Exit codes: 0 answered; 1 the model endpoint failed (unreachable, refused the request, answered
-malformed tool calls), with one line on stderr saying so; 2 usage; 130 cancelled (-p).
+malformed tool calls), or with -p every server given failed to start, with one line on stderr
+saying so; 2 usage; 130 cancelled (-p).
 `;
 
 /** `/tools`: every tool offered, with its server. */
@@ -115,6 +123,20 @@ function logEvent(obs: Observability, e: HostEvent): void {
     obs.log('warn', `server ${e.event.type}`, { server: e.event.server, error: e.event.error?.message });
 }
 
+/**
+ * -p with servers given and none of them up: the model would answer without the tools the
+ * question was meant for, and a script would take that answer for a real one. A failure instead.
+ */
+function noServerUp(host: Host, json: boolean, io: CliIo): void {
+  const given = host.pool.servers().filter((s) => s.state !== 'closed');
+  if (given.length === 0 || given.some((s) => s.state === 'connected')) return;
+  // The first line of each reason: the servers' own stderr was shown as it came.
+  const why = given.map((s) => `${s.name}: ${(s.error?.message ?? s.state).split('\n')[0]!.replace(/; its stderr:.*$/, '')}`).join('; ');
+  const line = `no server could be started, so the model would have no tools (${why}); --allow-no-tools asks it anyway`;
+  if (json) io.stdout.write(`${JSON.stringify({ error: { message: line } }, null, 2)}\n`);
+  throw new CommandError(line);
+}
+
 export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse('chat', argv, CHAT_OPTIONS);
   if (values.help === true) {
@@ -129,6 +151,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   const question = settings.print === '-' ? await readAll(io.stdin) : settings.print;
   if (print && !question) throw new UsageError('chat: -p needs a question');
   const status = new StatusLine(io.stderr, io.env);
+  for (const note of settings.notes) status.print(`mcpkit chat: ${note}`);
   // Interactive: stdin answers everything (a terminal, or a script piping its answers). One
   // turn: questions only go to a person at a terminal, and stdin is theirs unless -p - read it.
   const obs = await startObservability(values, 'mcpkit-chat', io);
@@ -154,6 +177,9 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       era: settings.era,
       cwd: io.cwd,
       env: io.env,
+      // Tracing on: stdio servers get the trace configuration, so the trace goes on through them.
+      stdioEnv: obs.childEnv(),
+      roots: settings.roots,
       clientInfo: { name: 'mcpkit-chat', version: version() },
       model: { provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl, env: io.env },
       system: settings.system,
@@ -188,6 +214,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   };
   try {
     await host.start();
+    if (print && !settings.allowNoTools) noServerUp(host, settings.json, io);
     if (print) return await oneTurn(parts, question!, settings.json, input);
     return await interactive(parts, input!, banner(host, settings, status));
   } finally {

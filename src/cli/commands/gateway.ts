@@ -83,7 +83,7 @@ function describe(e: GatewayEvent): string | undefined {
   if (e.type === 'reloadFailed') return `reload failed: ${e.error.message} (the previous servers keep running)`;
   const ev = e.event;
   const who = e.owner === 'shared' ? ev.server : `${ev.server} (${e.owner})`;
-  if (ev.type === 'connected') return `${who}: connected (${ev.era}, ${ev.tools} tools)`;
+  if (ev.type === 'connected') return `${who}: connected (${ev.era}, ${ev.tools} tool${ev.tools === 1 ? '' : 's'})`;
   if (ev.type === 'failed') return `${who}: failed: ${ev.error.message}${ev.retryInMs === undefined ? '' : `; retrying in ${ev.retryInMs} ms`}`;
   if (ev.type === 'closed' && ev.error) return `${who}: lost: ${ev.error.message}`;
   return undefined;

@@ -1,24 +1,22 @@
 // mcpkit serve [MODULE|conformance]: the demo server, a module's server, or the conformance
 // server, over Streamable HTTP + HTTP+SSE on one port, or over stdio.
-import { statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { McpServer } from '../../server/mcp-server.js';
-import { skills } from '../../extensions/skills/extension.js';
-import { skillDirectory } from '../../hosting/skills-dir.js';
+import { resolve } from 'node:path';
+import type { McpServer } from '../../server/mcp-server.js';
 import type { Server } from '../../server/server.js';
 import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, serve, type ServeOptions } from '../../hosting/node.js';
 import { serveStdio } from '../../hosting/stdio.js';
 import { flag, int, parse, seconds, str, strs, UsageError, type OptionSpecs } from '../args.js';
 import { createDemoServer } from '../demo/server.js';
-import { loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
+import { hasConformanceServer, loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
 import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
 import { configSnippet } from '../../host/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
+import { skillsServer } from '../skills-folder.js';
 import { OPENAPI_HELP, OPENAPI_OPTIONS, openApiServer, openApiStdioArgs, wantsOpenApi } from '../openapi.js';
 import { Tracer } from '../trace.js';
-import { superviseWatch, WATCHED_ENV } from '../watch.js';
+import { RESTARTED_ENV, superviseWatch, WATCHED_ENV } from '../watch.js';
 import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability } from '../observability.js';
 import { REDIS_HELP, REDIS_OPTIONS, redisUrl, scaleOut, shutdownGraceMs, type ScaledOut } from '../redis.js';
 
@@ -48,14 +46,16 @@ export const HTTP_HELP = `HTTP options:
   --cors ORIGIN            allow browser requests from ORIGIN (repeatable; "*" allows any)
 `;
 
-const USAGE = `Usage: mcpkit serve [MODULE | conformance | --skills DIR | --openapi SPEC] [options]
+// "conformance" only where it works: a source checkout (the package does not ship it).
+const usage = (
+  conformance = hasConformanceServer(),
+) => `Usage: mcpkit serve [MODULE${conformance ? ' | conformance' : ''} | --skills DIR | --openapi SPEC] [options]
 
 Serves an MCP server: with no MODULE the built-in demo server (tools, resources, templates,
 prompts, completions, logging, progress, elicitation, sampling, list changes); with MODULE the
-server a .js or .ts file exports (default export or "server"); "conformance" serves the
-conformance fixture server; --skills DIR serves the skills in DIR (every folder with a SKILL.md;
-the io.modelcontextprotocol/skills extension). Over HTTP: Streamable HTTP at /mcp and HTTP+SSE
-at /sse, one port.
+server a .js or .ts file exports (default export or "server"); --skills DIR serves the skills in
+DIR (every folder with a SKILL.md; the io.modelcontextprotocol/skills extension).${conformance ? '\n"conformance" serves the conformance fixture server (in a source checkout).' : ''}
+Over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, one port.
 
 Options:
   --stdio                  serve over stdin/stdout instead of HTTP (messages: stdout; logs: stderr)
@@ -160,7 +160,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (flag(values, 'help')) {
-    io.stdout.write(USAGE);
+    io.stdout.write(usage());
     return 0;
   }
   if (positionals.length > 1) throw new UsageError(`serve: one MODULE at most (got ${positionals.join(' ')})`);
@@ -191,14 +191,14 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const openapi = wantsOpenApi(values);
   if (openapi && (module !== undefined || skillsDir !== undefined))
     throw new UsageError('serve --openapi: serves a REST API on its own (no MODULE or --skills)');
+  const status = new StatusLine(io.stderr, io.env);
   let server: McpServer | Server;
   if (openapi) server = await openApiServer(values, io);
-  else if (skillsDir !== undefined) server = skillsServer(skillsDir);
+  else if (skillsDir !== undefined) server = await skillsServer(skillsDir, status);
   else if (module === undefined) server = createDemoServer();
   else if (module === 'conformance') server = await loadConformanceServer();
   else server = await loadServerModule(module, io.cwd);
   const low = lowLevel(server);
-  const status = new StatusLine(io.stderr, io.env);
   const traceFile = str(values, 'trace-file');
   const tracer = flag(values, 'trace') || traceFile !== undefined ? new Tracer({ pretty: flag(values, 'trace'), file: traceFile }, status) : undefined;
   if (tracer) low.use(tracer.middleware('server', stdio ? 'stdio' : 'http'));
@@ -209,7 +209,9 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     const session = await serveStdio(server, { stdin: io.stdin, stdout: io.stdout, exitOnClose: false });
     // Under --watch this is the supervised child: the host should start the supervisor.
     const entry = openapi ? cliCommand(openApiStdioArgs(argv, io.cwd)) : stdioEntry(module, io.env[WATCHED_ENV] === '1', io.cwd, skillsDir);
-    if (io.stderr.isTTY) {
+    if (io.env[RESTARTED_ENV] === '1') {
+      // Under --watch, restarted: the config was shown at the first start.
+    } else if (io.stderr.isTTY) {
       status.print(`${status.style.green('●')} ${status.style.bold(name)} on stdio. Config for a host:\n${configSnippet(name, entry)}`);
     } else {
       status.print(`mcpkit: serving ${name} over stdio; config: ${JSON.stringify({ mcpServers: { [name]: entry } })}`);
@@ -244,7 +246,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   tracer?.httpServer(running.httpServer);
   if (observed.json)
     observed.log('info', 'listening', { server: name, url: running.url, ...(scaled ? { redis: scaled.url, instance: scaled.instanceId } : {}) });
-  else
+  else if (io.env[RESTARTED_ENV] === '1') {
+    // Under --watch, restarted: one line; the banner was shown at the first start.
+    const out = new StatusLine(io.stdout, io.env).style;
+    io.stdout.write(`${out.green('●')} ${out.bold(name)} listening on ${out.cyan(reachableUrl(running.url))} ${out.dim('(restarted)')}\n`);
+  } else
     io.stdout.write(
       listeningText(
         name,
@@ -264,6 +270,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     const unsubscribe = io.onSignal(() => {
       if (stopping) return resolveCode(130);
       stopping = true;
+      // Idle streams end at once; only real work is waited for, and then it is said.
+      const busy = running.requestsInFlight;
+      if (busy > 0 && graceMs > 0) {
+        const what = `${busy} request${busy === 1 ? '' : 's'} still running`;
+        if (observed.json) observed.log('info', 'draining', { requests: busy, graceMs });
+        else status.print(`Draining: ${what}, given up to ${graceMs / 1000} s to finish (Ctrl-C again stops now)…`);
+      }
       void running
         .drain(graceMs)
         // Tasks still running end as failed; the bus lets go. Sessions stay in Redis for others.
@@ -276,16 +289,4 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         });
     });
   });
-}
-
-/** `serve --skills DIR`: a server with nothing but the skills in DIR. */
-function skillsServer(dir: string): McpServer {
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    // Reported below, as for a file.
-  }
-  if (!isDir) throw new UsageError(`serve --skills: ${dir} is not a directory`);
-  return new McpServer({ name: basename(dir) || 'skills', version: '0.1.0', extensions: [skills({ skills: skillDirectory(dir) })] });
 }

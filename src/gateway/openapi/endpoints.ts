@@ -39,7 +39,7 @@ export function registerEndpointTools(server: McpServer, ops: OpenApiOperation[]
     listName,
     {
       title: `Search the ${title} endpoints`,
-      description: `Searches the ${ops.length} endpoints of ${title}; call one with ${callName}.`,
+      description: `Searches the ${ops.length} endpoint${ops.length === 1 ? '' : 's'} of ${title}; call one with ${callName}.`,
       input: LIST_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -1,4 +1,5 @@
 // Which operations become tools: by method, path pattern, tag, and operationId/tool name lists.
+import { didYouMean } from '../../protocol/suggest.js';
 import { OpenApiError } from './errors.js';
 import type { OpenApiOperation } from './operations.js';
 
@@ -34,6 +35,10 @@ export function filterOperations(ops: OpenApiOperation[], filter: OperationFilte
   );
   // A name in include that matches nothing is a typo the user wants to hear about.
   const unknown = [...(filter.include ?? []), ...(filter.exclude ?? [])].filter((n) => !ops.some((op) => op.name === n || op.operationId === n));
-  if (unknown.length > 0) throw new OpenApiError(`No operation named ${unknown.map((n) => `"${n}"`).join(', ')} in the spec (give operationIds or tool names)`);
+  if (unknown.length > 0) {
+    const names = ops.flatMap((op) => (op.operationId === undefined || op.operationId === op.name ? [op.name] : [op.name, op.operationId]));
+    const said = unknown.map((n) => `"${n}"${didYouMean(n, names).replace(/^ \((.*)\)$/, ' ($1)')}`);
+    throw new OpenApiError(`No operation named ${said.join(', ')} in the spec (give operationIds or tool names)`);
+  }
   return kept;
 }

@@ -122,9 +122,17 @@ export async function addOpenApiTools(
 const DESCRIPTION_MAX = 2000;
 
 function describe(op: OpenApiOperation): string {
-  const text = [op.summary, op.description && op.description !== op.summary ? op.description : undefined].filter(Boolean).join('\n\n');
+  // The summary leads (a model reads only the description), unless the description already does.
+  const text = [saysFirst(op.description, op.summary) ? undefined : op.summary, op.description].filter(Boolean).join('\n\n');
   const cut = text.length > DESCRIPTION_MAX ? `${text.slice(0, DESCRIPTION_MAX)}…` : text;
   return `${cut ? `${cut}\n\n` : ''}${op.deprecated ? '(deprecated) ' : ''}${op.method.toUpperCase()} ${op.path}`;
+}
+
+/** Whether `text` begins with `lead` (any case, give or take its final stop). */
+function saysFirst(text: string | undefined, lead: string | undefined): boolean {
+  if (!text || !lead) return false;
+  const l = lead.trim().replace(/[.!]$/, '').toLowerCase();
+  return l !== '' && text.trim().toLowerCase().startsWith(l);
 }
 
 function annotations(op: OpenApiOperation): ToolAnnotations {

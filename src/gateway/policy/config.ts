@@ -2,6 +2,7 @@
 // that turns a mistake into a sentence naming the field (`policy.limits.rules[1].windowMs: ...`)
 // at startup, not a surprise at the first call. docs/gateway.md "Policies" describes each field.
 import { canonicalGlob } from '../canonical.js';
+import { closest } from '../../protocol/suggest.js';
 
 export type ItemKind = 'tool' | 'prompt' | 'resource';
 
@@ -137,7 +138,11 @@ function fail(path: string, message: string): never {
 
 function object(v: unknown, path: string, keys: readonly string[]): Obj {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(path, 'must be an object');
-  for (const k of Object.keys(v as Obj)) if (!keys.includes(k)) fail(path, `unknown field "${k}" (expected ${keys.join(', ')})`);
+  for (const k of Object.keys(v as Obj)) {
+    if (keys.includes(k)) continue;
+    const near = closest(k, keys);
+    fail(path, `unknown field "${k}" (${near === undefined ? '' : `did you mean "${near}"? `}expected ${keys.join(', ')})`);
+  }
   return v as Obj;
 }
 

@@ -139,7 +139,7 @@ export async function runCall(env: StepEnv, call: ModelToolCall): Promise<CallOu
   if (verdict.decision === 'ask') {
     const approve = ctx.interaction.approve;
     if (!approve) {
-      emit({ type: 'approval', id: call.id, name: call.name, approved: false, by: 'policy' });
+      emit({ type: 'approval', id: call.id, name: call.name, approved: false, by: 'nobody' });
       return fail(`Calling ${call.name} needs the user's approval (${verdict.reason}), and there is no way to ask for it here.`);
     }
     const request = {

@@ -170,7 +170,8 @@ export type HostEvent =
   | { type: 'text'; delta: string }
   | { type: 'model_end'; step: number; response: ModelResponse }
   | { type: 'tool_call'; id: string; name: string; server: string; tool: string; arguments: Record<string, unknown> }
-  | { type: 'approval'; id: string; name: string; approved: boolean; by: 'policy' | 'user' }
+  /** `by`: who decided; `nobody` when the call needed approval and there was no `approve` to ask. */
+  | { type: 'approval'; id: string; name: string; approved: boolean; by: 'policy' | 'user' | 'nobody' }
   | { type: 'tool_progress'; id: string; progress: number; total?: number; message?: string }
   | {
       type: 'tool_result';

@@ -6,7 +6,7 @@ import { toAnthropicMessages, toAnthropicToolChoice, toAnthropicTools } from './
 import { sanitizeForAnthropic } from './schema.js';
 
 export interface AnthropicProviderOptions extends ProviderHttpOptions {
-  /** The API root, without `/v1` (default https://api.anthropic.com). */
+  /** The API root (default https://api.anthropic.com); a trailing `/v1`, as OpenAI-style base URLs have, is taken too. */
   baseUrl?: string;
   /** Sent as `x-api-key`. */
   apiKey?: string;
@@ -51,7 +51,8 @@ export class AnthropicProvider implements ModelProvider {
   constructor(private readonly options: AnthropicProviderOptions) {
     if (!options.model) throw new TypeError('AnthropicProvider: a model is required');
     this.model = options.model;
-    const base = (options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
+    // `https://host/v1` (how OpenAI-style endpoints are given) means the same root as `https://host`.
+    const base = (options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '').replace(/\/v1$/, '');
     this.ctx = { url: `${base}/v1/messages`, label: 'the Anthropic API' };
   }
 

@@ -71,6 +71,8 @@ export class StreamableHttpHandler {
    * The depth limit is the stricter of the HTTP default and the server's own.
    */
   private readonly limits: DecodeLimits;
+  /** 2026-07-28 `subscriptions/listen` streams open here: idle by nature, ended first by a drain. */
+  readonly listens = new Set<ResponseChannel>();
 
   constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
     this.server = lowLevelServer(server);
@@ -304,7 +306,8 @@ export class StreamableHttpHandler {
     // The only client notification of this era is cancellation, which HTTP expresses by closing
     // the stream: accept and drop.
     if (id === undefined || !('method' in message)) return res.send(202, {});
-    if (message.method === 'subscriptions/listen') {
+    const listen = message.method === 'subscriptions/listen';
+    if (listen) {
       // Its acknowledgement and notifications come before any answer: only a stream carries them,
       // whatever the response mode (a JSON one would drop them, and the client would wait forever).
       if (mode === undefined)
@@ -312,7 +315,7 @@ export class StreamableHttpHandler {
       mode = 'sse';
     }
     const exchange = new StatelessExchange(this.server.messageMiddleware, this.reportError);
-    exchange.channel = new ResponseChannel(res, {
+    const channel = (exchange.channel = new ResponseChannel(res, {
       streamPrefix: 'modern',
       ids: [id],
       batch: false,
@@ -324,9 +327,13 @@ export class StreamableHttpHandler {
       retryMs: 0,
       keepAliveMs: this.o.keepAliveMs ?? 15_000,
       statusFor: MODERN_STATUS,
-      onDisconnect: () => exchange.disconnected(),
-      onDone: NOTHING,
-    });
+      onDisconnect: () => {
+        if (listen) this.listens.delete(channel);
+        exchange.disconnected();
+      },
+      onDone: listen ? () => this.listens.delete(channel) : NOTHING,
+    }));
+    if (listen) this.listens.add(channel);
     exchange.serve(this.server.modern!, message as JsonRpcRequest, { authInfo, remoteAddress: req.remoteAddress, era: 'modern', http: req });
   }
 
@@ -432,6 +439,8 @@ export class StreamableHttpHandler {
    * ResponseChannel.hangUp): the standalone GET streams only, or every stream.
    */
   hangUp(which: 'standalone' | 'all'): void {
+    // A listen is the 2026-07-28 standalone stream: it waits for notifications, never for work.
+    for (const c of this.listens) c.hangUp();
     for (const live of this.sessions.values()) {
       const t = live.transport;
       if (which === 'standalone') t.standalone?.hangUp();

@@ -67,6 +67,38 @@ describe('chatSettings', () => {
     assert.deepEqual(s.servers[1].target, { kind: 'stdio', command: 'node', args: ['a/weather.js'], env: { DEBUG: '1' }, label: 'DEBUG=1 node a/weather.js' });
   });
 
+  test('NAME=TARGET takes any server name (mixed case, digits, -); only CAPITALS before a command are an environment variable, and that is said', () => {
+    const s = settings([
+      '-m',
+      'x',
+      '-s',
+      'myNotes=node a/notes.js',
+      '-s',
+      'notesA=http://localhost:3000/mcp',
+      '-s',
+      'my-db=node b/db.js --ro',
+      '-s',
+      'NOTES=http://localhost:4000/mcp',
+      '-s',
+      'DEBUG=1 node c/weather.js',
+    ]);
+    assert.deepEqual(
+      s.servers.map((x) => x.name),
+      ['myNotes', 'notesA', 'my-db', 'NOTES', 'weather'],
+    );
+    assert.deepEqual(s.servers[0].target, { kind: 'stdio', command: 'node', args: ['a/notes.js'], env: {}, label: 'node a/notes.js' });
+    assert.equal(s.servers[1].target.kind, 'http');
+    assert.equal(s.servers[3].target.kind, 'http');
+    assert.deepEqual(s.servers[4].target, { kind: 'stdio', command: 'node', args: ['c/weather.js'], env: { DEBUG: '1' }, label: 'DEBUG=1 node c/weather.js' });
+    // The one reading that is not a name is said, in one line.
+    assert.equal(s.notes.length, 1);
+    assert.match(s.notes[0]!, /^--server "DEBUG=1 node c\/weather\.js": DEBUG=1 is set in the environment of "node c\/weather\.js"/);
+    assert.throws(
+      () => settings(['-m', 'x', '-s', 'notes=']),
+      (e: Error) => e instanceof UsageError && /notes= names a server, and needs its TARGET/.test(e.message),
+    );
+  });
+
   test("a server picked from --config keeps its entry's allow, deny and timeout", () => {
     const dir = tempDir('chat-pick');
     writeFileSync(

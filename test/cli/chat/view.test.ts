@@ -101,7 +101,10 @@ describe('ChatView', () => {
     t.view.handle({ type: 'approval', id: 'c', name: 'rm', approved: false, by: 'user' });
     t.view.handle({ type: 'approval', id: 'd', name: 'rm', approved: false, by: 'policy' });
     t.view.handle({ type: 'approval', id: 'e', name: 'rm', approved: true, by: 'user' });
+    t.view.handle({ type: 'tool_call', id: 'f', name: 'rm', server: 'fs', tool: 'rm', arguments: { path: '/tmp/x' } });
+    t.view.handle({ type: 'approval', id: 'f', name: 'rm', approved: false, by: 'nobody' });
     const lines = t.err().split('\n');
+    assert.ok(lines.includes('! fs › rm {"path":"/tmp/x"}: refused, it needs approval and there is no terminal to ask (--yes approves such calls)'), t.err());
     assert.ok(lines.includes('✖ [1] rm returned an error 0.0s'), t.err());
     assert.ok(lines.includes('  no such file'));
     assert.ok(lines.includes('✖ [2] nope: No tool is named "nope"'));

@@ -168,7 +168,12 @@ describe('names, filters and refusals', () => {
     assert.deepEqual(one.tools, ['pets_loginUser']);
     await assert.rejects(
       addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { include: ['logn'] } }),
-      /No operation named "logn"/,
+      /No operation named "logn" in the spec/,
+    );
+    // A near miss is named.
+    await assert.rejects(
+      addOpenApiTools(new McpServer({ name: 'p', version: '1' }), spec, { baseUrl: api.url, filter: { exclude: ['loginUsr'] } }),
+      /No operation named "loginUsr" \(did you mean "loginUser"\?\) in the spec/,
     );
   });
 
@@ -214,4 +219,40 @@ describe('names, filters and refusals', () => {
       /Could not read the OpenAPI spec .*missing\.json: no such file/,
     );
   });
+});
+
+test('a tool description says the summary once: not again when the description begins with it; the title carries it too', async () => {
+  const spec = {
+    openapi: '3.0.3',
+    info: { title: 'Users', version: '1' },
+    paths: {
+      '/users/{id}': {
+        get: {
+          operationId: 'getUser',
+          summary: 'Get a user',
+          description: 'Get a user. Returns the user with this id, or 404.',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'the user' } },
+        },
+        delete: {
+          operationId: 'deleteUser',
+          summary: 'Delete a user',
+          description: 'Removes the user for good.',
+          responses: { '204': { description: 'gone' } },
+        },
+      },
+    },
+  };
+  const server = new McpServer({ name: 'users', version: '1' });
+  await addOpenApiTools(server, spec as never, { baseUrl: api.url });
+  const pair = await createTestPair(server);
+  try {
+    const tools = Object.fromEntries((await pair.client.listAllTools()).map((t) => [t.name, t]));
+    assert.equal(tools.getUser!.title, 'Get a user');
+    assert.equal(tools.getUser!.description, 'Get a user. Returns the user with this id, or 404.\n\nGET /users/{id}');
+    // A description that adds to the summary keeps both: a model reads only the description.
+    assert.equal(tools.deleteUser!.description, 'Delete a user\n\nRemoves the user for good.\n\nDELETE /users/{id}');
+  } finally {
+    await pair.close();
+  }
 });

@@ -36,7 +36,9 @@ test('a full config passes and comes back as it was', () => {
 
 test('mistakes name the field', () => {
   refused([], /^policy: must be an object/);
-  refused({ auht: {} }, /^policy: unknown field "auht"/);
+  refused({ auht: {} }, /^policy: unknown field "auht" \(did you mean "auth"\? expected /);
+  refused({ visibility: [{ when: { scopes: 'x' }, allow: ['*'] }] }, /rules\[0\]\.when: unknown field "scopes" \(did you mean "scope"\? expected /);
+  refused({ zzz: {} }, /^policy: unknown field "zzz" \(expected /);
   refused({ visibility: { rules: [{ when: { group: 'dev' } }] } }, /policy\.visibility\.rules\[0\]: needs "allow" or "deny"/);
   refused({ visibility: [{ allow: 'github_*' }] }, /policy\.visibility\.rules\[0\]\.allow: must be an array/);
   refused({ visibility: [{ kinds: ['tools'], allow: ['*'] }] }, /rules\[0\]\.kinds: "tools" is not a kind/);

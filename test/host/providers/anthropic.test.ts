@@ -211,3 +211,24 @@ test('anthropic: stop reasons map (max_tokens is length, refusal is refusal)', a
     await llm.close();
   }
 });
+
+test('anthropic: a base URL given with /v1 (as OpenAI-style endpoints are) posts to /v1/messages too, not /v1/v1/messages', async () => {
+  const llm = await startScriptedAnthropic([textTurn('one'), textTurn('two'), textTurn('three')]);
+  try {
+    for (const [baseUrl, answer] of [
+      [llm.baseUrl, 'one'],
+      [`${llm.baseUrl}/v1`, 'two'],
+      [`${llm.baseUrl}/v1/`, 'three'],
+    ] as const) {
+      const r = await new AnthropicProvider({ baseUrl, model: 'c' }).complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] }, () => {});
+      assert.equal(r.text, answer, baseUrl);
+    }
+    llm.assertNoErrors();
+    assert.deepEqual(
+      llm.requests.map((q) => q.path),
+      ['/v1/messages', '/v1/messages', '/v1/messages'],
+    );
+  } finally {
+    await llm.close();
+  }
+});

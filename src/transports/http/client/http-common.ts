@@ -1,5 +1,6 @@
 /** Pieces shared by the HTTP client transports: errors, headers, small response helpers. */
 import { type Clock, systemClock } from '../../../engine/clock.js';
+import { LocalError } from '../../../jsonrpc/errors.js';
 
 /** Extra request headers: fixed, or computed before every request (e.g. a fresh access token). */
 export type HeadersOption = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -22,8 +23,11 @@ export class HttpStatusError extends Error {
   readonly url: string;
 
   constructor(method: string, url: string, status: number, statusText: string, body: string, headers: Headers, message?: string) {
-    const quoted = body.length > BODY_QUOTE ? `${body.slice(0, BODY_QUOTE)}…` : body;
-    super(message ?? `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${quoted.trim() ? `: ${quoted.trim()}` : ''}`);
+    let said = readableBody(body);
+    // "HTTP 503 Service Unavailable from ...: Service Unavailable: why" says it once.
+    if (statusText && said.startsWith(`${statusText}: `)) said = said.slice(statusText.length + 2);
+    const quoted = said.length > BODY_QUOTE ? `${said.slice(0, BODY_QUOTE)}…` : said;
+    super(message ?? `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${quoted ? `: ${quoted}` : ''}`);
     this.name = 'HttpStatusError';
     this.status = status;
     this.body = body;
@@ -89,6 +93,23 @@ export async function bodyText(res: Response): Promise<string> {
   }
 }
 
+/**
+ * What a person should read of an error body: the message of a JSON-RPC error (an MCP server's
+ * 503 while it cannot serve), the reason of a probe's answer; any other body as it came.
+ */
+function readableBody(body: string): string {
+  const text = body.trim();
+  if (!text.startsWith('{')) return text;
+  try {
+    const v = JSON.parse(text) as { jsonrpc?: unknown; error?: { message?: unknown }; status?: unknown; reason?: unknown };
+    if (v.jsonrpc === '2.0' && typeof v.error?.message === 'string' && v.error.message !== '') return v.error.message;
+    if (typeof v.status === 'string' && typeof v.reason === 'string' && v.reason !== '') return v.reason;
+  } catch {
+    // Not JSON after all: quoted as it is.
+  }
+  return text;
+}
+
 /** Drops a body we do not read, so the connection can be reused. */
 export function discard(res: Response): void {
   res.body?.cancel().catch(() => {});
@@ -98,10 +119,13 @@ export function isAbort(err: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (err instanceof Error && err.name === 'AbortError');
 }
 
-/** A fetch failure (DNS, refused connection...) with the request named in the message. */
-export function networkError(method: string, url: string, err: unknown): Error {
+/**
+ * A fetch failure (DNS, refused connection, reset...) with the request named in the message: a
+ * LocalError of kind `network` (no answer came from the server).
+ */
+export function networkError(method: string, url: string, err: unknown): LocalError {
   const why = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
-  return new Error(`${method} ${url} failed: ${why}`, { cause: err });
+  return new LocalError('network', `${method} ${url} failed: ${why}`, { cause: err });
 }
 
 /** Whether a body is a JSON-RPC error naming a request (so it answers that request). */
