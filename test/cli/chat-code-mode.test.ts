@@ -29,7 +29,11 @@ test('chat --code-mode -p --json: the program runs, read-only calls go through, 
       const [ran] = sentToolResults(req);
       const value = JSON.parse(/^Returned:\n(.*)\n\[4 tool calls made\]$/s.exec(ran.text)?.[1] ?? 'null');
       assert.deepEqual(value.slice(0, 3), ['Oslo: 24°C, light rain', 'Lima: 24°C, light rain', 'Pune: 24°C, light rain']);
-      assert.equal(value[3], 'refused: weather.forget_city: The user did not allow calling forget_city.');
+      // Nobody could be asked (no terminal), and the program is told so, not that the user said no.
+      assert.equal(
+        value[3],
+        "refused: weather.forget_city: Calling forget_city needs the user's approval (destructive tool), and there is no way to ask for it here.",
+      );
       return textTurn('All three: 24°C and light rain.');
     },
   ]);
