@@ -17,23 +17,12 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
 import { deferred, tempDir, type Deferred } from '../support/index.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { browserBundle, OFFICIAL_APP, OFFICIAL_FULL, OURS_APP, OURS_FULL, type Bundle } from './browser-bundle.js';
 
 /** Budgets, minified + gzip (docs/performance.md): all of mcpkit/client, and what `connect` pulls in. */
 const BUDGET_FULL = 40 * 1024;
 const BUDGET_APP = 35 * 1024;
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 

@@ -7,6 +7,9 @@ import { chromium, type Browser } from 'playwright-core';
 import { buildStudioUi, type StudioUiSizes } from '../../scripts/studio-ui.mjs';
 import { startStudio, type RunningStudio, type StudioOptions } from '../../src/studio/http.js';
 import { tempDir } from '../support/index.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
+
+export { CHROMIUM, CHROMIUM_ARGS };
 
 let built: Promise<{ dir: string; sizes: StudioUiSizes }> | undefined;
 
@@ -82,18 +85,6 @@ export function apiCall(s: Session, path: string, body?: unknown, override: Reco
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
-
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
