@@ -2,7 +2,7 @@
 // command, and the options every client command accepts.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { TargetError } from '../host/errors.js';
+import { TargetError } from '../pool/errors.js';
 import { features, HANDSHAKE_VERSIONS, isHandshakeVersion } from '../protocol/versions.js';
 
 /** A mistake in how the command was called: exit code 2 and a one-line explanation. */

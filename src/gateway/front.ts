@@ -4,8 +4,8 @@
 // through `admit` before it is forwarded and `record` after it settles.
 import { LocalError, McpError, ErrorCode } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import { UnknownToolError } from '../host/errors.js';
-import { assignNames, entryKey } from '../host/names.js';
+import { UnknownToolError } from '../pool/errors.js';
+import { assignNames, entryKey } from '../pool/names.js';
 import type { Prompt, Resource, ResourceTemplate } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
 import type { Server } from '../server/server.js';

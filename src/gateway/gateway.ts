@@ -5,14 +5,14 @@ import { basename, dirname, resolve } from 'node:path';
 import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
-import type { PoolEvent } from '../host/pool.js';
+import type { PoolEvent } from '../pool/pool.js';
 import { serve, type RunningServer, type ServeOptions } from '../hosting/node.js';
 import { Server, type ServerOptions } from '../server/server.js';
 import type { MessageBus } from '../state/bus.js';
 import { allowAllPolicy } from './allow-all.js';
 import { Backends, type ListKind } from './backends.js';
 import { gatewayConfigOf, readGatewayConfig, type BackendDef, type GatewayConfig } from './config.js';
-import { TargetError } from '../host/errors.js';
+import { TargetError } from '../pool/errors.js';
 import { installFront } from './front.js';
 import type { GatewayPolicy } from './policy-types.js';
 

@@ -3,9 +3,9 @@
 // mounted server adds or removes later (list_changed) appear and go, and a lost stdio/HTTP server
 // is reconnected.
 import { createLinkedPair } from '../transports/memory/index.js';
-import { ServerPool } from '../host/pool.js';
-import type { Target } from '../host/targets.js';
-import type { ServerSpec } from '../host/pool-types.js';
+import { ServerPool } from '../pool/pool.js';
+import type { Target } from '../pool/targets.js';
+import type { ServerSpec } from '../pool/pool-types.js';
 import { McpServer } from '../server/mcp-server.js';
 import { Server } from '../server/server.js';
 import type { Registered } from '../server/registry.js';

@@ -3,7 +3,7 @@
 // descriptions and parameter names and descriptions, and returns the best definitions; the
 // conversation then offers those tools too.
 import type { ModelTool } from '../model.js';
-import type { HostTool } from '../tool-source.js';
+import type { HostTool } from '../../pool/tool-source.js';
 
 export const SEARCH_TOOLS = 'search_tools';
 const DEFAULT_LIMIT = 5;
