@@ -73,12 +73,19 @@ export class InputRouter {
    * told. `question` names the question for the refusal (e.g. "an elicitation request").
    */
   route(server: string, signal: AbortSignal | undefined, question?: string): RequestContext {
+    const found = this.find(server, signal, question);
+    if (found === undefined) throw new McpError(ErrorCode.InvalidRequest, this.words.idle(server, question));
+    return found;
+  }
+
+  /** As {@link route}, but undefined when no call at all is in progress on `server`. */
+  find(server: string, signal: AbortSignal | undefined, question?: string): RequestContext | undefined {
     const exact = signal && this.bySignal.get(signal);
     if (exact) return exact.ctx;
     const candidates = [...this.flights].filter((f) => f.server === server);
     const owners = new Set(candidates.map((f) => f.owner));
     if (owners.size === 1) return candidates[candidates.length - 1].ctx;
-    if (owners.size === 0) throw new McpError(ErrorCode.InvalidRequest, this.words.idle(server, question));
+    if (owners.size === 0) return undefined;
     throw new McpError(ErrorCode.InvalidRequest, this.words.ambiguous(server, owners.size, question));
   }
 }
