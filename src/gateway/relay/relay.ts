@@ -15,7 +15,7 @@ import type { Root } from '../../protocol/types.js';
 import type { RequestContext, Session } from '../../server/context.js';
 import type { Server } from '../../server/server.js';
 import type { CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../policy-types.js';
-import type { Lane } from './lane.js';
+import type { Lane, ToolEntry } from './lane.js';
 import type { RelayNaming, RelayedUri } from './naming.js';
 import { Owners } from './owners.js';
 
@@ -53,55 +53,9 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
   const laneWith = (lanes: readonly Lane[], backend: string) => lanes.find((l) => l.pool.client(backend) !== undefined);
   let rootsSession: Session | undefined;
 
-  /** Admits, forwards and records one call on an item. */
-  const forward = async <R extends JsonObject>(
-    ctx: RequestContext,
-    who: CallerIdentity,
-    lane: Lane,
-    item: GatewayItem,
-    args: Record<string, unknown> | undefined,
-    run: (signal: AbortSignal) => Promise<R>,
-  ): Promise<R> => {
-    const started = performance.now();
-    const log = (outcome: CallRecord['outcome'], error?: string) => {
-      const entry: CallRecord = {
-        time: new Date().toISOString(),
-        caller: who.id,
-        method: ctx.method,
-        item,
-        durationMs: performance.now() - started,
-        outcome,
-        ...(ctx.session ? { session: owners.session(ctx.session) } : {}),
-        // For a call log configured to keep them; policies leave them out by default.
-        ...(args !== undefined && { arguments: args }),
-      };
-      try {
-        policy.record(error === undefined ? entry : { ...entry, error });
-      } catch {
-        // The call log must never change the answer.
-      }
-    };
-    const admission = await policy.admit(who, item);
-    if (!admission.ok) {
-      log('refused', admission.reason);
-      throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
-    }
+  const forward = forwarder(policy, owners, (ctx) => {
     if (o.roots && ctx.session?.clientCapabilities.roots) rootsSession = ctx.session;
-    // Whose question it may be: a session is one client; stateless requests are each their own
-    // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
-    const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
-    try {
-      const result = await run(flight.signal);
-      log(result.isError === true ? 'tool_error' : 'ok');
-      return result;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      log(ctx.signal.aborted ? 'cancelled' : 'error', message);
-      throw err;
-    } finally {
-      flight.end();
-    }
-  };
+  });
 
   /** The item behind a URI a client sent, where the caller may see it; undefined otherwise. */
   const resourceOf = async (ctx: LaneRequest, who: CallerIdentity, uri: unknown) => {
@@ -148,18 +102,9 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       for (let i = 0; name !== undefined && i < lanes.length && e === undefined; i++) e = (lane = lanes[i]).tool(name);
       if (!e || !lane || !policy.visible(who, e.item)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${sent}`);
       const args = (params?.arguments ?? {}) as Record<string, unknown>;
-      const { pool } = lane;
-      const tool = e.tool;
-      return forward(ctx, who, lane, e.item, args, async (signal) => {
-        try {
-          return (await pool.call(tool, args, { signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as JsonObject;
-        } catch (err) {
-          if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${sent}`);
-          if (err instanceof McpError || (err instanceof LocalError && err.kind === 'aborted')) throw err;
-          // The backend is down or timed out: the model reads why, as it reads a tool's own failure.
-          return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
-        }
-      });
+      const found = lane;
+      const tool = e;
+      return forward(ctx, who, lane, e.item, args, (signal) => callTool(found, tool, args, ctx, signal, sent));
     });
   }
 
@@ -210,7 +155,7 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       const result: JsonObject = await forward(ctx, who, lane, item, undefined, (signal) =>
         clientOf(lane, target.server).request('resources/read', { uri: target.uri }, { signal }),
       );
-      return backUris(result, target);
+      return backUris(naming, result, target.server);
     });
   }
 
@@ -337,20 +282,98 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       return (r.roots ?? []) as unknown as Root[];
     },
   };
+}
 
-  /** A backend's URIs in a read's contents, given back in the names the client knows. */
-  function backUris(result: JsonObject, target: RelayedUri): JsonObject {
-    const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : [];
-    let changed = false;
-    const mapped = contents.map((c) => {
-      if (typeof c.uri !== 'string') return c;
-      const uri = naming.back(target.server, c.uri);
-      if (uri === c.uri) return c;
-      changed = true;
-      return { ...c, uri };
-    });
-    return changed ? { ...result, contents: mapped } : result;
+/** One call forwarded on a lane: admitted, routed for its questions, recorded. */
+export type Forward = <R extends JsonObject>(
+  ctx: RequestContext,
+  who: CallerIdentity,
+  lane: Lane,
+  item: GatewayItem,
+  args: Record<string, unknown> | undefined,
+  run: (signal: AbortSignal) => Promise<R>,
+) => Promise<R>;
+
+/**
+ * Forwards calls: the policy admits each, the lane's router knows it while it is out (a backend's
+ * question during it goes to its client, and its cancellation to the backend), the policy records
+ * it when it settles. `onCall` sees each admitted request first.
+ */
+export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: RequestContext) => void): Forward {
+  return async (ctx, who, lane, item, args, run) => {
+    const started = performance.now();
+    const log = (outcome: CallRecord['outcome'], error?: string) => {
+      const entry: CallRecord = {
+        time: new Date().toISOString(),
+        caller: who.id,
+        method: ctx.method,
+        item,
+        durationMs: performance.now() - started,
+        outcome,
+        ...(ctx.session ? { session: owners.session(ctx.session) } : {}),
+        // For a call log configured to keep them; policies leave them out by default.
+        ...(args !== undefined && { arguments: args }),
+      };
+      try {
+        policy.record(error === undefined ? entry : { ...entry, error });
+      } catch {
+        // The call log must never change the answer.
+      }
+    };
+    const admission = await policy.admit(who, item);
+    if (!admission.ok) {
+      log('refused', admission.reason);
+      throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
+    }
+    onCall?.(ctx);
+    // Whose question it may be: a session is one client; stateless requests are each their own
+    // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
+    const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
+    try {
+      const result = await run(flight.signal);
+      log(result.isError === true ? 'tool_error' : 'ok');
+      return result;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log(ctx.signal.aborted ? 'cancelled' : 'error', message);
+      throw err;
+    } finally {
+      flight.end();
+    }
+  };
+}
+
+/** A tool call on a lane's pool, its failures worded as the relay answers them. */
+export async function callTool(
+  lane: Lane,
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+  signal: AbortSignal,
+  sent: string,
+): Promise<JsonObject> {
+  try {
+    return (await lane.pool.call(tool.tool, args, { signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as JsonObject;
+  } catch (err) {
+    if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${sent}`);
+    if (err instanceof McpError || (err instanceof LocalError && err.kind === 'aborted')) throw err;
+    // The backend is down or timed out: the model reads why, as it reads a tool's own failure.
+    return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
   }
+}
+
+/** A backend's URIs in a read's contents, given back in the names the client knows. */
+export function backUris(naming: RelayNaming, result: JsonObject, server: string): JsonObject {
+  const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : [];
+  let changed = false;
+  const mapped = contents.map((c) => {
+    if (typeof c.uri !== 'string') return c;
+    const uri = naming.back(server, c.uri);
+    if (uri === c.uri) return c;
+    changed = true;
+    return { ...c, uri };
+  });
+  return changed ? { ...result, contents: mapped } : result;
 }
 
 /** The first of `lanes` with a prompt of that name. */
