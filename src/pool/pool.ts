@@ -35,6 +35,8 @@ export interface ServerInfo {
 
 /** A server's prompts, resources and templates as last listed (see PoolOptions.lists). */
 export interface ServerCatalog {
+  /** Its tools as it listed them (all of them, in its order: `tools()` has the ones offered, named). */
+  readonly tools: readonly Tool[];
   readonly prompts: readonly Prompt[];
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplate[];
@@ -151,6 +153,11 @@ export class ServerPool implements ToolSource {
     return [...this.links.values()].map((l) => this.info(l));
   }
 
+  /** Every server's name, in the order given. */
+  names(): string[] {
+    return [...this.links.keys()];
+  }
+
   server(name: string): ServerInfo | undefined {
     const l = this.links.get(name);
     return l && this.info(l);
@@ -163,7 +170,7 @@ export class ServerPool implements ToolSource {
   catalog(name: string): ServerCatalog | undefined {
     const l = this.links.get(name);
     if (!l || !this.offers(l)) return undefined;
-    return { prompts: l.prompts, resources: l.resources, resourceTemplates: l.templates };
+    return { tools: l.tools, prompts: l.prompts, resources: l.resources, resourceTemplates: l.templates };
   }
 
   /**

@@ -11,6 +11,8 @@ import { entryKey } from '../../pool/names.js';
 import { ServerPool } from '../../pool/pool.js';
 import type { PoolEvent, PoolHandlers, PoolOptions, ServerSpec } from '../../pool/pool-types.js';
 import type { HostTool } from '../../pool/tool-source.js';
+import type { RequestContext } from '../../server/context.js';
+import { InputRequiredSignal } from '../../server/mrtr.js';
 import type { GatewayItem } from '../policy-types.js';
 import { InputRouter, type RouterWords } from '../routing.js';
 import type { RelayNaming } from './naming.js';
@@ -141,11 +143,20 @@ export class Lane {
 
   private toolIndex() {
     if (this.tools) return this.tools;
-    const list: ToolEntry[] = this.pool.tools().map((t) => ({
-      tool: t,
-      item: { kind: 'tool', name: t.name, server: t.server, original: t.tool.name },
-      value: t.name === t.tool.name ? t.tool : { ...t.tool, name: t.name },
-    }));
+    // Listed as the backends list them: each backend in turn, its tools in its own order.
+    const offered = new Map(this.pool.tools().map((t) => [entryKey({ server: t.server, name: t.tool.name }), t]));
+    const list: ToolEntry[] = [];
+    for (const server of this.pool.names()) {
+      for (const tool of this.pool.catalog(server)?.tools ?? []) {
+        const t = offered.get(entryKey({ server, name: tool.name }));
+        if (!t) continue;
+        list.push({
+          tool: t,
+          item: { kind: 'tool', name: t.name, server: t.server, original: t.tool.name },
+          value: t.name === t.tool.name ? t.tool : { ...t.tool, name: t.name },
+        });
+      }
+    }
     this.tools = { list, byName: new Map(list.map((e) => [e.item.name, e])) };
     return this.tools;
   }
@@ -153,7 +164,7 @@ export class Lane {
   private promptIndex() {
     if (this.prompts) return this.prompts;
     const found: Array<{ server: string; prompt: Prompt }> = [];
-    for (const s of this.pool.servers()) for (const prompt of this.pool.catalog(s.name)?.prompts ?? []) found.push({ server: s.name, prompt });
+    for (const server of this.pool.names()) for (const prompt of this.pool.catalog(server)?.prompts ?? []) found.push({ server, prompt });
     const names = this.naming.prompts(found.map(({ server, prompt }) => ({ server, name: prompt.name })));
     const list = found.map(({ server, prompt }): Entry<Prompt> => {
       const name = names.get(entryKey({ server, name: prompt.name }))!;
@@ -167,17 +178,18 @@ export class Lane {
     if (this.resources) return this.resources;
     const list: Entry<Resource>[] = [];
     const templates: Entry<ResourceTemplate>[] = [];
-    for (const s of this.pool.servers()) {
-      const catalog = this.pool.catalog(s.name);
+    for (const server of this.pool.names()) {
+      const catalog = this.pool.catalog(server);
       if (!catalog) continue;
       for (const r of catalog.resources) {
         // Listed under its canonical URI: what a client reads back is what the rules were asked about.
-        const named = this.naming.resource(s.name, r.uri);
-        if (named) list.push({ item: { kind: 'resource', name: named.name, server: s.name, original: named.uri }, value: { ...r, uri: named.name } });
+        const named = this.naming.resource(server, r.uri);
+        if (named)
+          list.push({ item: { kind: 'resource', name: named.name, server, original: named.uri }, value: named.name === r.uri ? r : { ...r, uri: named.name } });
       }
       for (const t of catalog.resourceTemplates) {
-        const name = this.naming.template(s.name, t.uriTemplate);
-        templates.push({ item: { kind: 'resource', name, server: s.name, original: t.uriTemplate }, value: { ...t, uriTemplate: name } });
+        const name = this.naming.template(server, t.uriTemplate);
+        templates.push({ item: { kind: 'resource', name, server, original: t.uriTemplate }, value: name === t.uriTemplate ? t : { ...t, uriTemplate: name } });
       }
     }
     this.resources = { list, templates, byTemplate: new Map(templates.map((t) => [t.item.name, t])) };
@@ -190,8 +202,8 @@ export class Lane {
     if (client.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
     // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
     client.on('notifications/message', (params: { level?: LoggingLevel; data?: unknown; logger?: string }) => {
-      const ctx = this.router.sole(server);
-      if (ctx && typeof params?.level === 'string') void ctx.log(params.level, params.data, params.logger ?? server).catch(() => {});
+      const call = this.router.sole(server);
+      if (call && typeof params?.level === 'string') call.relay(call.ctx.log(params.level, params.data, params.logger ?? server));
     });
     client.on('notifications/resources/updated', (params: { uri?: unknown }) => {
       if (typeof params?.uri !== 'string') return;
@@ -205,14 +217,29 @@ export class Lane {
   private asks(o: LaneOptions): PoolHandlers {
     const router = () => this.router;
     const roots = o.roots;
+    /** Asks the call's client; an answer its round cannot use ends the forwarded call too. */
+    const ask = async <T>(call: RequestContext, asking: () => Promise<T>): Promise<T> => {
+      try {
+        return await asking();
+      } catch (err) {
+        if (err instanceof InputRequiredSignal) router().abort(call, err);
+        throw err;
+      }
+    };
     return {
-      elicitation: (server, params, ctx) => router().route(server, ctx.signal, 'an elicitation request').elicit(params, { signal: ctx.signal }),
-      sampling: (server, params, ctx) => router().route(server, ctx.signal, 'a sampling request').sample(params, { signal: ctx.signal }),
+      elicitation: (server, params, ctx) => {
+        const call = router().route(server, ctx.signal, 'an elicitation request');
+        return ask(call, () => call.elicit(params, { signal: ctx.signal }));
+      },
+      sampling: (server, params, ctx) => {
+        const call = router().route(server, ctx.signal, 'a sampling request');
+        return ask(call, () => call.sample(params, { signal: ctx.signal }));
+      },
       ...(roots && {
         roots: async (server: string, ctx: { signal: AbortSignal }) => {
           const call = roots.fallback ? router().find(server, ctx.signal) : router().route(server, ctx.signal, 'a roots request');
           try {
-            return await (call ? call.roots({ signal: ctx.signal }) : roots.fallback!(ctx.signal));
+            return await (call ? ask(call, () => call.roots({ signal: ctx.signal })) : roots.fallback!(ctx.signal));
           } catch (err) {
             // "This client has no roots" is what -32601 means for roots/list.
             if (err instanceof LocalError && err.kind === 'capability')

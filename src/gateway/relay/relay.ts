@@ -13,6 +13,7 @@ import type { JsonObject } from '../../jsonrpc/messages.js';
 import { UnknownToolError } from '../../pool/errors.js';
 import type { Root } from '../../protocol/types.js';
 import type { RequestContext, Session } from '../../server/context.js';
+import { InputRequiredSignal } from '../../server/mrtr.js';
 import type { Server } from '../../server/server.js';
 import type { CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../policy-types.js';
 import type { Lane, ToolEntry } from './lane.js';
@@ -37,6 +38,8 @@ export interface RelayOptions {
    * `askRoots` reaches the handshake-era session that last showed it has roots.
    */
   roots?: boolean;
+  /** Words a failure of a forwarded request otherwise (a bridge: its server exited). */
+  reword?: Reword;
 }
 
 export interface Relay {
@@ -53,9 +56,14 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
   const laneWith = (lanes: readonly Lane[], backend: string) => lanes.find((l) => l.pool.client(backend) !== undefined);
   let rootsSession: Session | undefined;
 
-  const forward = forwarder(policy, owners, (ctx) => {
-    if (o.roots && ctx.session?.clientCapabilities.roots) rootsSession = ctx.session;
-  });
+  const forward = forwarder(
+    policy,
+    owners,
+    (ctx) => {
+      if (o.roots && ctx.session?.clientCapabilities.roots) rootsSession = ctx.session;
+    },
+    o.reword,
+  );
 
   /** The item behind a URI a client sent, where the caller may see it; undefined otherwise. */
   const resourceOf = async (ctx: LaneRequest, who: CallerIdentity, uri: unknown) => {
@@ -104,7 +112,7 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       const args = (params?.arguments ?? {}) as Record<string, unknown>;
       const found = lane;
       const tool = e;
-      return forward(ctx, who, lane, e.item, args, (signal) => callTool(found, tool, args, ctx, signal, sent));
+      return forward(ctx, who, lane, e.item, args, (signal) => callTool(found, tool, args, ctx, signal, sent, o.reword));
     });
   }
 
@@ -266,9 +274,9 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       if (session.clientCapabilities.roots) rootsSession = session;
       const lanes = await lanesOf({ session, authInfo: undefined }, policy.identify(undefined));
       for (const lane of lanes)
-        for (const s of lane.pool.servers())
+        for (const name of lane.pool.names())
           lane.pool
-            .client(s.name)
+            .client(name)
             ?.notify('notifications/roots/list_changed')
             .catch(() => {});
     });
@@ -299,7 +307,7 @@ export type Forward = <R extends JsonObject>(
  * question during it goes to its client, and its cancellation to the backend), the policy records
  * it when it settles. `onCall` sees each admitted request first.
  */
-export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: RequestContext) => void): Forward {
+export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: RequestContext) => void, reword?: Reword): Forward {
   return async (ctx, who, lane, item, args, run) => {
     const started = performance.now();
     const log = (outcome: CallRecord['outcome'], error?: string) => {
@@ -331,17 +339,25 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
     const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
     try {
       const result = await run(flight.signal);
+      // Its progress and log lines leave before it.
+      await flight.relayed();
       log(result.isError === true ? 'tool_error' : 'ok');
       return result;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      log(ctx.signal.aborted ? 'cancelled' : 'error', message);
+    } catch (thrown) {
+      // A question's answer its round could not use: the round answers that, whatever the backend did.
+      const reason = flight.signal.reason;
+      const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
+      await flight.relayed();
+      log(ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
       throw err;
     } finally {
       flight.end();
     }
   };
 }
+
+/** How a relay words a failure of a forwarded request (a bridge: its server exited); undefined keeps it. */
+export type Reword = (err: unknown, method: string) => Error | undefined;
 
 /** A tool call on a lane's pool, its failures worded as the relay answers them. */
 export async function callTool(
@@ -351,12 +367,19 @@ export async function callTool(
   ctx: RequestContext,
   signal: AbortSignal,
   sent: string,
+  reword?: Reword,
 ): Promise<JsonObject> {
+  const { router } = lane;
   try {
-    return (await lane.pool.call(tool.tool, args, { signal, onprogress: (p) => void ctx.progress(p.progress, p.total, p.message) })) as JsonObject;
+    return (await lane.pool.call(tool.tool, args, {
+      signal,
+      onprogress: (p) => router.relay(signal, ctx.progress(p.progress, p.total, p.message)),
+    })) as JsonObject;
   } catch (err) {
     if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${sent}`);
     if (err instanceof McpError || (err instanceof LocalError && err.kind === 'aborted')) throw err;
+    const worded = reword?.(err, 'tools/call');
+    if (worded) throw worded;
     // The backend is down or timed out: the model reads why, as it reads a tool's own failure.
     return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
   }
