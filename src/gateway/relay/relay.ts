@@ -80,7 +80,7 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
   if (caps.tools) {
     // What the HTTP core checks `Mcp-Param-*` headers against: the schema of the tool this caller's
     // call would be routed to (its lanes: per-client ones are its own), as it was listed to it.
-    server.toolInputSchema = async (name, authInfo) => {
+    server.serveToolSchemas(async (name, authInfo) => {
       const wanted = naming.name(name);
       if (wanted === undefined) return undefined;
       const who = policy.identify(authInfo);
@@ -89,7 +89,7 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
         if (e) return policy.visible(who, e.item) ? (e.tool.tool.inputSchema as object) : undefined;
       }
       return undefined;
-    };
+    });
 
     server.setRequestHandler('tools/list', async (_params, ctx) => {
       const who = policy.identify(ctx.authInfo);
