@@ -478,7 +478,6 @@ export class McpClient extends ServerCalls {
   /** One re-initialization for {@link SessionRecovery}: the handshake again, same transport. */
   private async reinitialize(peer: Peer, cause: SessionExpiredError): Promise<void> {
     if (this.peer !== peer || peer.isClosed) throw new LocalError('closed', 'the client is closed');
-    // What the ended session asked is not answered into the new one (its ids mean nothing there).
     peer.cancelInbound('the session this request belonged to has ended');
     const declared = this.handshakeCapabilities();
     const outcome = await performHandshake(peer, this.clientInfo, declared, {
