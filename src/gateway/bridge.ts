@@ -14,7 +14,8 @@ import { allowAllPolicy } from './allow-all.js';
 import type { RouterWords } from './routing.js';
 import { Lane } from './relay/lane.js';
 import { verbatim } from './relay/naming.js';
-import { installRelay, type Relay, type Reword } from './relay/relay.js';
+import type { Reword } from './relay/forward.js';
+import { installRelay, type Relay } from './relay/relay.js';
 
 export interface BridgeOptions {
   /** The server's name in refusals and errors (`stdio server`). */

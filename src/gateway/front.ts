@@ -6,7 +6,7 @@ import type { GatewayPolicy } from './policy-types.js';
 import type { RelayNaming } from './relay/naming.js';
 import { installRelay, type Relay } from './relay/relay.js';
 
-export { GATEWAY_REFUSED } from './relay/relay.js';
+export { GATEWAY_REFUSED } from './relay/forward.js';
 
 export interface FrontOptions {
   backends: Backends;

@@ -14,7 +14,7 @@ import { UriTemplate } from '../server/uri-template.js';
 import type { GatewayPolicy } from './policy-types.js';
 import type { Entry, Lane, ListKind, ToolEntry } from './relay/lane.js';
 import type { RelayNaming } from './relay/naming.js';
-import { backUris, callTool, type Forward } from './relay/relay.js';
+import { backUris, callTool, type Forward } from './relay/forward.js';
 
 export interface MountedItems {
   /** Brings the registrations of one kind in line with the lane. */

@@ -16,7 +16,7 @@ import { mountItems } from './mount-sync.js';
 import { Lane } from './relay/lane.js';
 import { namespaced } from './relay/naming.js';
 import { Owners } from './relay/owners.js';
-import { forwarder } from './relay/relay.js';
+import { forwarder } from './relay/forward.js';
 
 export interface MountOptions {
   /**
