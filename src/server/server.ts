@@ -67,7 +67,7 @@ export interface ServerPort {
   dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
   /** The schema an `Mcp-Param-*` header of a `tools/call` is checked against. */
   toolInputSchema(name: string, authInfo?: AuthInfo): object | undefined | Promise<object | undefined>;
-  /** A handshake-era session on `transport`, registered but not started. */
+  /** @internal A handshake-era session on `transport`, registered but not started (the HTTP core's). */
   attach(transport: Transport): ServerSession;
   readonly messageMiddleware: readonly MessageMiddleware[];
   readonly bus: ServerBus | undefined;
