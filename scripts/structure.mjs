@@ -22,6 +22,7 @@ export const LAYERS = [
   'extensions',
   'client',
   'hosting',
+  'pool',
   'codemode',
   'host',
   'gateway',

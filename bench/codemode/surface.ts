@@ -19,7 +19,7 @@ import { runSearch, searchTool, ToolIndex } from '../../src/host/loop/search.js'
 import type { ModelTool } from '../../src/host/model.js';
 import { toChatTools } from '../../src/host/providers/openai-messages.js';
 import { sanitizeForOpenAI } from '../../src/host/providers/schema.js';
-import type { HostTool } from '../../src/host/tool-source.js';
+import type { HostTool } from '../../src/pool/tool-source.js';
 import type { Tool } from '../../src/protocol/types.js';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];

@@ -33,6 +33,8 @@ export async function startChild(script, args, { execArgv = [], stdio, env } = {
     child,
     pid: child.pid,
     port: info.port,
+    // Every port, from a child that listens on several (servers/many.mjs).
+    ports: info.ports ?? [info.port],
     stats: () => ask('stats'),
     resetPeak: () => ask('resetPeak'),
     gc: () => ask('gc'),

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../protocol/suggest.js';
-import { TargetError } from '../host/errors.js';
+import { TargetError } from '../pool/errors.js';
 import { features, HANDSHAKE_VERSIONS, isHandshakeVersion } from '../protocol/versions.js';
 
 /** A mistake in how the command was called: exit code 2 and a one-line explanation. */

@@ -13,7 +13,7 @@ import { defaultEnvironment } from '../transports/stdio/process.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, version, type EraChoice, type OptionSpecs } from './args.js';
 import { elicitationHandler, samplingHandler } from './interact.js';
 import { cliOAuth, explainUnauthorized, OAUTH_HELP } from './oauth.js';
-import { resolveTarget, type Target } from '../host/targets.js';
+import { resolveTarget, type Target } from '../pool/targets.js';
 import { formatLog, type StatusLine } from './term.js';
 import { Tracer } from './trace.js';
 import type { CliIo } from './io.js';

@@ -443,9 +443,7 @@ export class McpClient extends ServerCalls {
    * in 2026-07-28 servers ask for roots within each request, so there is nobody to tell.
    */
   async setRoots(roots: Root[]): Promise<void> {
-    for (const r of roots) {
-      if (!r.uri.startsWith('file://')) throw new TypeError(`Root "${r.uri}" must be a file:// URI`);
-    }
+    for (const r of roots) if (!r.uri.startsWith('file://')) throw new TypeError(`Root "${r.uri}" must be a file:// URI`);
     this.inputs.roots = roots;
     // Only a client that declared roots.listChanged may send it (and the server drops it otherwise).
     if (this.connected && !this.session && this.declared.roots?.listChanged) await this.notify('notifications/roots/list_changed');
@@ -460,6 +458,7 @@ export class McpClient extends ServerCalls {
   /** One re-initialization for {@link SessionRecovery}: the handshake again, same transport. */
   private async reinitialize(peer: Peer, cause: SessionExpiredError): Promise<void> {
     if (this.peer !== peer || peer.isClosed) throw new LocalError('closed', 'the client is closed');
+    peer.cancelInbound('the session this request belonged to has ended');
     const declared = this.handshakeCapabilities();
     const outcome = await performHandshake(peer, this.clientInfo, declared, {
       protocolVersion: this.options.protocolVersion,

@@ -11,6 +11,8 @@ export type ConnectHttpTransportOptions = Omit<StreamableHttpClientTransportOpti
   headers?: HeadersOption;
   /** How long the HTTP+SSE fallback waits for the server's `endpoint` event (ms). */
   endpointTimeoutMs?: number;
+  /** Told when the initialize POST was refused and the HTTP+SSE fallback is tried (to say so). */
+  onfallback?: (refused: HttpStatusError) => void;
   /**
    * OAuth 2.1 as the MCP authorization spec describes: the options, or an OAuthClientAuth to
    * share one sign-in between clients. Every request then carries the access token, and a 401
@@ -79,7 +81,7 @@ async function attempt(
   transportOptions: ConnectHttpTransportOptions,
   sseFirst: boolean,
 ): Promise<ConnectHttpResult> {
-  const { endpointTimeoutMs, ...streamableOptions } = transportOptions;
+  const { endpointTimeoutMs, onfallback, ...streamableOptions } = transportOptions;
   const make = () => new McpClient({ name: 'mcpkit-client', version: '0.1.0', ...clientOptions });
   const sse = async (): Promise<ConnectHttpResult> => {
     const transport = new SseClientTransport({ url, headers: transportOptions.headers, fetch: transportOptions.fetch, endpointTimeoutMs });
@@ -103,6 +105,7 @@ async function attempt(
     // Only a refused initialize means "another transport": once the server has answered it,
     // the endpoint speaks Streamable HTTP and later failures are real ones.
     if (!(err instanceof HttpStatusError) || !FALLBACK_STATUSES.has(err.status) || streamable.protocolVersion !== undefined) throw err;
+    onfallback?.(err);
     try {
       return await sse();
     } catch (sseErr) {

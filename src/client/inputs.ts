@@ -14,6 +14,8 @@ import { applyElicitationDefaults, validateElicitationSchema } from '../schema/e
 
 export type SamplingHandler = (params: CreateMessageParams, ctx: { signal: AbortSignal }) => Promise<CreateMessageResult> | CreateMessageResult;
 export type ElicitationHandler = (params: ElicitParams, ctx: { signal: AbortSignal }) => Promise<ElicitResult> | ElicitResult;
+/** Roots found when the server asks (a relay asks its own client), instead of a fixed list. */
+export type RootsHandler = (ctx: { signal: AbortSignal }) => Promise<Root[]> | Root[];
 
 /** Which option or setter provides each kind of input, for error messages. */
 const HANDLER_OF: Record<string, string> = {
@@ -29,11 +31,11 @@ const HANDLER_OF: Record<string, string> = {
  * the same form defaults.
  */
 export class ClientInputs {
-  roots: Root[] | undefined;
+  roots: Root[] | RootsHandler | undefined;
   sampling: SamplingHandler | undefined;
   elicitation: ElicitationHandler | undefined;
 
-  constructor(init: { roots?: Root[]; sampling?: SamplingHandler; elicitation?: ElicitationHandler }) {
+  constructor(init: { roots?: Root[] | RootsHandler; sampling?: SamplingHandler; elicitation?: ElicitationHandler }) {
     this.roots = init.roots;
     this.sampling = init.sampling;
     this.elicitation = init.elicitation;
@@ -54,8 +56,10 @@ export class ClientInputs {
    */
   async answer(method: string, params: unknown, declared: ClientCapabilities, signal: AbortSignal): Promise<JsonObject | undefined> {
     switch (method) {
-      case 'roots/list':
-        return this.roots === undefined ? undefined : ({ roots: this.roots } as unknown as JsonObject);
+      case 'roots/list': {
+        const roots = typeof this.roots === 'function' ? await this.roots({ signal }) : this.roots;
+        return roots === undefined ? undefined : ({ roots } as unknown as JsonObject);
+      }
       case 'sampling/createMessage':
         return this.sampling ? ((await this.sampling(params as CreateMessageParams, { signal })) as unknown as JsonObject) : undefined;
       case 'elicitation/create':

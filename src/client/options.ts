@@ -4,7 +4,7 @@ import type { ClientCapabilities, Implementation, Root } from '../protocol/types
 import type { SessionExpiredError } from '../transports/http/client/http-common.js';
 import type { EraOption } from './era.js';
 import type { HandshakeOutcome } from './handshake.js';
-import type { ElicitationHandler, SamplingHandler } from './inputs.js';
+import type { ElicitationHandler, RootsHandler, SamplingHandler } from './inputs.js';
 import type { TaskOptions } from './tasks.js';
 import type { CallOptions } from './calls.js';
 
@@ -82,8 +82,11 @@ export interface ClientOptions extends Implementation {
   elicitation?: ElicitationHandler;
   /** Elicitation modes to declare (default: form, plus url when `elicitationUrl` is true). */
   elicitationUrl?: boolean;
-  /** Roots to offer; `setRoots` changes them later (and, in the handshake era, notifies the server). */
-  roots?: Root[];
+  /**
+   * Roots to offer; `setRoots` changes them later (and, in the handshake era, notifies the
+   * server). A function is asked each time the server asks (a relay passing the question on).
+   */
+  roots?: Root[] | RootsHandler;
   middleware?: MessageMiddleware[];
   onerror?: (error: Error) => void;
   /**

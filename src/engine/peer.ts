@@ -138,6 +138,14 @@ export class Peer {
     (this.closeListeners ??= []).push(listener);
   }
 
+  /**
+   * Calls off every request the other side sent that is still being answered: their signals fire
+   * and no reply is sent (a session they belonged to has ended; an answer now would land in the next).
+   */
+  cancelInbound(reason: string): void {
+    for (const inbound of [...(this.inflightMap?.values() ?? [])]) inbound.cancel(reason);
+  }
+
   close(): Promise<void> {
     if (this.closed) return DONE;
     let closing: Promise<void>;

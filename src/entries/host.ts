@@ -39,7 +39,7 @@ export type {
   ToolCallRecord,
   UserInput,
 } from '../host/loop/types.js';
-export { ServerPool, type ServerInfo } from '../host/pool.js';
+export { ServerPool, type ServerInfo } from '../pool/pool.js';
 export type {
   InputContext,
   PoolEvent,
@@ -51,9 +51,9 @@ export type {
   ServerSettings,
   ServerSpec,
   ServerState,
-} from '../host/pool-types.js';
-export type { HostCallOptions, HostTool, ToolSource } from '../host/tool-source.js';
-export { ServerUnavailableError, TargetError, UnknownToolError } from '../host/errors.js';
+} from '../pool/pool-types.js';
+export type { HostCallOptions, HostTool, ToolSource } from '../pool/tool-source.js';
+export { ServerUnavailableError, TargetError, UnknownToolError } from '../pool/errors.js';
 export {
   ModelError,
   type ModelContent,
@@ -86,9 +86,9 @@ export {
   type ProviderConfig,
   type ProviderHttpOptions,
 } from '../host/providers/index.js';
-export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, entryKey, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../host/names.js';
-export { globToRegExp, toolFilter } from '../host/tool-filter.js';
-export type { Target } from '../host/targets.js';
+export { DEFAULT_NAME_PATTERN, NameRegistry, assignNames, entryKey, sanitizeName, type NameEntry, type NameOptions, type PrefixPolicy } from '../pool/names.js';
+export { globToRegExp, toolFilter } from '../pool/tool-filter.js';
+export type { Target } from '../pool/targets.js';
 // Code mode (HostOptions.codeMode), and its parts for hosts of your own.
 export {
   CodeMode,

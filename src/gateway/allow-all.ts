@@ -4,6 +4,19 @@ import type { AuthInfo } from '../engine/transport.js';
 import type { Admission, CallerIdentity, GatewayPolicy } from './policy-types.js';
 
 const ADMITTED: Admission = { ok: true };
+const ADMIT_ALL = (): Promise<Admission> => Promise.resolve(ADMITTED);
+const RECORD_NOTHING = (): void => {};
+
+/**
+ * Whether `policy`'s `admit` lets everything through and its `record` keeps nothing (the
+ * allow-all policy's own, also when spread into another): a call then skips asking and recording.
+ */
+export function admitsAll(policy: GatewayPolicy): boolean {
+  return policy.admit === ADMIT_ALL;
+}
+export function recordsNothing(policy: GatewayPolicy): boolean {
+  return policy.record === RECORD_NOTHING;
+}
 
 export function allowAllPolicy(): GatewayPolicy {
   return {
@@ -14,7 +27,7 @@ export function allowAllPolicy(): GatewayPolicy {
       auth,
     }),
     visible: () => true,
-    admit: () => Promise.resolve(ADMITTED),
-    record: () => {},
+    admit: ADMIT_ALL,
+    record: RECORD_NOTHING,
   };
 }

@@ -1,34 +1,24 @@
-// The gateway's connections to its backends, in lanes: one shared lane (a ServerPool holding
-// every `shared` backend, used by all clients) and one lane per client for `per-client`
-// backends (their own pool: their own stdio processes, the caller's token passed through).
-// Each lane routes its backends' questions to the right client (routing.ts).
+// The gateway's connections to its backends, in lanes (relay/lane.ts): one shared lane holding
+// every `shared` backend, used by all clients, and one lane per client for `per-client` backends
+// (their own pool: their own stdio processes, the caller's token passed through). Each lane
+// routes its backends' questions to the right client and keeps the indexes the relay answers from.
 import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { AuthInfo } from '../engine/transport.js';
-import { ServerPool, type PoolEvent } from '../host/pool.js';
-import type { ServerSpec } from '../host/pool-types.js';
-import type { LoggingLevel } from '../protocol/types.js';
+import type { PoolEvent } from '../pool/pool.js';
+import type { ServerSpec } from '../pool/pool-types.js';
 import type { RequestContext } from '../server/context.js';
-import type { Session } from '../server/context.js';
 import type { BackendDef } from './config.js';
 import type { CallerIdentity } from './policy-types.js';
-import { followListChanges } from './list-changes.js';
-import { InputRouter } from './routing.js';
+import { Lane, type ListKind } from './relay/lane.js';
+import type { RelayNaming } from './relay/naming.js';
+import { Owners } from './relay/owners.js';
 
-export interface Lane {
-  readonly pool: ServerPool;
-  readonly router: InputRouter;
-  /** Whose lane: `shared`, or the client's owner key. */
-  readonly owner: string;
-  readonly ready: Promise<void>;
-}
-
-/** What changed, for the list_changed notifications the front sends. */
-export type ListKind = 'tools' | 'prompts' | 'resources';
+export type { ListKind };
 
 export interface BackendsOptions {
-  separator?: string;
+  naming: RelayNaming;
   era?: EraOption;
   clock?: Clock;
   cwd?: string;
@@ -37,19 +27,36 @@ export interface BackendsOptions {
   clientMiddleware?: (backend: string) => MessageMiddleware[];
   /** A backend's list changed (or a backend came or went). */
   changed(kind: ListKind): void;
+  /** A subscribed resource changed (its URI as clients know it). */
+  updated(uri: string): void;
   onEvent?(event: PoolEvent, owner: string): void;
 }
 
 /** Per-client lanes idle this long after their last use by a stateless (2026-07-28) caller are closed. */
 const IDLE_LANE_MS = 15 * 60_000;
 
+interface ClientLane {
+  readonly lane: Lane;
+  /** The lanes of this client's requests: the shared one, then its own (one array, not one a request). */
+  readonly lanes: readonly Lane[];
+  readonly auth: AuthInfo | undefined;
+  readonly ready: Promise<void>;
+  settled: boolean;
+  used: number;
+}
+
 export class Backends {
   private defs: BackendDef[];
+  /** Whether any backend is per-client (asked on every request: kept, not filtered anew). */
+  private perClientDefs = false;
   readonly shared: Lane;
-  private readonly perClient = new Map<string, { lane: Lane; auth: AuthInfo | undefined; used: number }>();
-  private readonly sessionIds = new WeakMap<Session, string>();
-  private nextSession = 0;
+  readonly ready: Promise<void>;
+  /** Whose requests are whose; a closed session's own lane closes with it. */
+  readonly owners = new Owners((key) => void this.drop(key));
+  private readonly sharedOnly: readonly Lane[];
+  private readonly perClient = new Map<string, ClientLane>();
   private closed = false;
+  private lastSweep = 0;
   /** Every shared backend has made its first attempt. */
   private started = false;
 
@@ -58,12 +65,11 @@ export class Backends {
     private readonly options: BackendsOptions,
   ) {
     this.defs = [...defs];
-    this.shared = this.lane(
-      'shared',
-      this.defs.filter((d) => d.session === 'shared'),
-      undefined,
-    );
-    void this.shared.ready.then(() => (this.started = true));
+    this.perClientDefs = this.defs.some((d) => d.session === 'per-client');
+    this.shared = this.lane('shared');
+    this.sharedOnly = [this.shared];
+    this.ready = this.start(this.shared, 'shared', undefined);
+    void this.ready.then(() => (this.started = true));
   }
 
   /** The backends as configured now. */
@@ -73,16 +79,7 @@ export class Backends {
 
   /** Whom a request's per-client backends belong to: its session, or (stateless) its caller. */
   ownerOf(ctx: Pick<RequestContext, 'session'>, callerId: string): string {
-    const s = ctx.session;
-    if (!s) return `caller:${callerId}`;
-    let id = this.sessionIds.get(s);
-    if (id === undefined) {
-      id = `session:${++this.nextSession}`;
-      this.sessionIds.set(s, id);
-      const key = id;
-      s.onClose(() => void this.drop(key));
-    }
-    return id;
+    return ctx.session ? this.owners.session(ctx.session) : `caller:${callerId}`;
   }
 
   /**
@@ -90,23 +87,26 @@ export class Backends {
    * A stateless (2026-07-28) caller without a credential has no own lane: nothing tells two such
    * callers apart, and one must never reach what another left in a per-client backend.
    */
-  async lanesFor(ctx: Pick<RequestContext, 'session' | 'authInfo'>, caller: CallerIdentity): Promise<Lane[]> {
-    const mine = this.defs.filter((d) => d.session === 'per-client');
+  lanesFor(ctx: Pick<RequestContext, 'session' | 'authInfo'>, caller: CallerIdentity): readonly Lane[] | Promise<readonly Lane[]> {
     // The shared lane is not waited for: each backend's tools are offered once it has answered
     // (then announced with list_changed), so one slow backend holds up nobody.
-    if (mine.length === 0 || this.closed || (!ctx.session && caller.auth === undefined)) return [this.shared];
+    if (!this.perClientDefs || this.closed || (!ctx.session && caller.auth === undefined)) return this.sharedOnly;
     const owner = this.ownerOf(ctx, caller.id);
     let entry = this.perClient.get(owner);
     if (!entry) {
-      entry = { lane: this.lane(owner, mine, ctx.authInfo), auth: ctx.authInfo, used: 0 };
-      this.perClient.set(owner, entry);
+      const lane = this.lane(owner);
+      const ready = this.start(lane, 'per-client', ctx.authInfo);
+      const made: ClientLane = { lane, lanes: [this.shared, lane], auth: ctx.authInfo, ready, settled: false, used: 0 };
+      void ready.then(() => (made.settled = true));
+      this.perClient.set(owner, (entry = made));
     }
     entry.used = this.now();
     this.sweep();
+    if (entry.settled) return entry.lanes;
     // A client's own connections are waited for at its first request (each within its backend's
     // timeout): they exist for this client alone, and its first list should have their tools.
-    await entry.lane.ready;
-    return [this.shared, entry.lane];
+    const lanes = entry.lanes;
+    return entry.ready.then(() => lanes);
   }
 
   /** Applies a new set of backends: removed and changed ones are closed, added ones started, the rest untouched. */
@@ -117,21 +117,18 @@ export class Backends {
     const added = [...after.keys()].filter((n) => !before.has(n));
     const changed = [...after.keys()].filter((n) => before.has(n) && !same(before.get(n)!, after.get(n)!));
     this.defs = [...defs];
+    this.perClientDefs = this.defs.some((d) => d.session === 'per-client');
     const gone = new Set([...removed, ...changed]);
     const lanes: Array<{ lane: Lane; mode: BackendDef['session']; auth: AuthInfo | undefined }> = [{ lane: this.shared, mode: 'shared', auth: undefined }];
     for (const e of this.perClient.values()) lanes.push({ lane: e.lane, mode: 'per-client', auth: e.auth });
+    // Each lane's pool says what went and came (list_changed follows): nothing to announce here.
     await Promise.all(
       lanes.map(async ({ lane, mode, auth }) => {
         for (const name of gone) await lane.pool.remove(name);
         const fresh = defs.filter((d) => d.session === mode && (added.includes(d.name) || changed.includes(d.name)));
-        await Promise.all(fresh.map((d) => lane.pool.add(specOf(d, auth))));
+        await Promise.all(fresh.map((d) => lane.add(specOf(d, auth))));
       }),
     );
-    if (removed.length + added.length + changed.length > 0) {
-      // Tools are announced by the pools; prompts and resources have no such bookkeeping.
-      this.options.changed('prompts');
-      this.options.changed('resources');
-    }
     return { added, removed, changed };
   }
 
@@ -160,16 +157,19 @@ export class Backends {
     this.closed = true;
     const lanes = [this.shared, ...[...this.perClient.values()].map((e) => e.lane)];
     this.perClient.clear();
-    await Promise.all(lanes.map((l) => l.pool.close()));
+    await Promise.all(lanes.map((l) => l.close()));
   }
 
   private now(): number {
     return (this.options.clock ?? Date).now();
   }
 
-  /** Stateless callers never say goodbye: their lanes go after a while unused. */
+  /** Stateless callers never say goodbye: their lanes go after a while unused (looked for once a minute at most). */
   private sweep(): void {
-    const limit = this.now() - IDLE_LANE_MS;
+    const now = this.now();
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    const limit = now - IDLE_LANE_MS;
     for (const [owner, e] of this.perClient) if (owner.startsWith('caller:') && e.used < limit) void this.drop(owner);
   }
 
@@ -177,63 +177,39 @@ export class Backends {
     const e = this.perClient.get(owner);
     if (!e) return;
     this.perClient.delete(owner);
-    await e.lane.pool.close();
+    await e.lane.close();
   }
 
-  private lane(owner: string, defs: readonly BackendDef[], auth: AuthInfo | undefined): Lane {
-    const router = new InputRouter();
+  private lane(owner: string): Lane {
     const o = this.options;
-    // Ready once the first connections follow their list changes: a change right after is not missed.
-    let following: Promise<unknown>[] | undefined = [];
-    const pool: ServerPool = new ServerPool({
-      servers: [],
-      prefix: 'always',
-      separator: o.separator,
-      era: o.era,
-      clock: o.clock,
-      cwd: o.cwd,
-      // The gateway's own directory is nobody's business upstream.
-      roots: [],
-      requestTimeoutMs: o.requestTimeoutMs,
-      clientInfo: { name: 'mcpkit-gateway', version: '0.1.0' },
-      ...(o.clientMiddleware ? { clientMiddleware: o.clientMiddleware } : {}),
-      handlers: {
-        elicitation: (server, params, ctx) => router.route(server, ctx.signal).elicit(params, { signal: ctx.signal }),
-        sampling: (server, params, ctx) => router.route(server, ctx.signal).sample(params, { signal: ctx.signal }),
-      },
-      onEvent: (event) => {
-        if (event.type === 'toolsChanged') o.changed('tools');
-        if (event.type === 'connected') {
-          const client = pool.client(event.server);
-          // Ends with the client; a reconnect opens a new one.
-          const stream = client && followListChanges(client, (kind) => o.changed(kind));
-          if (stream) following?.push(stream.acknowledged.catch(() => undefined));
-          // Its prompts and resources are new to the clients too (tools are announced by the pool).
-          if (client?.serverCapabilities?.prompts) o.changed('prompts');
-          if (client?.serverCapabilities?.resources) o.changed('resources');
-          // Everything the backend logs comes here; each client's own level filters it on the way out.
-          if (client?.serverCapabilities?.logging) client.setLoggingLevel('debug').catch(() => {});
-          // A log line names no call: it goes to the client whose calls are in flight, if only one's are.
-          client?.on('notifications/message', (params: { level?: LoggingLevel; data?: unknown; logger?: string }) => {
-            const ctx = router.sole(event.server);
-            if (ctx && typeof params?.level === 'string') void ctx.log(params.level, params.data, params.logger ?? event.server).catch(() => {});
-          });
-        }
-        o.onEvent?.(event, owner);
-      },
-    });
-    // One by one, not pool.start(): that names every server's tools only once all have answered,
-    // so one backend that never answers its tools/list would hide everyone's until its timeout.
-    const first = defs.map((d) => pool.add(specOf(d, auth)).catch(() => {}));
-    return {
-      pool,
-      router,
+    return new Lane({
       owner,
-      ready: Promise.all(first).then(async () => {
-        await Promise.all(following ?? []);
-        following = undefined;
-      }),
-    };
+      naming: o.naming,
+      pool: {
+        servers: [],
+        era: o.era,
+        clock: o.clock,
+        cwd: o.cwd,
+        // The gateway's own directory is nobody's business upstream.
+        roots: [],
+        requestTimeoutMs: o.requestTimeoutMs,
+        clientInfo: { name: 'mcpkit-gateway', version: '0.1.0' },
+        ...(o.clientMiddleware ? { clientMiddleware: o.clientMiddleware } : {}),
+      },
+      changed: o.changed,
+      updated: o.updated,
+      onEvent: (event) => o.onEvent?.(event, owner),
+    });
+  }
+
+  /**
+   * The lane's backends, added one by one (not pool.start(): that names every server's tools only
+   * once all have answered, so one backend that never answers its tools/list would hide everyone's
+   * until its timeout). Resolves once each has connected and is followed, or failed its first attempt.
+   */
+  private start(lane: Lane, mode: BackendDef['session'], auth: AuthInfo | undefined): Promise<void> {
+    const defs = this.defs.filter((d) => d.session === mode);
+    return Promise.all(defs.map((d) => lane.add(specOf(d, auth)).catch(() => {}))).then(() => {});
   }
 }
 

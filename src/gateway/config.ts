@@ -3,10 +3,10 @@
 // Credentials are resolved here, once, from the environment: they never reach a model or a client.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { TargetError } from '../host/errors.js';
-import { settingsOf } from '../host/pool-config.js';
-import type { ServerSettings } from '../host/pool-types.js';
-import { targetFromEntry, type ConfigEntry, type Target } from '../host/targets.js';
+import { TargetError } from '../pool/errors.js';
+import { settingsOf } from '../pool/pool-config.js';
+import type { ServerSettings } from '../pool/pool-types.js';
+import { targetFromEntry, type ConfigEntry, type Target } from '../pool/targets.js';
 import { parseJsonText } from '../protocol/json-text.js';
 
 /**

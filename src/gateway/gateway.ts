@@ -5,15 +5,16 @@ import { basename, dirname, resolve } from 'node:path';
 import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
-import type { PoolEvent } from '../host/pool.js';
+import type { PoolEvent } from '../pool/pool.js';
 import { serve, type RunningServer, type ServeOptions } from '../hosting/node.js';
 import { Server, type ServerOptions } from '../server/server.js';
 import type { MessageBus } from '../state/bus.js';
 import { allowAllPolicy } from './allow-all.js';
 import { Backends, type ListKind } from './backends.js';
 import { gatewayConfigOf, readGatewayConfig, type BackendDef, type GatewayConfig } from './config.js';
-import { TargetError } from '../host/errors.js';
+import { TargetError } from '../pool/errors.js';
 import { installFront } from './front.js';
+import { namespaced } from './relay/naming.js';
 import type { GatewayPolicy } from './policy-types.js';
 
 export interface GatewayOptions {
@@ -95,7 +96,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...options.server,
     name: options.name ?? 'mcpkit-gateway',
     version: options.version ?? '0.1.0',
-    capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, logging: {} },
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      completions: {},
+      logging: {},
+    },
     bus: options.bus,
   });
   const emit = (e: GatewayEvent) => {
@@ -106,17 +113,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
   const announce = (kind: ListKind) => server.broadcast(`notifications/${kind}/list_changed`);
+  const naming = namespaced(separator);
   const backends = new Backends(config.backends, {
-    separator,
+    naming,
     era: options.era,
     clock: options.clock,
     cwd,
     requestTimeoutMs: options.requestTimeoutMs,
     clientMiddleware: options.clientMiddleware,
     changed: announce,
+    // To the sessions subscribed to it, and the listen streams that asked for it.
+    updated: (uri) => server.broadcast('notifications/resources/updated', { uri }),
     onEvent: (event, owner) => emit({ type: 'backend', owner, event }),
   });
-  installFront(server, { backends, policy, separator });
+  installFront(server, { backends, policy, naming });
 
   // Set once served over HTTP with nobody identified: per-client backends are refused from then on.
   let anonymousFront = false;
@@ -155,7 +165,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const running: RunningServer[] = [];
   return {
     server,
-    ready: backends.shared.ready,
+    ready: backends.ready,
     reload,
     async listen(o: ServeOptions = {}) {
       const identified = o.authenticate !== undefined || o.oauth !== undefined;

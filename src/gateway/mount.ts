@@ -1,22 +1,22 @@
 // mount(): another server's tools, prompts and resources inside an McpServer, under a namespace:
-// a server defined in this process, a stdio command, or a remote URL. A live link: items the
-// mounted server adds or removes later (list_changed) appear and go, and a lost stdio/HTTP server
-// is reconnected.
+// a server defined in this process, a stdio command, or a remote URL. The relay core writing into
+// an McpServer: one lane (relay/lane.ts) whose lists (kept fresh by the mounted server's
+// list_changed) are registered on the McpServer (mount-sync.ts); calls, reads and completions are
+// forwarded, the mounted server's questions go to the client whose call asked, subscriptions to
+// mounted resources subscribe the mounted server, and a lost stdio/HTTP server is reconnected.
 import { createLinkedPair } from '../transports/memory/index.js';
-import { ServerPool } from '../host/pool.js';
-import type { Target } from '../host/targets.js';
-import type { ServerSpec } from '../host/pool-types.js';
+import type { Target } from '../pool/targets.js';
+import type { ServerSpec } from '../pool/pool-types.js';
 import { McpServer } from '../server/mcp-server.js';
+import type { Session } from '../server/context.js';
 import { Server } from '../server/server.js';
-import type { Registered } from '../server/registry.js';
-import type { ToolUpdate } from '../server/tools.js';
-import type { JsonObject } from '../jsonrpc/messages.js';
-import type { CallToolResult } from '../protocol/types.js';
-import type { RequestContext } from '../server/context.js';
-import type { Subscription } from '../client/listen.js';
-import { followListChanges } from './list-changes.js';
-import { mountedLists } from './mount-lists.js';
-import { InputRouter } from './routing.js';
+import { allowAllPolicy } from './allow-all.js';
+import { parseGatewayUri } from './canonical.js';
+import { mountItems } from './mount-sync.js';
+import { Lane } from './relay/lane.js';
+import { namespaced } from './relay/naming.js';
+import { Owners } from './relay/owners.js';
+import { forwarder } from './relay/forward.js';
 
 export interface MountOptions {
   /**
@@ -58,7 +58,8 @@ export interface Mounted {
 export function mount(server: McpServer, source: McpServer | Server | Target | string, options: MountOptions): Mounted {
   const { namespace, allow, deny } = options;
   if (!/^[a-zA-Z0-9_-]+$/.test(namespace)) throw new TypeError(`mount: the namespace "${namespace}" must be letters, digits, "_" or "-"`);
-  const settings = { allow, deny, prefix: 'always' as const };
+  const separator = options.separator ?? '_';
+  const settings = { allow, deny };
   let spec: ServerSpec;
   if (source instanceof McpServer || source instanceof Server) {
     const local = source;
@@ -73,89 +74,97 @@ export function mount(server: McpServer, source: McpServer | Server | Target | s
       },
     };
   } else spec = { name: namespace, ...settings, target: source };
-  // The mounted server's questions (elicitation, sampling) go to the client whose call it is.
-  const router = new InputRouter();
-  const owners = new WeakMap<object, string>();
-  let calls = 0;
-  const ownerOf = (ctx: RequestContext) => {
-    // A session is one client; a stateless request is its own (none is guessed between two).
-    if (!ctx.session) return `request:${++calls}`;
-    let id = owners.get(ctx.session);
-    if (id === undefined) owners.set(ctx.session, (id = `session:${++calls}`));
-    return id;
-  };
-  const pool = new ServerPool({
-    servers: [spec],
-    prefix: 'always',
-    separator: options.separator,
-    roots: [],
-    handlers: {
-      elicitation: (name, params, ctx) => router.route(name, ctx.signal).elicit(params, { signal: ctx.signal }),
-      sampling: (name, params, ctx) => router.route(name, ctx.signal).sample(params, { signal: ctx.signal }),
-    },
+  const naming = namespaced(separator);
+  const policy = allowAllPolicy();
+  let items: ReturnType<typeof mountItems> | undefined;
+  const lane = new Lane({
+    owner: namespace,
+    naming,
+    pool: { servers: [], roots: [] },
+    changed: (kind) => items?.sync(kind),
+    updated: (uri) => server.resourceUpdated(uri),
   });
-  const registered = new Map<string, Registered<ToolUpdate>>();
-  let closed = false;
-
-  const sync = () => {
-    if (closed) return;
-    const now = new Map(pool.tools().map((t) => [t.name, t]));
-    for (const [name, reg] of registered) {
-      if (!now.has(name)) {
-        reg.remove();
-        registered.delete(name);
-      }
-    }
-    for (const [name, t] of now) {
-      const { name: _n, inputSchema, outputSchema, ...rest } = t.tool;
-      const config = { ...rest, input: inputSchema as JsonObject, ...(outputSchema ? { output: outputSchema as JsonObject } : {}) };
-      const handler = async (args: Record<string, unknown>, ctx: RequestContext) => {
-        const flight = router.begin(namespace, ctx, ownerOf(ctx));
-        try {
-          return (await pool.call(name, args, {
-            signal: flight.signal,
-            onprogress: (p) => void ctx.progress(p.progress, p.total, p.message),
-          })) as CallToolResult;
-        } finally {
-          flight.end();
-        }
-      };
-      const existing = registered.get(name);
-      if (existing) existing.update({ ...config, handler } as never);
-      else registered.set(name, server.tool(name, config as never, handler as never));
-    }
-  };
-  pool.onChange(sync);
-
-  const lists = mountedLists(server, namespace, options.separator ?? '_', () => pool.client(namespace));
-  let listening: Subscription | undefined;
-  pool.on('connected', () => {
-    const client = pool.client(namespace);
-    listening?.close().catch(() => {});
-    listening = client && followListChanges(client, () => void lists.sync());
-    void lists.sync();
-  });
-  pool.on('closed', () => void lists.sync());
-  const ready = pool.start().then(async () => {
-    sync();
-    // Ready means following changes too: one made right after is not missed.
-    await listening?.acknowledged.catch(() => {});
-    await lists.sync();
+  items = mountItems({ server, lane, namespace, separator, naming, policy, forward: forwarder(policy, new Owners()) });
+  const table = mountTable(server);
+  table.set(namespace, lane);
+  const ready = lane.add(spec).then(() => {
+    for (const kind of ['tools', 'prompts', 'resources'] as const) items?.sync(kind);
   });
 
   return {
-    tools: () => [...registered.keys()],
-    prompts: lists.prompts,
-    resources: lists.resources,
-    resourceTemplates: lists.resourceTemplates,
+    tools: () => items.tools(),
+    prompts: () => items.prompts(),
+    resources: () => items.resources(),
+    resourceTemplates: () => items.resourceTemplates(),
     ready,
     async close() {
-      closed = true;
-      for (const reg of registered.values()) reg.remove();
-      registered.clear();
-      lists.clear();
-      await listening?.close().catch(() => {});
-      await pool.close();
+      if (table.get(namespace) === lane) table.delete(namespace);
+      items.clear();
+      await lane.close();
     },
   };
+}
+
+/**
+ * The mounts of one McpServer, by namespace, and what subscribes them: a client's subscription
+ * to a mounted resource (resources/subscribe, or a 2026-07-28 listen stream) holds the mounted
+ * server's subscription to its URI. Installed once per server, for all its mounts.
+ */
+const tables = new WeakMap<McpServer, Map<string, Lane>>();
+
+function mountTable(server: McpServer): Map<string, Lane> {
+  let table = tables.get(server);
+  if (table) return table;
+  const mounts = new Map<string, Lane>();
+  table = mounts;
+  tables.set(server, mounts);
+  const target = (uri: unknown) => {
+    const t = typeof uri === 'string' ? parseGatewayUri(uri) : undefined;
+    const lane = t && mounts.get(t.server);
+    return t && lane ? { lane, server: t.server, uri: t.uri } : undefined;
+  };
+  const watched = new WeakSet<Session>();
+  server.use(async (method, params, ctx, next) => {
+    const session = ctx.session;
+    if (session && (method === 'resources/subscribe' || method === 'resources/unsubscribe')) {
+      const t = target(params?.uri);
+      if (t && method === 'resources/unsubscribe') t.lane.subscriptions.release(t.server, t.uri, session);
+      else if (t) {
+        await t.lane.subscriptions.hold(t.server, t.uri, session);
+        if (!watched.has(session)) {
+          watched.add(session);
+          session.onClose(() => {
+            for (const lane of mounts.values()) lane.subscriptions.releaseAll(session);
+          });
+        }
+      }
+    }
+    return next();
+  });
+  server.server.install({
+    name: 'mcpkit/mount-subscriptions',
+    setup: () => ({
+      listen: async (want, request) => {
+        const holder = {};
+        const holding: Array<NonNullable<ReturnType<typeof target>>> = [];
+        for (const uri of want.resourceSubscriptions ?? []) {
+          const t = target(uri);
+          if (!t) continue;
+          try {
+            await t.lane.subscriptions.hold(t.server, t.uri, holder);
+            holding.push(t);
+          } catch {
+            // The mounted server cannot: its updates do not come.
+          }
+        }
+        const release = () => {
+          for (const t of holding) t.lane.subscriptions.release(t.server, t.uri, holder);
+        };
+        if (request.signal.aborted) release();
+        else request.signal.addEventListener('abort', release, { once: true });
+        return undefined;
+      },
+    }),
+  });
+  return mounts;
 }

@@ -30,11 +30,32 @@ interface Flight {
   readonly server: string;
   readonly ctx: RequestContext;
   readonly owner: string;
+  readonly controller: AbortController;
+  /** Notifications being relayed on this call's stream: they leave before its result. */
+  relayed: Array<Promise<unknown>> | undefined;
+}
+
+/** A call in flight, as its forwarder holds it. */
+export interface FlightHandle {
+  /** Goes with the forwarded call: aborted when the client cancels, or the call must stop. */
+  readonly signal: AbortSignal;
+  /** Settles once what was relayed on the call's stream (progress, log lines) has been sent. */
+  relayed(): Promise<void>;
+  /** The call settled. */
+  end(): void;
+}
+
+/** A call a message that names none belongs to, to relay it on that call's stream. */
+export interface SoleCall {
+  readonly ctx: RequestContext;
+  /** Keeps `sending` ahead of the call's result. */
+  relay(sending: Promise<unknown>): void;
 }
 
 export class InputRouter {
   private readonly bySignal = new WeakMap<AbortSignal, Flight>();
   private readonly flights = new Set<Flight>();
+  private readonly idlers: Array<() => void> = [];
 
   constructor(private readonly words: RouterWords = GATEWAY_WORDS) {}
 
@@ -42,9 +63,9 @@ export class InputRouter {
    * A call is forwarded to `server` for the client `owner` (a session, or a caller). The signal
    * returned goes with the forwarded call; `end` must be called when it settles.
    */
-  begin(server: string, ctx: RequestContext, owner: string): { signal: AbortSignal; end: () => void } {
+  begin(server: string, ctx: RequestContext, owner: string): FlightHandle {
     const controller = new AbortController();
-    const flight: Flight = { server, ctx, owner };
+    const flight: Flight = { server, ctx, owner, controller, relayed: undefined };
     const onAbort = () => controller.abort(ctx.signal.reason);
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -52,20 +73,43 @@ export class InputRouter {
     this.flights.add(flight);
     return {
       signal: controller.signal,
+      relayed: () => (flight.relayed === undefined ? Promise.resolve() : Promise.all(flight.relayed).then(() => {})),
       end: () => {
         ctx.signal.removeEventListener('abort', onAbort);
         this.flights.delete(flight);
+        if (this.flights.size === 0) for (const idle of this.idlers.splice(0)) idle();
       },
     };
+  }
+
+  /** Relays `sending` on the stream of the call `signal` names (its progress), ahead of its result. */
+  relay(signal: AbortSignal, sending: Promise<unknown>): void {
+    const f = this.bySignal.get(signal);
+    if (f) (f.relayed ??= []).push(sending.catch(() => {}));
+  }
+
+  /**
+   * Ends the forwarded call `ctx` made, with `reason` (its client's answer to a question was
+   * unusable: the round it would resume is over, and the backend's call with it).
+   */
+  abort(ctx: RequestContext, reason: unknown): void {
+    for (const f of this.flights) if (f.ctx === ctx) f.controller.abort(reason);
+  }
+
+  /** Settles when no call is in flight. */
+  idle(): Promise<void> {
+    return this.flights.size === 0 ? Promise.resolve() : new Promise((resolve) => this.idlers.push(resolve));
   }
 
   /**
    * The call a message that names none (a log line) belongs to: the latest call on `server` when
    * all its calls in flight are one client's; undefined when none are, or several clients' are.
    */
-  sole(server: string): RequestContext | undefined {
+  sole(server: string): SoleCall | undefined {
     const candidates = [...this.flights].filter((f) => f.server === server);
-    return new Set(candidates.map((f) => f.owner)).size === 1 ? candidates[candidates.length - 1].ctx : undefined;
+    if (new Set(candidates.map((f) => f.owner)).size !== 1) return undefined;
+    const f = candidates[candidates.length - 1];
+    return { ctx: f.ctx, relay: (sending) => (f.relayed ??= []).push(sending.catch(() => {})) };
   }
 
   /**
@@ -73,12 +117,19 @@ export class InputRouter {
    * told. `question` names the question for the refusal (e.g. "an elicitation request").
    */
   route(server: string, signal: AbortSignal | undefined, question?: string): RequestContext {
+    const found = this.find(server, signal, question);
+    if (found === undefined) throw new McpError(ErrorCode.InvalidRequest, this.words.idle(server, question));
+    return found;
+  }
+
+  /** As {@link route}, but undefined when no call at all is in progress on `server`. */
+  find(server: string, signal: AbortSignal | undefined, question?: string): RequestContext | undefined {
     const exact = signal && this.bySignal.get(signal);
     if (exact) return exact.ctx;
     const candidates = [...this.flights].filter((f) => f.server === server);
     const owners = new Set(candidates.map((f) => f.owner));
     if (owners.size === 1) return candidates[candidates.length - 1].ctx;
-    if (owners.size === 0) throw new McpError(ErrorCode.InvalidRequest, this.words.idle(server, question));
+    if (owners.size === 0) return undefined;
     throw new McpError(ErrorCode.InvalidRequest, this.words.ambiguous(server, owners.size, question));
   }
 }

@@ -4,15 +4,15 @@
 import { checkSandboxEngine } from '../codemode/engine.js';
 import { systemClock } from '../engine/clock.js';
 import type { ModelProvider } from './model.js';
-import { ServerPool } from './pool.js';
-import type { PoolEvent, PoolEventType } from './pool-types.js';
+import { ServerPool } from '../pool/pool.js';
+import type { PoolEvent, PoolEventType } from '../pool/pool-types.js';
 import { createProvider } from './providers/index.js';
-import type { HostTool } from './tool-source.js';
+import type { HostTool } from '../pool/tool-source.js';
 import { approvalPolicy } from './loop/approval.js';
 import { safeCall, type LoopContext } from './loop/context.js';
 import { Conversation } from './loop/conversation.js';
 import { answerElicitation, answerSampling } from './loop/server-requests.js';
-import type { ConversationOptions, HostEvent, HostOptions } from './loop/types.js';
+import type { ConversationOptions, HostEvent, HostOptions, HostPoolOptions } from './loop/types.js';
 
 /**
  * Servers, a model and a user, put together:
@@ -35,50 +35,35 @@ export class Host {
     // A policy with a value it does not know fails here, not at the first conversation.
     approvalPolicy(options.approval);
     this.model = isProvider(options.model) ? options.model : createProvider(options.model);
-    const {
-      pool,
-      model: _m,
-      system: _s,
-      approval: _a,
-      interaction,
-      maxSteps: _ms,
-      toolTimeoutMs: _t,
-      resultLimit: _r,
-      deferTools: _d,
-      codeMode: _cm,
-      meta: _me,
-      onEvent: _o,
-      temperature: _te,
-      maxTokens: _mt,
-      observer,
-      ...poolOptions
-    } = options;
+    const given = options.pool;
+    const poolOptions: HostPoolOptions = given instanceof ServerPool ? {} : { ...flatPoolOptions(options), ...given };
     // The user's middleware and the observer's, both.
     const own = poolOptions.clientMiddleware;
-    const observed = observer?.clientMiddleware?.bind(observer);
+    const observed = options.observer?.clientMiddleware?.bind(options.observer);
     const clientMiddleware = own && observed ? (server: string) => [...own(server), ...observed(server)] : (own ?? observed);
     const ctx = () => this.context;
     this.pool =
-      pool ??
-      new ServerPool({
-        ...poolOptions,
-        namePattern: poolOptions.namePattern ?? this.model.toolNamePattern,
-        ...(clientMiddleware ? { clientMiddleware } : {}),
-        onEvent: (event: PoolEvent) => this.context.broadcast({ type: 'server', event }),
-        handlers: {
-          sampling: (server, params, c) => answerSampling(ctx(), server, params, c.signal),
-          elicitation: (server, params, c) => answerElicitation(ctx(), server, params, c.signal),
-          elicitationUrl: true,
-          samplingTools: true,
-        },
-      });
+      given instanceof ServerPool
+        ? given
+        : new ServerPool({
+            ...poolOptions,
+            namePattern: poolOptions.namePattern ?? this.model.toolNamePattern,
+            ...(clientMiddleware ? { clientMiddleware } : {}),
+            onEvent: (event: PoolEvent) => this.context.broadcast({ type: 'server', event }),
+            handlers: {
+              sampling: (server, params, c) => answerSampling(ctx(), server, params, c.signal),
+              elicitation: (server, params, c) => answerElicitation(ctx(), server, params, c.signal),
+              elicitationUrl: true,
+              samplingTools: true,
+            },
+          });
     const sends = new Set<(event: HostEvent) => void>();
     this.context = {
       tools: this.pool,
       model: this.model,
       options,
-      interaction: interaction ?? {},
-      clock: options.clock ?? systemClock,
+      interaction: options.interaction ?? {},
+      clock: options.clock ?? poolOptions.clock ?? systemClock,
       emit: (event) => this.emit(event),
       broadcast: (event) => {
         this.emit(event);
@@ -88,7 +73,7 @@ export class Host {
       closed: this.closing.signal,
     };
     // A pool made elsewhere reports to its own onEvent; the Host passes on what it hears.
-    if (pool) for (const type of SERVER_EVENTS) pool.on(type, (event: PoolEvent) => this.context.broadcast({ type: 'server', event }));
+    if (given instanceof ServerPool) for (const type of SERVER_EVENTS) given.on(type, (event: PoolEvent) => this.context.broadcast({ type: 'server', event }));
   }
 
   /**
@@ -138,6 +123,34 @@ export class Host {
 }
 
 const SERVER_EVENTS: readonly PoolEventType[] = ['connecting', 'connected', 'failed', 'closed', 'reconnecting', 'toolsChanged', 'stderr', 'error'];
+
+/** The pool options given at the top of HostOptions (deprecated: `pool` takes them now). */
+const FLAT_POOL_KEYS = [
+  'servers',
+  'config',
+  'prefix',
+  'separator',
+  'namePattern',
+  'nameCharset',
+  'nameMaxLength',
+  'roots',
+  'cwd',
+  'env',
+  'era',
+  'requestTimeoutMs',
+  'retry',
+  'clock',
+  'clientInfo',
+  'clientMiddleware',
+  'clientFetch',
+  'stdioEnv',
+] as const satisfies ReadonlyArray<keyof HostPoolOptions>;
+
+function flatPoolOptions(options: HostOptions): HostPoolOptions {
+  const out: Record<string, unknown> = {};
+  for (const key of FLAT_POOL_KEYS) if (options[key] !== undefined) out[key] = options[key];
+  return out as HostPoolOptions;
+}
 
 function isProvider(model: HostOptions['model']): model is ModelProvider {
   return typeof (model as ModelProvider).complete === 'function';

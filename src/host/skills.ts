@@ -14,7 +14,7 @@ import {
   type SkillInfo,
 } from '../client/skills.js';
 import { LocalError } from '../jsonrpc/errors.js';
-import type { ServerPool } from './pool.js';
+import type { ServerPool } from '../pool/pool.js';
 
 /** Frontmatter a host takes from no MCP server: permissions are the user's to grant (SEP-2640). */
 const IGNORED_FRONTMATTER = ['allowed-tools'] as const;

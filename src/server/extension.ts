@@ -1,6 +1,6 @@
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
-import type { TransportKind } from '../engine/transport.js';
+import type { AuthInfo, TransportKind } from '../engine/transport.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type {
   CacheScope,
@@ -130,6 +130,10 @@ export interface ObservedConnection {
 export interface ListenRequest {
   readonly clientCapabilities: ClientCapabilities;
   readonly principal: string | undefined;
+  /** The caller's credential as the transport saw it. */
+  readonly authInfo: AuthInfo | undefined;
+  /** Fires when the stream ends (the client let go, or the server closed it): what it held is released. */
+  readonly signal: AbortSignal;
 }
 
 /** An extension's part in one tool. */

@@ -117,7 +117,7 @@ export class McpServer {
     this.server.registerCapabilities({ tools: { listChanged: true } });
     this.server.setRequestHandler('tools/list', (p, ctx) => this.tools.list(p, ctx));
     this.server.setRequestHandler('tools/call', (p, ctx) => this.tools.call(p, ctx));
-    this.server.toolInputSchema = (name) => this.tools.registry.get(name)?.wire.inputSchema;
+    this.server.serveToolSchemas((name) => this.tools.registry.get(name)?.wire.inputSchema);
   }
 
   // -------------------------------------------------------------- resources

@@ -211,11 +211,18 @@ export class ModernEra {
     if (Array.isArray(want.resourceSubscriptions) && caps.resources?.subscribe) {
       filter.resourceSubscriptions = want.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
     }
-    // Extensions acknowledge their own parts (tasks: taskIds).
-    Object.assign(
-      filter,
-      await this.server.listenExtensions(want, { clientCapabilities: env.clientCapabilities, principal: inbound.info?.authInfo?.principal }),
-    );
+    // Extensions acknowledge their own parts (tasks: taskIds); `over` tells them when the stream ends.
+    const over = new AbortController();
+    const authInfo = inbound.info?.authInfo;
+    try {
+      Object.assign(
+        filter,
+        await this.server.listenExtensions(want, { clientCapabilities: env.clientCapabilities, principal: authInfo?.principal, authInfo, signal: over.signal }),
+      );
+    } catch (err) {
+      over.abort();
+      throw err;
+    }
     const id = inbound.id;
     const tag = { [META.subscriptionId]: id };
     let end!: () => void;
@@ -241,6 +248,7 @@ export class ModernEra {
     } finally {
       this.listens.delete(listen);
       inbound.signal.removeEventListener('abort', onAbort);
+      over.abort();
       done();
     }
   }

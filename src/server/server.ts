@@ -1,5 +1,5 @@
 import type { DecodeLimits } from '../jsonrpc/codec.js';
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { PeerOptions } from '../engine/peer.js';
@@ -50,54 +50,104 @@ export interface ServerOptions extends Implementation {
   bus?: MessageBus;
 }
 
+// The read-only port from a Server to what serves it (the HTTP core, stdio serving, the hosting
+// adapters): what a transport may ask of the server it carries requests to, and nothing it could
+// change. A Server implements it; hosting code needs no more of it.
+/** A tool's input schema by name, as `authInfo`'s caller would call it (for header checks). */
+export type ToolSchemas = (name: string, authInfo?: AuthInfo) => object | undefined | Promise<object | undefined>;
+
+export interface ServerPort {
+  /** Name, version, capabilities, instructions and the handshake-era revisions it accepts. */
+  identity(): ServerIdentity;
+  readonly versions: readonly string[];
+  readonly limits: Partial<DecodeLimits> | undefined;
+  /** The 2026-07-28 era (undefined when turned off): serves stateless requests. */
+  readonly modern: ModernEra | undefined;
+  /** Runs a request through the middleware to its handler. */
+  dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
+  /** The schema an `Mcp-Param-*` header of a `tools/call` is checked against. */
+  toolInputSchema(name: string, authInfo?: AuthInfo): object | undefined | Promise<object | undefined>;
+  /** @internal A handshake-era session on `transport`, registered but not started (the HTTP core's). */
+  attach(transport: Transport): ServerSession;
+  readonly messageMiddleware: readonly MessageMiddleware[];
+  readonly bus: ServerBus | undefined;
+  onHostRelay(name: string, listener: (data: JsonObject) => void): () => void;
+  relayHost(name: string, data: JsonObject): boolean;
+  relayHostSent(name: string, data: JsonObject): Promise<void>;
+  onerror(error: Error): void;
+}
+
 /**
  * The low-level server: raw method handlers over any number of connections. One definition
  * serves every session; a connection costs a small session object, never a new server.
  */
-export class Server {
+export class Server implements ServerPort {
   readonly info: Implementation;
-  capabilities: ServerCapabilities;
-  instructions: string | undefined;
   readonly versions: readonly string[];
-  readonly requestTimeoutMs: number | undefined;
   readonly limits: Partial<DecodeLimits> | undefined;
   readonly onerror: (error: Error) => void;
   /** Reports a likely mistake that stops nothing: to `onerror`, as an error named `McpWarning`. */
   readonly warn = (message: string): void => this.onerror(Object.assign(new Error(message), { name: 'McpWarning' }));
-  readonly sessions = new Set<ServerSession>();
+  // What changes after construction changes only through the methods below (registerCapabilities,
+  // use, install, share, serveToolSchemas): read it through the getters.
+  private readonly caps: ServerCapabilities;
+  private readonly instructionsText: string | undefined;
+  private readonly live = new Set<ServerSession>();
+  private readonly messageMws: MessageMiddleware[] = [];
+  private observe: RequestObserver | undefined;
+  private sharedBus: ServerBus | undefined;
+  private sharedTasks: TaskStore | undefined;
+  private sessionMws: (() => MessageMiddleware | undefined)[] | undefined;
+  private toolSchemas: ToolSchemas | undefined;
   private readonly handlers = new Map<string, MethodHandler>();
   private readonly eraHandlers = new Map<string, Map<Era, MethodHandler>>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly requestMiddleware: RequestMiddleware[] = [];
-  readonly messageMiddleware: MessageMiddleware[] = [];
   /** The 2026-07-28 era (undefined when turned off). */
   readonly modern: ModernEra | undefined;
   /** Installed extensions' hooks, by extension name, in installation order. */
   private readonly hooks = new Map<string, ExtensionHooks>();
   /** The hosting layer's listeners on the bus (HTTP+SSE forwarding), by channel name. */
   private readonly hostListeners = new Map<string, Set<(data: JsonObject) => void>>();
-  /** What installed extensions' `observe` hooks make of every request; undefined (the usual case) costs one check. */
-  observer: RequestObserver | undefined;
-  /** This instance's end of the deployment's message bus, when there is one. */
-  bus: ServerBus | undefined;
-  /**
-   * The deployment's task store, for extensions given none of their own (set by `share`, e.g.
-   * by `mcpkit serve --redis`); read when a task is stored, not when the extension is installed.
-   */
-  taskStore: TaskStore | undefined;
-  /**
-   * A tool's input schema by name, as the caller (`authInfo`) would call it, for transports that
-   * check tool arguments mirrored in headers (`x-mcp-header`, 2026-07-28 HTTP). The one place
-   * they read it: whoever answers `tools/call` fills it in (McpServer from its tools, the gateway
-   * from its backends'). Undefined (or an undefined answer): no header is checked.
-   */
-  toolInputSchema: ((name: string, authInfo?: AuthInfo) => object | undefined | Promise<object | undefined>) | undefined;
   /** `identity` as a function made once, shared by every session's handshake codec. */
   readonly identityOf: () => ServerIdentity = () => this.identity();
   /** What every session's engine is built with (the middleware list is snapshotted by each engine). */
   readonly peerOptions: PeerOptions;
+
+  /** The declared capabilities (grown by `registerCapabilities`, and by McpServer as items are registered). */
+  get capabilities(): ServerCapabilities {
+    return this.caps;
+  }
+  get instructions(): string | undefined {
+    return this.instructionsText;
+  }
+  /** The connected handshake-era sessions. */
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.live;
+  }
+  /** Message middleware added with `use`, outermost first. */
+  get messageMiddleware(): readonly MessageMiddleware[] {
+    return this.messageMws;
+  }
+  /** What installed extensions' `observe` hooks make of every request; undefined (the usual case) costs one check. */
+  get observer(): RequestObserver | undefined {
+    return this.observe;
+  }
+  /** This instance's end of the deployment's message bus, when there is one. */
+  get bus(): ServerBus | undefined {
+    return this.sharedBus;
+  }
+  /**
+   * The deployment's task store, for extensions given none of their own (set by `share`, e.g.
+   * by `mcpkit serve --redis`); read when a task is stored, not when the extension is installed.
+   */
+  get taskStore(): TaskStore | undefined {
+    return this.sharedTasks;
+  }
   /** Extensions' per-session message middleware factories; undefined (the usual case) costs one check per session. */
-  sessionMiddleware: (() => MessageMiddleware | undefined)[] | undefined;
+  get sessionMiddleware(): ReadonlyArray<() => MessageMiddleware | undefined> | undefined {
+    return this.sessionMws;
+  }
 
   constructor(options: ServerOptions) {
     const { instructions, capabilities, protocolVersions, requestTimeoutMs, limits, onerror, modern, extensions, bus, ...info } = options;
@@ -105,13 +155,12 @@ export class Server {
       throw new TypeError('ServerOptions.tasks moved to the extension seam: pass extensions: [tasks({ ... })] (tasks from mcpkit/server)');
     }
     this.info = info;
-    this.capabilities = { ...capabilities };
-    this.instructions = instructions;
+    this.caps = { ...capabilities };
+    this.instructionsText = instructions;
     this.versions = protocolVersions ?? HANDSHAKE_VERSIONS;
-    this.requestTimeoutMs = requestTimeoutMs;
     this.limits = limits;
     this.onerror = onerror ?? defaultOnError;
-    this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMiddleware, onerror: this.onerror };
+    this.peerOptions = { requestTimeoutMs, limits, middleware: this.messageMws, onerror: this.onerror };
     this.modern = modern === false ? undefined : new ModernEra(this, modern);
     if (bus !== undefined) this.useBus(bus);
     // A handler like any other, so request middleware sees it too.
@@ -129,12 +178,12 @@ export class Server {
    */
   share(shared: { bus?: MessageBus; taskStore?: TaskStore }): void {
     if (shared.bus !== undefined && this.bus === undefined) this.useBus(shared.bus);
-    if (shared.taskStore !== undefined) this.taskStore = shared.taskStore;
+    if (shared.taskStore !== undefined) this.sharedTasks = shared.taskStore;
   }
 
   private useBus(bus: MessageBus): void {
     if (this.bus !== undefined) throw new TypeError('this server is on a message bus already');
-    this.bus = new ServerBus(
+    this.sharedBus = new ServerBus(
       bus,
       {
         notify: (method, params) => this.deliver(method, params, standardFilter(method, params)),
@@ -191,11 +240,11 @@ export class Server {
     };
     const hooks = extension.setup(api) ?? {};
     this.hooks.set(name, hooks);
-    if (hooks.sessionMiddleware !== undefined) (this.sessionMiddleware ??= []).push(hooks.sessionMiddleware.bind(hooks));
+    if (hooks.sessionMiddleware !== undefined) (this.sessionMws ??= []).push(hooks.sessionMiddleware.bind(hooks));
     const observe = hooks.observe;
     if (observe !== undefined) {
-      const outer = this.observer;
-      this.observer = outer === undefined ? observe : (req, inbound, conn, next) => outer(req, inbound, conn, () => observe(req, inbound, conn, next));
+      const outer = this.observe;
+      this.observe = outer === undefined ? observe : (req, inbound, conn, next) => outer(req, inbound, conn, () => observe(req, inbound, conn, next));
     }
     return hooks;
   }
@@ -262,9 +311,27 @@ export class Server {
   /** Declares more capabilities (merged one level deep). */
   registerCapabilities(caps: ServerCapabilities): void {
     for (const [k, v] of Object.entries(caps)) {
-      const cur = (this.capabilities as Record<string, unknown>)[k];
-      (this.capabilities as Record<string, unknown>)[k] = cur && typeof cur === 'object' && v && typeof v === 'object' ? { ...cur, ...v } : v;
+      const cur = (this.caps as Record<string, unknown>)[k];
+      (this.caps as Record<string, unknown>)[k] = cur && typeof cur === 'object' && v && typeof v === 'object' ? { ...cur, ...v } : v;
     }
+  }
+
+  /**
+   * Where `toolInputSchema` finds tool schemas: whoever answers `tools/call` says so (McpServer
+   * from its tools, the gateway and the bridges from their backends'). One source; a later call
+   * replaces it.
+   */
+  serveToolSchemas(lookup: ToolSchemas): void {
+    this.toolSchemas = lookup;
+  }
+
+  /**
+   * A tool's input schema by name, as the caller (`authInfo`) would call it, for transports that
+   * check tool arguments mirrored in headers (`x-mcp-header`, 2026-07-28 HTTP). Undefined (no
+   * source, or an unknown tool): no header is checked.
+   */
+  toolInputSchema(name: string, authInfo?: AuthInfo): object | undefined | Promise<object | undefined> {
+    return this.toolSchemas?.(name, authInfo);
   }
 
   setRequestHandler(method: string, handler: MethodHandler): void {
@@ -287,7 +354,7 @@ export class Server {
    */
   use(mw: RequestMiddleware | MessageMiddleware): this {
     if (typeof mw === 'function') this.requestMiddleware.push(mw);
-    else this.messageMiddleware.push(mw);
+    else this.messageMws.push(mw);
     return this;
   }
 
@@ -300,9 +367,20 @@ export class Server {
       return handler(params, ctx);
     }
     // With middleware, an unknown method is only decided at the end of the chain, so middleware
-    // can observe it, or implement it.
+    // can observe it, or implement it. Each `next` runs the rest of the chain once: a middleware
+    // that calls it twice would run the handler (a tool's side effects) twice.
     const run = async (i: number): Promise<JsonObject> => {
-      if (i < mws.length) return mws[i](method, params, ctx, () => run(i + 1));
+      if (i < mws.length) {
+        let called = false;
+        return mws[i](method, params, ctx, () => {
+          if (called)
+            return Promise.reject(
+              new LocalError('protocol', `Request middleware #${i + 1} called next() twice for ${method}: the rest of the chain runs once`),
+            );
+          called = true;
+          return run(i + 1);
+        });
+      }
       if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       return handler(params, ctx);
     };
@@ -326,8 +404,13 @@ export class Server {
    */
   attach(transport: Transport): ServerSession {
     const session = new ServerSession(this, transport);
-    this.sessions.add(session);
+    this.live.add(session);
     return session;
+  }
+
+  /** @internal A session's connection closed: it is forgotten (ServerSession's onclose). */
+  detach(session: ServerSession): void {
+    this.live.delete(session);
   }
 
   /**
@@ -344,7 +427,7 @@ export class Server {
   /** Delivers a notification to this instance's sessions and listen streams. */
   private deliver(method: string, params: JsonObject | undefined, filter: ((s: ServerSession) => boolean) | undefined): void {
     this.modern?.publish(method, params);
-    for (const s of this.sessions) {
+    for (const s of this.live) {
       if (s.era.state !== 'ready' || (filter && !filter(s))) continue;
       s.notify(method, params).catch((e: unknown) => this.onerror(e instanceof Error ? e : new Error(String(e))));
     }
@@ -357,7 +440,7 @@ export class Server {
     this.modern?.rounds.close();
     // Listen streams end with a final result, which must leave before the transports close.
     await this.modern?.endAll();
-    await Promise.allSettled([...this.sessions].map((s) => s.close()));
+    await Promise.allSettled([...this.live].map((s) => s.close()));
     await this.bus?.close();
   }
 }

@@ -59,7 +59,7 @@ export class ServerSession implements PeerHandlers, Session {
 
   /** PeerHandlers: the connection closed, the server forgets it (not for application use). */
   onclose(): void {
-    this.server.sessions.delete(this);
+    this.server.detach(this);
   }
 
   start(): Promise<void> {

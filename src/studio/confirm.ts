@@ -6,7 +6,7 @@
 // shown (not a later one under the same id) and cannot be replayed. Requests expire.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../engine/clock.js';
-import { resolveTarget, type Target } from '../host/targets.js';
+import { resolveTarget, type Target } from '../pool/targets.js';
 import type { PendingTarget, TargetView } from './api-types.js';
 import { newSecret, sameSecret } from './security.js';
 

@@ -4,7 +4,7 @@
 // so the studio need not know how it works. Without one, the studio reads the error alone
 // (firstLook), which names the common cases but cannot probe.
 import { ServerExitedError } from '../client/era.js';
-import type { Target } from '../host/targets.js';
+import type { Target } from '../pool/targets.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 import type { Diagnosis } from './api-types.js';
 

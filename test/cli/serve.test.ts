@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
-import { splitCommandLine } from '../../src/host/shell-words.js';
+import { splitCommandLine } from '../../src/pool/shell-words.js';
 import { CLI, cleanEnv, mcpkit, ROOT, startListening } from './helpers.js';
 import { sleep, tempDir, waitFor } from '../support/index.js';
 

@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArguments } from '../../src/cli/args.js';
-import { TargetError } from '../../src/host/errors.js';
-import { splitCommandLine, takeEnvAssignments } from '../../src/host/shell-words.js';
-import { resolveTarget } from '../../src/host/targets.js';
+import { TargetError } from '../../src/pool/errors.js';
+import { splitCommandLine, takeEnvAssignments } from '../../src/pool/shell-words.js';
+import { resolveTarget } from '../../src/pool/targets.js';
 
 test('splitCommandLine splits words as a POSIX shell does', () => {
   assert.deepEqual(splitCommandLine('npx -y  some-server --flag'), ['npx', '-y', 'some-server', '--flag']);

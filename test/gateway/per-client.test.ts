@@ -14,7 +14,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';
-import { TargetError } from '../../src/host/errors.js';
+import { TargetError } from '../../src/pool/errors.js';
 import { tempDir } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;

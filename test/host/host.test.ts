@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { Host } from '../../src/host/host.js';
 import type { HostEvent } from '../../src/host/loop/types.js';
-import { ServerPool } from '../../src/host/pool.js';
+import { ServerPool } from '../../src/pool/pool.js';
 import { OpenAIProvider } from '../../src/host/providers/openai.js';
 import { serve } from '../../src/hosting/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
@@ -112,5 +112,48 @@ test('a command that cannot be started (not found) is reported once and not retr
     assert.equal(events.filter((e) => e.type === 'server' && e.event.type === 'connecting' && e.event.server === 'ghost').length, 1, 'one attempt only');
   } finally {
     await host.close();
+  }
+});
+
+test('pool options under `pool` build the Host its own pool; the deprecated top-level ones still work, and `pool` wins', async () => {
+  const running = await serve(whoami(), { port: 0 });
+  const llm = await startScriptedOpenAI([]);
+  const events: HostEvent[] = [];
+  const host = new Host({
+    pool: { servers: { who: { url: running.url } } },
+    // The deprecated place: `pool` says otherwise, and wins.
+    servers: { ignored: { command: process.execPath, args: ['-e', 'process.exit(3)'] } },
+    model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    await host.start();
+    assert.deepEqual(
+      host.pool.servers().map((s) => [s.name, s.state]),
+      [['who', 'connected']],
+    );
+    assert.ok(events.some((e) => e.type === 'server' && e.event.type === 'connected' && e.event.server === 'who'));
+    assert.deepEqual(
+      host.tools().map((t) => t.name),
+      ['whoami'],
+    );
+  } finally {
+    await host.close();
+    await running.close();
+    await llm.close();
+  }
+});
+
+test('the deprecated top-level pool options alone still build the pool', async () => {
+  const running = await serve(whoami(), { port: 0 });
+  const llm = await startScriptedOpenAI([]);
+  const host = new Host({ servers: { who: { url: running.url } }, model: { provider: 'openai', model: 'scripted', baseUrl: llm.baseUrl } });
+  try {
+    await host.start();
+    assert.equal(host.pool.server('who')?.state, 'connected');
+  } finally {
+    await host.close();
+    await running.close();
+    await llm.close();
   }
 });

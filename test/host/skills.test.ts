@@ -9,7 +9,7 @@ import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { skills } from '../../src/extensions/skills/extension.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
-import { ServerPool } from '../../src/host/pool.js';
+import { ServerPool } from '../../src/pool/pool.js';
 import { SkillCatalog, type SkillCatalogEvent } from '../../src/host/skills.js';
 import { connect } from '../../src/client/connect.js';
 import { SkillVerificationError } from '../../src/client/skills.js';

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import type { TimelineEntry } from '../../src/studio/api-types.js';
 import type { RunningStudio } from '../../src/studio/http.js';
-import { resolveTarget } from '../../src/host/targets.js';
+import { resolveTarget } from '../../src/pool/targets.js';
 import { CLI_LINE, OFFICIAL_LINE, ROOT } from '../cli/helpers.js';
 import { createStudioFixture } from '../fixtures/studio-server.js';
 import { startDemoHttp, tempDir, waitFor } from '../support/index.js';

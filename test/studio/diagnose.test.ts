@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolveTarget } from '../../src/host/targets.js';
+import { resolveTarget } from '../../src/pool/targets.js';
 import type { ServerView } from '../../src/studio/api-types.js';
 import { fromDoctor, type DoctorFn } from '../../src/studio/diagnose.js';
 import type { RunningStudio } from '../../src/studio/http.js';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
-import { resolveTarget } from '../../src/host/targets.js';
+import { resolveTarget } from '../../src/pool/targets.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { launchChromium, startTestStudio } from './helpers.js';

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunningServer } from '../../src/hosting/node.js';
-import { resolveTarget } from '../../src/host/targets.js';
+import { resolveTarget } from '../../src/pool/targets.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { forStream, STREAM_BODY_LIMIT } from '../../src/studio/timeline.js';
 import { startDemoHttp } from '../support/index.js';

@@ -26,6 +26,8 @@ export interface LoopRigOptions {
   host?: Omit<Partial<HostOptions>, 'model'>;
   /** Extensions of every server (`otel()`). */
   extensions?: McpServerOptions['extensions'];
+  /** Per-server instructions (a server's own text, sent at the handshake). */
+  instructions?: Record<string, string>;
   /** Per-server config keys (`era`, `allow`...). */
   serverConfig?: Record<string, Record<string, unknown>>;
 }
@@ -36,7 +38,8 @@ export async function startLoopRig(o: LoopRigOptions): Promise<LoopRig> {
   const servers: Record<string, RunningServer> = {};
   const config: Record<string, unknown> = {};
   for (const [name, setup] of Object.entries(o.servers ?? { srv: () => {} })) {
-    const mcp = new McpServer({ name, version: '1.0.0', ...(o.extensions ? { extensions: o.extensions } : {}) });
+    const instructions = o.instructions?.[name];
+    const mcp = new McpServer({ name, version: '1.0.0', ...(instructions ? { instructions } : {}), ...(o.extensions ? { extensions: o.extensions } : {}) });
     setup(mcp);
     servers[name] = await serve(mcp, { port: 0 });
     config[name] = { url: servers[name].url, ...o.serverConfig?.[name] };

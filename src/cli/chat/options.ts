@@ -3,11 +3,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { basename, join, resolve } from 'node:path';
-import type { PrefixPolicy } from '../../host/names.js';
-import type { ServerSpec } from '../../host/pool-types.js';
+import type { PrefixPolicy } from '../../pool/names.js';
+import type { ServerSpec } from '../../pool/pool-types.js';
 import type { Root } from '../../protocol/types.js';
-import { settingsOf } from '../../host/pool-config.js';
-import { readConfig, resolveTarget, type ConfigEntry, type Target } from '../../host/targets.js';
+import { settingsOf } from '../../pool/pool-config.js';
+import { readConfig, resolveTarget, type ConfigEntry, type Target } from '../../pool/targets.js';
 import { envFrom, eraOf, flag, headersFrom, int, str, strs, UsageError, type EraChoice, type OptionSpecs } from '../args.js';
 import { OBSERVABILITY_OPTIONS } from '../observability.js';
 

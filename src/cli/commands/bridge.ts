@@ -1,13 +1,11 @@
 // mcpkit bridge --stdio-to-http URL | --http -- COMMAND ARGS
-import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
-import { HttpStatusError, SessionExpiredError } from '../../transports/http/client/http-common.js';
-import { SseClientTransport } from '../../transports/http/client/sse-legacy.js';
-import { StreamableHttpClientTransport } from '../../transports/http/client/streamable.js';
 import { StdioServerTransport } from '../../transports/stdio/server.js';
-import type { SendOptions, Transport } from '../../engine/transport.js';
-import { requestEra } from '../../protocol/era.js';
 import { OAuthClientAuth } from '../../client/auth/oauth.js';
-import { CommandError, envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError } from '../args.js';
+import { connectHttp } from '../../client/connect-http.js';
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
+import { Bridge } from '../../gateway/bridge.js';
+import { ServerUnavailableError } from '../../pool/errors.js';
+import { CommandError, envFrom, flag, headersFrom, OAUTH_OPTIONS, parse, str, strs, UsageError, version } from '../args.js';
 import { exitBehind, ServerExitedError } from '../../client/era.js';
 import { cliOAuth, OAUTH_HELP } from '../oauth.js';
 import { bridgeHttp } from '../bridge-http.js';
@@ -15,20 +13,19 @@ import { cliLine } from '../self.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { Tracer } from '../trace.js';
-import { compose, type MessageMiddleware } from '../../engine/middleware.js';
+import type { MessageMiddleware } from '../../engine/middleware.js';
 import { OBSERVABILITY_HELP, OBSERVABILITY_OPTIONS, startObservability, type Observability } from '../observability.js';
 import { HTTP_HELP, HTTP_OPTIONS, httpOptions, listeningText } from './serve.js';
-
-const MODERN: SendOptions = Object.freeze({ era: 'modern' });
 
 const USAGE = `Usage:
   mcpkit bridge --stdio-to-http URL [-H "K: V"]...   a stdio server forwarding to a remote HTTP server
   mcpkit bridge --http [options] -- COMMAND [ARGS]   a stdio server exposed over HTTP
 
---stdio-to-http: for hosts that only speak stdio. Every message crosses as is (requests,
-  notifications, progress, cancellation, server-to-client requests); headers (e.g. the
-  Authorization a remote server wants) are sent with every HTTP request. Streamable HTTP, or
-  the deprecated HTTP+SSE when the server refuses the first POST.
+--stdio-to-http: for hosts that only speak stdio. Answers the host as the remote server, in
+  either protocol era: tools, prompts, resources, completions, progress, logs, cancellation and
+  the server's questions (elicitation, sampling, roots) cross; headers (e.g. the Authorization
+  a remote server wants) are sent with every HTTP request. Streamable HTTP, or the deprecated
+  HTTP+SSE when the server refuses the first POST.
 --http: starts COMMAND once and serves it at /mcp (Streamable HTTP, both protocol eras) and /sse
   (HTTP+SSE) for any number of HTTP clients, with the same security options as serve. What
   COMMAND asks of its client (elicitation, sampling, roots) is asked of the HTTP client whose
@@ -44,8 +41,6 @@ Options:
   --trace-file FILE        append the traffic to FILE as JSON lines
 ${OBSERVABILITY_HELP}${HTTP_HELP}
 ${OAUTH_HELP}`;
-
-const FALLBACK = new Set([400, 404, 405]);
 
 export async function bridgeCommand(argv: string[], io: CliIo): Promise<number> {
   const dash = argv.indexOf('--');
@@ -143,9 +138,11 @@ function startFailure(err: unknown, cmd: string[]): unknown {
 }
 
 /**
- * Pipes our stdin/stdout (a stdio server, to the host) to a remote HTTP MCP server, message by
- * message. Requests the remote side can no longer answer get an error reply, so the host is
- * never left waiting.
+ * A stdio server (to the host) in front of a remote HTTP MCP server: the relay core's Bridge over
+ * one HTTP connection, which `connectHttp` opens (Streamable HTTP, or the deprecated HTTP+SSE when
+ * the server refuses it) and the client keeps (a lost session is started again by the client, and
+ * what was asked in the old one is not answered into the new one). Requests the remote side can
+ * no longer answer get an error reply, so the host is never left waiting.
  */
 async function stdioToHttp(
   url: string,
@@ -156,169 +153,56 @@ async function stdioToHttp(
   io: CliIo,
   observed: Observability,
 ): Promise<number> {
-  const stdio = new StdioServerTransport({ stdin: io.stdin, stdout: io.stdout });
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((r) => (finish = r));
   const traced = tracer?.fetch();
   // One sign-in for both transports (and the re-initializations after a lost session).
   const fetchFn = auth ? auth.wrap(traced ?? ((input, init) => fetch(input, init))).fetch : traced;
   // The tracer nearest the wire (it shows messages as sent), then the OpenTelemetry client spans.
   const middleware: MessageMiddleware[] = [...(tracer ? [tracer.middleware('client', 'http')] : []), ...(await observed.clientMiddleware('http', url))];
-  /** Requests from the host not yet answered. */
-  const open = new Set<RequestId>();
-  let upstream: Transport = new StreamableHttpClientTransport({ url, headers, fetch: fetchFn });
-  /**
-   * Sends go out in order; a notification or response is delivered before anything after it
-   * (`notifications/initialized` must precede the requests that follow), while a request does
-   * not hold up later messages (its answer may take long). `initialize` and the 2026-07-28 probe
-   * hold everything up: their answer decides the transport and the era.
-   */
-  let gate: Promise<void> = Promise.resolve();
+  const bridge = new Bridge({
+    name: 'remote server',
+    // A remote server that cannot be reached answers the call with an error, not a tool result.
+    reword: (err) => (err instanceof ServerUnavailableError ? new McpError(ErrorCode.InternalError, `mcpkit bridge: ${err.message}`) : undefined),
+  });
+  const { client } = await connectHttp(
+    url,
+    {
+      name: 'mcpkit-bridge',
+      version: version(),
+      requestTimeoutMs: 0,
+      elicitationUrl: true,
+      middleware,
+      ...bridge.clientHandlers(),
+      onreinitialize: () => status.print(status.style.dim('mcpkit bridge: the remote session ended; a new one was started')),
+    },
+    {
+      headers,
+      ...(fetchFn ? { fetch: fetchFn } : {}),
+      onfallback: (refused) => status.print(status.style.dim(`mcpkit bridge: ${url} refused Streamable HTTP (${refused.status}); trying HTTP+SSE`)),
+    },
+  );
+  const server = await bridge.open(client);
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((r) => (finish = r));
   let closing = false;
-  let legacy = false;
-
-  const down = (m: JsonRpcMessage): void => {
-    if (!('method' in m) && m.id !== null && m.id !== undefined) open.delete(m.id);
-    const send = (x: JsonRpcMessage) => stdio.send(x);
-    void (middleware.length > 0 ? compose(middleware, 'incoming', send)(m) : send(m)).catch(() => {});
-  };
-  const reply = (id: RequestId, code: number, message: string) => {
-    if (open.has(id)) down({ jsonrpc: '2.0', id, error: { code, message } });
-  };
-  const fail = (m: JsonRpcMessage, err: Error) => {
-    if ('method' in m && 'id' in m) reply(m.id, -32603, `mcpkit bridge: ${err.message}`);
-  };
-  const attach = (t: Transport) => {
-    t.onmessage = (frame) => {
-      for (const m of asMessages(frame)) {
-        // The answer to a re-initialization of our own is not for the host.
-        const replyId = !('method' in m) && typeof m.id === 'string' ? m.id : undefined;
-        const mine = replyId === undefined ? undefined : replays.get(replyId);
-        if (mine) {
-          replays.delete(replyId!);
-          if ('error' in m) mine.reject(new Error(`re-initialization refused: ${m.error.message}`));
-          else mine.resolve();
-        } else down(m);
-      }
-    };
-    t.onrequestlost = (id, err) => {
-      if (!retrying.has(id)) reply(id, -32603, `mcpkit bridge: ${err.message}`);
-    };
-    t.onerror = (err) => status.print(status.style.dim(`mcpkit bridge: ${err.message}`));
-    t.onclose = () => {
-      if (closing) return;
-      status.print(status.style.red('mcpkit bridge: the remote server closed the connection'));
-      finish(1);
-    };
-  };
-  /**
-   * The bridge relays messages it did not build, so it decides what each one is, with the same
-   * predicate a server uses, and says so to the transport. A cancellation carries no envelope: it
-   * is the host's era, which is 2026-07-28 until the host sends `initialize`.
-   */
-  const optionsFor = (m: JsonRpcMessage): SendOptions | undefined => {
-    if (!('method' in m)) return undefined;
-    const modern = m.method === 'notifications/cancelled' ? initMessage === undefined : requestEra(m.method, m.params) === 'modern';
-    return modern ? MODERN : undefined;
-  };
-  const up = (m: JsonRpcMessage) => {
-    const o = optionsFor(m);
-    const send = (x: JsonRpcMessage) => upstream.send(x, o);
-    return middleware.length > 0 ? compose(middleware, 'outgoing', send)(m) : send(m);
-  };
-
-  /**
-   * The host's handshake, replayed when the remote server ends the session (it restarted, or
-   * expired an idle session): the host keeps its connection, as with a server that never left.
-   */
-  let initMessage: JsonRpcMessage | undefined;
-  let initializedMessage: JsonRpcMessage | undefined;
-  const replays = new Map<string, { resolve(): void; reject(e: Error): void }>();
-  let reinitializing: Promise<void> | undefined;
-  /** Requests being sent again in the new session: the transport's "lost" report is not final. */
-  const retrying = new Set<RequestId>();
-  const reinitialize = () =>
-    (reinitializing ??= (async () => {
-      status.print(status.style.dim('mcpkit bridge: the remote session ended; starting a new one'));
-      const id = `mcpkit-bridge-reinit-${replays.size + 1}-${Date.now()}`;
-      const answered = new Promise<void>((resolve, reject) => replays.set(id, { resolve, reject }));
-      await up({ ...(initMessage as JsonRpcMessage & { id: RequestId }), id });
-      await answered;
-      if (initializedMessage) await up(initializedMessage);
-    })().finally(() => (reinitializing = undefined)));
-
-  const sendOne = async (m: JsonRpcMessage) => {
-    if ('method' in m && m.method === 'initialize') initMessage = m;
-    if ('method' in m && m.method === 'notifications/initialized') initializedMessage = m;
-    if (reinitializing) await reinitializing.catch(() => {});
-    const method = 'method' in m ? m.method : undefined;
-    const id = 'method' in m && 'id' in m ? m.id : undefined;
-    // HTTP+SSE is a handshake-era transport: the 2026-07-28 probe is not for it.
-    if (legacy && method === 'server/discover' && id !== undefined) return reply(id, -32601, 'Method not found: server/discover (HTTP+SSE server)');
-    try {
-      await up(m);
-    } catch (err) {
-      if (err instanceof SessionExpiredError && initMessage && method !== 'initialize') {
-        if (id !== undefined) retrying.add(id);
-        try {
-          await reinitialize();
-          await up(m);
-        } finally {
-          if (id !== undefined) retrying.delete(id);
-        }
-        return;
-      }
-      if (!(err instanceof HttpStatusError) || !FALLBACK.has(err.status)) throw err;
-      // The endpoint refused a stateless-era request: to the host, that era is not spoken here.
-      if (method === 'server/discover' && id !== undefined) return reply(id, -32601, `Method not found: server/discover (HTTP ${err.status})`);
-      if (method !== 'initialize' || legacy) throw err;
-      // No Streamable HTTP here: the deprecated HTTP+SSE transport, as the spec's fallback says.
-      status.print(status.style.dim(`mcpkit bridge: ${url} refused Streamable HTTP (${err.status}); trying HTTP+SSE`));
-      legacy = true;
-      const old = upstream;
-      old.onclose = old.onmessage = old.onerror = old.onrequestlost = undefined;
-      await old.close().catch(() => {});
-      upstream = new SseClientTransport({ url, headers, fetch: fetchFn });
-      attach(upstream);
-      await upstream.start();
-      await up(m);
-    }
-  };
-
-  attach(upstream);
-  await upstream.start();
-  stdio.onmessage = (frame) => {
-    for (const m of asMessages(frame)) {
-      const isRequest = 'method' in m && 'id' in m;
-      if (isRequest) open.add(m.id);
-      const done = gate.then(() => sendOne(m)).catch((err: Error) => fail(m, err));
-      if (!isRequest || m.method === 'initialize' || m.method === 'server/discover') gate = done;
-    }
-  };
-  stdio.onclose = () => {
+  const stop = (code: number) => {
     closing = true;
-    void upstream
+    void bridge
       .close()
       .then(() => observed.shutdown())
       .finally(() => {
         tracer?.close();
-        finish(0);
+        finish(code);
       });
   };
-  await stdio.start();
+  client.onClose(() => {
+    if (closing) return;
+    status.print(status.style.red('mcpkit bridge: the remote server closed the connection'));
+    stop(1);
+  });
+  const session = await server.connect(new StdioServerTransport({ stdin: io.stdin, stdout: io.stdout }));
+  session.onClose(() => {
+    if (!closing) stop(0);
+  });
   if (io.stderr.isTTY) status.print(status.style.dim(`mcpkit bridge: stdio ⇄ ${url}`));
   return finished;
-}
-
-function asMessages(frame: unknown): JsonRpcMessage[] {
-  let v = frame;
-  if (typeof frame === 'string') {
-    try {
-      v = JSON.parse(frame);
-    } catch {
-      return [];
-    }
-  }
-  const list = Array.isArray(v) ? v : [v];
-  return list.filter((m): m is JsonRpcMessage => !!m && typeof m === 'object' && (m as { jsonrpc?: unknown }).jsonrpc === '2.0');
 }

@@ -18,7 +18,7 @@ import {
 import { apiKeyPlan, type ApiKeyPlan } from '../host-secrets.js';
 import type { CliIo } from '../io.js';
 import { cliCommand } from '../self.js';
-import { splitCommandLine, takeEnvAssignments } from '../../host/shell-words.js';
+import { splitCommandLine, takeEnvAssignments } from '../../pool/shell-words.js';
 import { StatusLine } from '../term.js';
 
 const USAGE = `Usage: mcpkit install HOST TARGET [options]

@@ -10,7 +10,7 @@ import { flag, int, parse, seconds, str, strs, UsageError, type OptionSpecs } fr
 import { createDemoServer } from '../demo/server.js';
 import { hasConformanceServer, loadConformanceServer, loadServerModule, lowLevel } from '../module.js';
 import { cliCommand, cliLine, reachableUrl, shellQuote } from '../self.js';
-import { configSnippet } from '../../host/targets.js';
+import { configSnippet } from '../../pool/targets.js';
 import { StatusLine } from '../term.js';
 import type { CliIo } from '../io.js';
 import { skillsServer } from '../skills-folder.js';

@@ -1,8 +1,8 @@
 // mcpkit studio [TARGET...]: the web studio (src/studio) on loopback, its address (with the
 // per-run access token) printed and opened in the browser.
 import { resolve } from 'node:path';
-import { readConfig, resolveTarget, targetFromEntry, type ConfigEntry } from '../../host/targets.js';
-import { settingsOf } from '../../host/pool-config.js';
+import { readConfig, resolveTarget, targetFromEntry, type ConfigEntry } from '../../pool/targets.js';
+import { settingsOf } from '../../pool/pool-config.js';
 import type { ServerView } from '../../studio/api-types.js';
 import { nameFor } from '../../studio/confirm.js';
 import { fromDoctor } from '../../studio/diagnose.js';

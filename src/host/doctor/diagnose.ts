@@ -2,8 +2,8 @@
 // fails, why, and what to do. Used by `mcpkit inspect` (when connecting fails), `mcpkit doctor`
 // and the web studio; docs/client.md describes it.
 import { systemClock } from '../../engine/clock.js';
-import { TargetError } from '../errors.js';
-import { resolveTarget, type Target } from '../targets.js';
+import { TargetError } from '../../pool/errors.js';
+import { resolveTarget, type Target } from '../../pool/targets.js';
 import { diagnoseHttp } from './http.js';
 import { scrub, scrubDiagnosis, secretsOf, showUrl } from './redact.js';
 import { diagnoseStdio } from './stdio.js';

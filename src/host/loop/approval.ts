@@ -1,8 +1,8 @@
 // Which tool calls run without asking the user: the ApprovalPolicy read against a tool's
 // annotations and name. Annotations are the server's hints, so the defaults only skip the
 // question for tools that say they change nothing.
-import { globToRegExp } from '../tool-filter.js';
-import type { HostTool } from '../tool-source.js';
+import { globToRegExp } from '../../pool/tool-filter.js';
+import type { HostTool } from '../../pool/tool-source.js';
 import type { ApprovalDecision, ApprovalPolicy } from './types.js';
 
 export interface PolicyVerdict {

@@ -5,7 +5,7 @@
 // model can act on, never an exception.
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { ModelMessage, ModelToolCall } from '../model.js';
-import type { HostTool } from '../tool-source.js';
+import type { HostTool } from '../../pool/tool-source.js';
 import type { PolicyVerdict } from './approval.js';
 import type { LoopContext } from './context.js';
 import { type CutResults, READ_FULL_RESULT, resultToModel } from './results.js';

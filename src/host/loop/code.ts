@@ -6,7 +6,7 @@
 import { CodeMode, type CodeModeOptions, RUN_CODE, SEARCH_API } from '../../codemode/code-mode.js';
 import { SandboxCallError } from '../../codemode/sandbox.js';
 import type { ModelTool, ModelToolCall } from '../model.js';
-import type { HostTool } from '../tool-source.js';
+import type { HostTool } from '../../pool/tool-source.js';
 import { type LoopCodeMode, runCall, type StepEnv } from './calls.js';
 import type { LoopContext } from './context.js';
 import { READ_FULL_RESULT } from './results.js';

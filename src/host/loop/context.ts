@@ -1,7 +1,7 @@
 // What a Conversation and the answers to servers' requests share with their Host.
 import type { Clock } from '../../engine/clock.js';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../model.js';
-import type { ToolSource } from '../tool-source.js';
+import type { ToolSource } from '../../pool/tool-source.js';
 import type { HostEvent, HostInteraction, HostOptions } from './types.js';
 
 export interface LoopContext {

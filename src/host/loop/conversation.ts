@@ -4,7 +4,7 @@
 // message per call, errors included, so that it can correct itself.
 import { ModelError, type ModelMessage, type ModelResponse, type ModelTool, type ModelUsage } from '../model.js';
 import type { Tool } from '../../protocol/types.js';
-import type { HostTool } from '../tool-source.js';
+import type { HostTool } from '../../pool/tool-source.js';
 import { approvalPolicy, type PolicyVerdict } from './approval.js';
 import { type CallOutcome, runCall, type StepEnv } from './calls.js';
 import { completeObserved, type LoopContext, safeCall } from './context.js';

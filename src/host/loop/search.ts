@@ -4,7 +4,7 @@
 // with a ranker when one is configured, and returns the best definitions; the conversation then
 // offers those tools too.
 import type { ModelTool } from '../model.js';
-import type { HostTool } from '../tool-source.js';
+import type { HostTool } from '../../pool/tool-source.js';
 import type { ToolIndex } from '../search/tool-index.js';
 
 export { ToolIndex } from '../search/tool-index.js';

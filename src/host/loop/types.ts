@@ -5,8 +5,8 @@ import type { CodeModeOptions } from '../../codemode/code-mode.js';
 import type { CallToolResult, CreateMessageParams, ElicitParams, ElicitResult, ToolAnnotations } from '../../protocol/types.js';
 import type { MessageMiddleware } from '../../engine/middleware.js';
 import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsage } from '../model.js';
-import type { ServerPool } from '../pool.js';
-import type { PoolEvent, PoolOptions } from '../pool-types.js';
+import type { ServerPool } from '../../pool/pool.js';
+import type { PoolEvent, PoolOptions } from '../../pool/pool-types.js';
 import type { ProviderConfig } from '../providers/index.js';
 import type { ToolRanker } from '../search/tool-index.js';
 
@@ -97,9 +97,21 @@ export interface DeferToolsOptions {
  * A Host: the servers (anything ServerPool takes, or a pool of your own), a model (a provider
  * config or a ModelProvider), and how the loop behaves.
  */
-export interface HostOptions extends Omit<PoolOptions, 'handlers' | 'onEvent'> {
-  /** A pool made elsewhere (then `servers`/`config` and the other pool options are ignored; `close()` closes it). */
-  pool?: ServerPool;
+/** What a Host's own pool is given: every pool option but the ones the Host answers itself. */
+export type HostPoolOptions = Omit<PoolOptions, 'handlers' | 'onEvent'>;
+
+/**
+ * @deprecated The pool options at the top of HostOptions, as before `pool` took them: they still
+ * work (merged under `pool`, which wins), but give them as `pool: { servers, config, ... }`.
+ */
+export type FlatPoolOptions = HostPoolOptions;
+
+export interface HostOptions extends FlatPoolOptions {
+  /**
+   * The servers: options of the Host's own ServerPool (`{ servers, config, cwd, era, ... }`), or
+   * a pool made elsewhere (its own options stand; the Host's `close()` closes it).
+   */
+  pool?: HostPoolOptions | ServerPool;
   model: ModelProvider | ProviderConfig;
   /** The system prompt of every conversation (a conversation may set its own). */
   system?: string;

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, UsageError } from '../../../src/cli/args.js';
 import { approvalPolicy, CHAT_OPTIONS, chatSettings, serverName } from '../../../src/cli/chat/options.js';
-import { resolveTarget } from '../../../src/host/targets.js';
+import { resolveTarget } from '../../../src/pool/targets.js';
 import { tempDir } from '../../support/index.js';
 
 function settings(argv: string[], cwd = tempDir('chat-opts')) {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
-import type { ServerPool, PoolEventOf, PoolEventType } from '../../../src/host/pool.js';
+import type { ServerPool, PoolEventOf, PoolEventType } from '../../../src/pool/pool.js';
 import { serve, type RunningServer } from '../../../src/hosting/node.js';
 import { createDemoServer } from '../../../src/cli/demo/server.js';
 import {

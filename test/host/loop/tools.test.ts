@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Host } from '../../../src/host/host.js';
 import { ToolIndex } from '../../../src/host/loop/search.js';
 import type { ToolRanker } from '../../../src/host/search/tool-index.js';
-import type { HostTool } from '../../../src/host/tool-source.js';
+import type { HostTool } from '../../../src/pool/tool-source.js';
 import { startLoopRig, textTurn, toolCallsTurn, waitFor } from '../../support/index.js';
 
 const toolNames = (body: any): string[] => body.tools?.map((t: any) => t.function?.name ?? t.name) ?? [];
@@ -151,9 +151,9 @@ test('search_tools goes through ToolIndex: server instructions are searched, and
     },
   };
   const rig = await startLoopRig({
+    instructions: { billing: 'Money back to customers: refunds, chargebacks and credit notes.' },
     servers: {
       billing: (mcp) => {
-        mcp.server.instructions = 'Money back to customers: refunds, chargebacks and credit notes.';
         mcp.tool('reverse_charge', { description: 'Reverses a charge', input: { charge: z.string() } }, () => 'ok');
       },
       books: (mcp) => {

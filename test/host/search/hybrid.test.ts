@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingRanker, EmbeddingsError, OpenAIEmbeddings } from '../../../src/host/search/embeddings.js';
 import { ToolIndex } from '../../../src/host/search/tool-index.js';
-import type { HostTool } from '../../../src/host/tool-source.js';
+import type { HostTool } from '../../../src/pool/tool-source.js';
 
 const DIM = 64;
 /** What the scripted model treats as one meaning. */

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolIndex } from '../../../src/host/search/tool-index.js';
-import type { HostTool } from '../../../src/host/tool-source.js';
+import type { HostTool } from '../../../src/pool/tool-source.js';
 
 const tool = (name: string, description: string, server = 's', props: Record<string, string> = {}): HostTool => ({
   name: server === 's' ? name : `${server}_${name}`,

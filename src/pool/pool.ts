@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { ClientOptions, McpClient } from '../client/client.js';
 import { systemClock, type Clock } from '../engine/clock.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
-import type { CallToolResult, Root, Tool } from '../protocol/types.js';
+import type { CallToolResult, Prompt, Resource, ResourceTemplate, Root, Tool } from '../protocol/types.js';
 import { ServerUnavailableError, TargetError, UnknownToolError } from './errors.js';
 import { NameRegistry } from './names.js';
 import { serverDefs, type ServerDef } from './pool-config.js';
@@ -14,7 +14,7 @@ import type { PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, Se
 import { ServerLink, type LinkHost } from './server-link.js';
 import type { HostCallOptions, HostTool, ToolSource } from './tool-source.js';
 
-export type { PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, ServerState } from './pool-types.js';
+export type { CatalogList, PoolEvent, PoolEventOf, PoolEventType, PoolOptions, ServerSpec, ServerState } from './pool-types.js';
 
 /** What the pool knows about one server. */
 export interface ServerInfo {
@@ -31,6 +31,15 @@ export interface ServerInfo {
   retryInMs: number | undefined;
   /** The stdio child's process id while connected. */
   pid: number | undefined;
+}
+
+/** A server's prompts, resources and templates as last listed (see PoolOptions.lists). */
+export interface ServerCatalog {
+  /** Its tools as it listed them (all of them, in its order: `tools()` has the ones offered, named). */
+  readonly tools: readonly Tool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplate[];
 }
 
 interface ToolEntry {
@@ -65,6 +74,8 @@ export class ServerPool implements ToolSource {
   private closed = false;
   /** While `start()` makes the first attempts: servers changed meanwhile, named together at the end. */
   private held: Set<string> | undefined;
+  /** Servers whose catalog is offered (listed and not closed), to report when one comes or goes. */
+  private readonly offered = new Set<string>();
 
   constructor(private readonly options: PoolOptions = {}) {
     this.cwd = options.cwd ?? process.cwd();
@@ -90,6 +101,10 @@ export class ServerPool implements ToolSource {
       emit: (e) => this.emit(e),
       fetch: options.clientFetch,
       changed: (link) => this.changed(link),
+      lists: new Set(options.lists ?? []),
+      catalogChanged: (link, list) => {
+        if (!this.closed && this.offers(link)) this.emit({ type: 'listChanged', server: link.name, list });
+      },
     };
     for (const def of serverDefs(options, this.cwd)) this.links.set(def.name, new ServerLink(def, this.host));
   }
@@ -140,9 +155,37 @@ export class ServerPool implements ToolSource {
     return [...this.links.values()].map((l) => this.info(l));
   }
 
+  /** Every server's name, in the order given. */
+  names(): string[] {
+    return [...this.links.keys()];
+  }
+
   server(name: string): ServerInfo | undefined {
     const l = this.links.get(name);
     return l && this.info(l);
+  }
+
+  /**
+   * A server's prompts, resources and templates (the lists PoolOptions.lists keeps) as last
+   * listed; kept while it reconnects, as its tools are. Undefined for a server that is not offered.
+   */
+  catalog(name: string): ServerCatalog | undefined {
+    const l = this.links.get(name);
+    if (!l || !this.offers(l)) return undefined;
+    return { tools: l.tools, prompts: l.prompts, resources: l.resources, resourceTemplates: l.templates };
+  }
+
+  /**
+   * Settles once the server's list changes are followed: at once, or (a 2026-07-28 server) when
+   * its listen stream is answered. A change made after it is not missed.
+   */
+  listening(name: string): Promise<void> {
+    return this.links.get(name)?.following ?? Promise.resolve();
+  }
+
+  /** Whether a server's tools (and lists) are offered: listed once, and not closed. */
+  private offers(l: ServerLink): boolean {
+    return l.listed && l.state !== 'closed' && this.links.get(l.name) === l;
   }
 
   /** The connected client of a server (for prompts, resources...), or undefined while it is not connected. */
@@ -179,15 +222,16 @@ export class ServerPool implements ToolSource {
   }
 
   /**
-   * Calls a tool by its model-facing name. A server still starting is waited for; one that is
+   * Calls a tool by its model-facing name (or as `resolve` gave it). A server still starting is waited for; one that is
    * down rejects at once with a {@link ServerUnavailableError} saying when it is retried. Server
    * progress restarts the timeout; aborting `signal` cancels the call on the server.
    */
-  async call(name: string, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<CallToolResult> {
-    const t = this.byName.get(name);
-    if (!t) throw new UnknownToolError(name);
+  async call(name: string | HostTool, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<CallToolResult> {
+    // A tool already resolved (a relay found it by name) is not looked up again.
+    const t = typeof name === 'string' ? this.byName.get(name) : name;
+    if (!t) throw new UnknownToolError(name as string);
     const link = this.links.get(t.server);
-    if (!link) throw new UnknownToolError(name);
+    if (!link) throw new UnknownToolError(t.name);
     const tool = t.tool.name;
     const client = await link.ready(tool, options.signal);
     const generation = link.generation;
@@ -266,7 +310,7 @@ export class ServerPool implements ToolSource {
       requestTimeoutMs: def.settings.timeoutMs ?? this.options.requestTimeoutMs,
       clock: this.options.clock,
       // None: not declared at all (an empty list declared would still ask servers to use it).
-      roots: this.roots.length > 0 ? this.roots : undefined,
+      roots: h.roots ? (ctx) => h.roots!.call(h, server, ctx) : this.roots.length > 0 ? this.roots : undefined,
       sampling: sampling && ((params, ctx) => sampling.call(h, server, params, ctx)),
       elicitation: elicitation && ((params, ctx) => elicitation.call(h, server, params, ctx)),
       elicitationUrl: elicitation !== undefined && h.elicitationUrl === true,
@@ -293,6 +337,9 @@ export class ServerPool implements ToolSource {
     if (this.closed) return;
     if (this.held) this.held.add(link.name);
     else this.rename([link.name]);
+    // A server that went takes its other lists along (one that came reports them itself, once listed).
+    if (this.offers(link)) this.offered.add(link.name);
+    else if (this.offered.delete(link.name)) for (const list of this.host.lists) this.emit({ type: 'listChanged', server: link.name, list });
   }
 
   private rename(servers: string[]): void {

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RequestContext } from '../../src/server/context.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
-import { ServerPool } from '../../src/host/pool.js';
-import type { PoolHandlers } from '../../src/host/pool-types.js';
+import { ServerPool } from '../../src/pool/pool.js';
+import type { PoolHandlers } from '../../src/pool/pool-types.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import { deferred, ManualClock, waitFor, within, type Deferred } from '../support/index.js';
 

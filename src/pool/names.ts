@@ -37,6 +37,12 @@ export interface NameOptions {
 
 export const DEFAULT_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/**
+ * Any name a server may write, kept as it is (with `prefix: 'never'`, names pass through
+ * unchanged: a bridge in front of one server). Only an empty name is still given a hash.
+ */
+export const VERBATIM_NAME_PATTERN = /^[\s\S]{1,65536}$/u;
+
 /** The key an entry is known by in maps: server and name, unambiguous for any strings. */
 export function entryKey(e: NameEntry): string {
   return `${e.server}\u0000${e.name}`;

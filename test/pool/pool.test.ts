@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServerPool, type PoolEvent, type PoolEventOf, type PoolEventType } from '../../src/host/pool.js';
-import { ServerUnavailableError, UnknownToolError } from '../../src/host/errors.js';
+import { ServerPool, type PoolEvent, type PoolEventOf, type PoolEventType } from '../../src/pool/pool.js';
+import { ServerUnavailableError, UnknownToolError } from '../../src/pool/errors.js';
 import { ManualClock, tempDir, waitFor, within } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

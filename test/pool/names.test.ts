@@ -2,8 +2,8 @@
 // and a function of the set of entries alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assignNames, DEFAULT_NAME_PATTERN, entryKey, NameRegistry, sanitizeName, shortHash, type NameEntry } from '../../src/host/names.js';
-import { globToRegExp, toolFilter } from '../../src/host/tool-filter.js';
+import { assignNames, DEFAULT_NAME_PATTERN, entryKey, NameRegistry, sanitizeName, shortHash, type NameEntry } from '../../src/pool/names.js';
+import { globToRegExp, toolFilter } from '../../src/pool/tool-filter.js';
 
 const names = (entries: NameEntry[], o = {}) => {
   const m = assignNames(entries, o);

@@ -1,5 +1,5 @@
 // The seam between the servers a host is connected to (pool.ts: connections, reconnects, one
-// registry of collision-free names) and whoever uses their tools: the host loop (loop.ts) and the
+// registry of collision-free names) and whoever uses their tools: the host loop (../host/loop) and the
 // gateway (../gateway). Both see tools by their model-facing name only.
 import type { ProgressInfo } from '../engine/peer.js';
 import type { CallToolResult, Tool } from '../protocol/types.js';

@@ -1,18 +1,19 @@
-// One server of a pool, kept connected: the first connection, its tool list (refreshed on
-// `list_changed`), and a reconnection with backoff whenever the connection is lost or an attempt
-// fails. The pool (pool.ts) owns the names; a link only knows its own server.
+// One server of a pool, kept connected: the first connection, its tool list (and, when the pool
+// keeps them, its prompts, resources and templates), each refreshed on its `list_changed`, and a
+// reconnection with backoff whenever the connection is lost or an attempt fails. The pool
+// (pool.ts) owns the names; a link only knows its own server.
 import { createInterface } from 'node:readline';
 import { McpClient, type ClientOptions } from '../client/client.js';
 import { connectHttp } from '../client/connect-http.js';
 import { ProbeClosedError } from '../client/era.js';
 import type { Subscription } from '../client/listen.js';
 import { unrefTimer, type Clock, type TimerHandle } from '../engine/clock.js';
-import type { Tool } from '../protocol/types.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { defaultEnvironment } from '../transports/stdio/process.js';
 import { ServerUnavailableError } from './errors.js';
 import type { ServerDef } from './pool-config.js';
-import type { PoolEvent, ServerState } from './pool-types.js';
+import type { CatalogList, PoolEvent, ServerState } from './pool-types.js';
 import { toolFilter } from './tool-filter.js';
 
 /** What a link needs from its pool. */
@@ -29,7 +30,14 @@ export interface LinkHost {
   fetch?(server: string): typeof fetch | undefined;
   /** The link's tool list (or its availability) changed. */
   changed(link: ServerLink): void;
+  /** The lists kept besides tools (PoolOptions.lists). */
+  lists: ReadonlySet<CatalogList>;
+  /** One of those lists was listed anew. */
+  catalogChanged(link: ServerLink, list: CatalogList): void;
 }
+
+/** What a list refresh is about: the tools, or one of the lists kept besides them. */
+type ListName = 'tools' | CatalogList;
 
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
@@ -39,6 +47,11 @@ export class ServerLink {
   state: ServerState = 'connecting';
   /** The tools as last listed (kept while reconnecting, so names stay put). */
   tools: readonly Tool[] = [];
+  /** The prompts as last listed, when the pool keeps them (kept while reconnecting, as tools are). */
+  prompts: readonly Prompt[] = [];
+  /** The resources and resource templates as last listed, when the pool keeps them. */
+  resources: readonly Resource[] = [];
+  templates: readonly ResourceTemplate[] = [];
   /** Whether the server has ever been listed: only then do its tools count. */
   listed = false;
   client: McpClient | undefined;
@@ -60,8 +73,12 @@ export class ServerLink {
   /** Refreshes run one after another; a burst of list_changed costs one more listing at most. */
   private refreshing: Promise<void> = Promise.resolve();
   private refreshQueued = false;
+  /** The lists a queued refresh lists again. */
+  private readonly stale = new Set<ListName>();
   /** Refreshes asked for so far: a call that saw it move waits for the listing (see ServerPool.call). */
   refreshes = 0;
+  /** Settles once this connection's list changes are followed (2026-07-28: its listen stream answered). */
+  following: Promise<void> = Promise.resolve();
   /** A stdio transport being started, closed if the pool closes meanwhile. */
   private opening: StdioClientTransport | undefined;
 
@@ -135,6 +152,7 @@ export class ServerLink {
     this.attempts++;
     this.host.emit({ type: 'connecting', server: this.name, attempt: this.attempts });
     let client: McpClient | undefined;
+    let had: Record<CatalogList, number> = { prompts: 0, resources: 0 };
     try {
       client = await this.open();
       if (this.closing) {
@@ -147,7 +165,16 @@ export class ServerLink {
       client.on('notifications/tools/list_changed', () => {
         if (this.generation === generation) this.refresh();
       });
-      this.tools = await this.list(client);
+      for (const list of this.host.lists) {
+        client.on(`notifications/${list}/list_changed`, () => {
+          if (this.generation === generation) void this.refresh(list);
+        });
+      }
+      // Listed together: a server's other lists cost no extra round trip of waiting.
+      const c = client;
+      had = this.catalogSizes();
+      const [tools] = await Promise.all([this.list(c), ...[...this.host.lists].map((l) => this.listCatalog(c, l, generation))]);
+      this.tools = tools;
       if (client.era === 'modern') this.listen(client, generation);
     } catch (err) {
       if (client) {
@@ -172,12 +199,18 @@ export class ServerLink {
       tools: this.tools.filter((t) => this.offers(t.name)).length,
     });
     this.host.changed(this);
+    // Its other lists, where it has (or had) any.
+    for (const list of this.host.lists) if (client.serverCapabilities?.[list] || had[list] > 0) this.host.catalogChanged(this, list);
+  }
+
+  private catalogSizes(): Record<CatalogList, number> {
+    return { prompts: this.prompts.length, resources: this.resources.length + this.templates.length };
   }
 
   private async open(): Promise<McpClient> {
     const c = this.def.connector;
     // A new HTTP session (the old one expired) may come with other tools.
-    const options: ClientOptions = { ...this.host.clientOptions(this.def), onreinitialize: () => void this.refresh() };
+    const options: ClientOptions = { ...this.host.clientOptions(this.def), onreinitialize: () => this.refreshAll() };
     if (c.kind === 'client') {
       if (!c.client.connected) throw new Error(`the client given for server "${this.name}" is not connected`);
       return c.client;
@@ -226,17 +259,59 @@ export class ServerLink {
     return client.listAllTools();
   }
 
-  /** 2026-07-28: list changes come on a `subscriptions/listen` stream, to the `on` listener above. */
-  private listen(client: McpClient, generation: number): void {
-    if (!client.serverCapabilities?.tools?.listChanged) return;
+  /**
+   * Lists prompts, or resources and templates. A server whose list fails keeps what it had (its
+   * tools still count: the failure is reported, and the next change or reconnect lists again).
+   */
+  private async listCatalog(client: McpClient, list: CatalogList, generation: number): Promise<void> {
+    if (!client.serverCapabilities?.[list]) {
+      if (list === 'prompts') this.prompts = [];
+      else this.resources = this.templates = [];
+      return;
+    }
     try {
-      const sub = client.listen({ toolsListChanged: true }, () => {}, {
+      if (list === 'prompts') {
+        const prompts = await client.listAllPrompts();
+        if (this.generation === generation) this.prompts = prompts;
+      } else {
+        const [resources, templates] = await Promise.all([client.listAllResources(), client.listAllResourceTemplates()]);
+        if (this.generation === generation) {
+          this.resources = resources;
+          this.templates = templates;
+        }
+      }
+    } catch (err) {
+      if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
+    }
+  }
+
+  /** Lists everything again: a new session (or a listen stream re-opened) may have other lists. */
+  private refreshAll(): void {
+    void this.refresh();
+    for (const list of this.host.lists) void this.refresh(list);
+  }
+
+  /** 2026-07-28: list changes come on a `subscriptions/listen` stream, to the `on` listeners above. */
+  private listen(client: McpClient, generation: number): void {
+    const caps = client.serverCapabilities;
+    const filter = {
+      toolsListChanged: caps?.tools?.listChanged === true,
+      promptsListChanged: this.host.lists.has('prompts') && caps?.prompts?.listChanged === true,
+      resourcesListChanged: this.host.lists.has('resources') && caps?.resources?.listChanged === true,
+    };
+    if (!filter.toolsListChanged && !filter.promptsListChanged && !filter.resourcesListChanged) return;
+    try {
+      const sub = client.listen(filter, () => {}, {
         // Changes sent while the stream was down are not replayed: list again.
         onrelisten: () => {
-          if (this.generation === generation) this.refresh();
+          if (this.generation === generation) this.refreshAll();
         },
       });
       this.subscription = sub;
+      this.following = sub.acknowledged.then(
+        () => {},
+        () => {},
+      );
       sub.acknowledged.catch((err: unknown) => {
         if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
       });
@@ -245,23 +320,36 @@ export class ServerLink {
     }
   }
 
-  /** Lists the tools again (after `list_changed`, or a new session); the pool renames if needed. */
-  refresh(): Promise<void> {
-    this.refreshes++;
+  /**
+   * Lists the tools (or another list) again, after `list_changed` or a new session; the pool
+   * renames (or reports the list) if needed.
+   */
+  refresh(list: ListName = 'tools'): Promise<void> {
+    if (list === 'tools') this.refreshes++;
+    this.stale.add(list);
     if (this.refreshQueued) return this.refreshing;
     this.refreshQueued = true;
     this.refreshing = this.refreshing.then(async () => {
       this.refreshQueued = false;
+      const lists = [...this.stale];
+      this.stale.clear();
       const client = this.client;
       const generation = this.generation;
       if (!client || this.state !== 'connected') return;
-      try {
-        const tools = await this.list(client);
-        if (this.generation !== generation || this.closing) return;
-        this.tools = tools;
-        this.host.changed(this);
-      } catch (err) {
-        if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
+      for (const name of lists) {
+        if (name !== 'tools') {
+          await this.listCatalog(client, name, generation);
+          if (this.generation === generation && !this.closing) this.host.catalogChanged(this, name);
+          continue;
+        }
+        try {
+          const tools = await this.list(client);
+          if (this.generation !== generation || this.closing) return;
+          this.tools = tools;
+          this.host.changed(this);
+        } catch (err) {
+          if (this.generation === generation && !this.closing) this.host.emit({ type: 'error', server: this.name, error: asError(err) });
+        }
       }
     });
     return this.refreshing;

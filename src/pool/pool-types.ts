@@ -54,11 +54,16 @@ export interface InputContext {
 export interface PoolHandlers {
   sampling?(server: string, params: CreateMessageParams, ctx: InputContext): Promise<CreateMessageResult> | CreateMessageResult;
   elicitation?(server: string, params: ElicitParams, ctx: InputContext): Promise<ElicitResult> | ElicitResult;
+  /** Roots found when a server asks (instead of the pool's `roots`): a relay asks its own client. */
+  roots?(server: string, ctx: InputContext): Promise<Root[]> | Root[];
   /** Declare URL-mode elicitation too (the handler can send the user to a URL). Default false: forms only. */
   elicitationUrl?: boolean;
   /** Declare `sampling.tools` (the sampling handler accepts requests that offer tools). Default false. */
   samplingTools?: boolean;
 }
+
+/** A list a pool can keep for each server besides its tools: `resources` includes the templates. */
+export type CatalogList = 'prompts' | 'resources';
 
 export interface PoolOptions {
   /** An `mcpServers` object (as in a config file; `servers` of VS Code too), or a list of specs. */
@@ -104,6 +109,13 @@ export interface PoolOptions {
   clientMiddleware?: (server: string) => MessageMiddleware[];
   /** The fetch of the HTTP transports of `server`, asked anew for each connection (to see the HTTP exchanges; default the global fetch). */
   clientFetch?: (server: string) => typeof fetch | undefined;
+  /**
+   * Lists kept for each server besides its tools, listed when it connects and again on its
+   * `list_changed` (a 2026-07-28 server's, on the same listen stream as its tools): read them with
+   * `catalog(server)`, and hear of changes with the `listChanged` event. Default none (a host
+   * only needs tools; a gateway keeps both).
+   */
+  lists?: readonly CatalogList[];
   /** Every event, as it happens (also available through `on`). */
   onEvent?: (event: PoolEvent) => void;
 }
@@ -123,6 +135,8 @@ export type PoolEvent =
   | { type: 'reconnecting'; server: string; attempt: number; inMs: number }
   /** The tools of `server` changed (listed anew after `list_changed`, a reconnect, or the server went away). */
   | { type: 'toolsChanged'; server: string }
+  /** A server's prompts or resources (PoolOptions.lists) changed, or it came or went. */
+  | { type: 'listChanged'; server: string; list: CatalogList }
   /** A line a stdio server wrote on stderr. */
   | { type: 'stderr'; server: string; line: string }
   /** A problem with nowhere else to go (a notification handler threw, a refresh failed). */

@@ -1,4 +1,4 @@
-// Errors of the host layer that callers tell apart by class.
+// Errors of the pool layer (servers, targets, tools) that callers tell apart by class.
 
 /**
  * A TARGET or config that cannot be used as given (empty, malformed, unknown server name): the

@@ -1,0 +1,130 @@
+// One call forwarded on a lane, the same for every face of the relay (the gateway's handlers,
+// mount()'s registered items, the bridges): the policy admits it, the lane's router knows it while
+// it is out (a backend's question during it goes to its client, its cancellation to the backend,
+// its progress and log lines ahead of its result), and the policy records it when it settles.
+import { ErrorCode, LocalError, McpError } from '../../jsonrpc/errors.js';
+import type { JsonObject } from '../../jsonrpc/messages.js';
+import { UnknownToolError } from '../../pool/errors.js';
+import type { RequestContext } from '../../server/context.js';
+import { InputRequiredSignal } from '../../server/mrtr.js';
+import { admitsAll, recordsNothing } from '../allow-all.js';
+import type { Admission, CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../policy-types.js';
+import type { Lane, ToolEntry } from './lane.js';
+import type { RelayNaming } from './naming.js';
+import type { Owners } from './owners.js';
+
+const ADMITTED: Admission = { ok: true };
+
+/** The JSON-RPC error code of a call the policy refused (rate limit, quota); `data.retryAfterMs` says when to try again. */
+export const GATEWAY_REFUSED = -32029;
+
+/** One call forwarded on a lane: admitted, routed for its questions, recorded. */
+export type Forward = <R extends JsonObject>(
+  ctx: RequestContext,
+  who: CallerIdentity,
+  lane: Lane,
+  item: GatewayItem,
+  args: Record<string, unknown> | undefined,
+  run: (signal: AbortSignal) => Promise<R>,
+) => Promise<R>;
+
+/**
+ * Forwards calls: the policy admits each, the lane's router knows it while it is out (a backend's
+ * question during it goes to its client, and its cancellation to the backend), the policy records
+ * it when it settles. `onCall` sees each admitted request first.
+ */
+export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: RequestContext) => void, reword?: Reword): Forward {
+  // The allow-all policy's parts ask nothing and keep nothing: a call skips them.
+  const admitting = !admitsAll(policy);
+  const recording = !recordsNothing(policy);
+  return async (ctx, who, lane, item, args, run) => {
+    const started = recording ? performance.now() : 0;
+    const log = (outcome: CallRecord['outcome'], error?: string) => {
+      if (!recording) return;
+      const entry: CallRecord = {
+        time: new Date().toISOString(),
+        caller: who.id,
+        method: ctx.method,
+        item,
+        durationMs: performance.now() - started,
+        outcome,
+        ...(ctx.session ? { session: owners.session(ctx.session) } : {}),
+        // For a call log configured to keep them; policies leave them out by default.
+        ...(args !== undefined && { arguments: args }),
+      };
+      try {
+        policy.record(error === undefined ? entry : { ...entry, error });
+      } catch {
+        // The call log must never change the answer.
+      }
+    };
+    const admission = admitting ? await policy.admit(who, item) : ADMITTED;
+    if (!admission.ok) {
+      log('refused', admission.reason);
+      throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
+    }
+    onCall?.(ctx);
+    // Whose question it may be: a session is one client; stateless requests are each their own
+    // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
+    const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
+    try {
+      const result = await run(flight.signal);
+      // Its progress and log lines leave before it.
+      await flight.relayed();
+      log(result.isError === true ? 'tool_error' : 'ok');
+      return result;
+    } catch (thrown) {
+      // A question's answer its round could not use: the round answers that, whatever the backend did.
+      const reason = flight.signal.reason;
+      const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
+      await flight.relayed();
+      log(ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
+      throw err;
+    } finally {
+      flight.end();
+    }
+  };
+}
+
+/** How a relay words a failure of a forwarded request (a bridge: its server exited); undefined keeps it. */
+export type Reword = (err: unknown, method: string) => Error | undefined;
+
+/** A tool call on a lane's pool, its failures worded as the relay answers them. */
+export async function callTool(
+  lane: Lane,
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+  signal: AbortSignal,
+  sent: string,
+  reword?: Reword,
+): Promise<JsonObject> {
+  const { router } = lane;
+  try {
+    return (await lane.pool.call(tool.tool, args, {
+      signal,
+      onprogress: (p) => router.relay(signal, ctx.progress(p.progress, p.total, p.message)),
+    })) as JsonObject;
+  } catch (err) {
+    if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${sent}`);
+    if (err instanceof McpError || (err instanceof LocalError && err.kind === 'aborted')) throw err;
+    const worded = reword?.(err, 'tools/call');
+    if (worded) throw worded;
+    // The backend is down or timed out: the model reads why, as it reads a tool's own failure.
+    return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
+  }
+}
+
+/** A backend's URIs in a read's contents, given back in the names the client knows. */
+export function backUris(naming: RelayNaming, result: JsonObject, server: string): JsonObject {
+  const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : [];
+  let changed = false;
+  const mapped = contents.map((c) => {
+    if (typeof c.uri !== 'string') return c;
+    const uri = naming.back(server, c.uri);
+    if (uri === c.uri) return c;
+    changed = true;
+    return { ...c, uri };
+  });
+  return changed ? { ...result, contents: mapped } : result;
+}
