@@ -4,7 +4,7 @@
 import { createInterface } from 'node:readline/promises';
 import { McpError } from '../jsonrpc/errors.js';
 import type { ElicitationHandler, SamplingHandler } from '../client/client.js';
-import type { CreateMessageParams, ElicitParams, ElicitResult } from '../protocol/types.js';
+import type { CreateMessageParams, ElicitParams, ElicitResult } from '../protocol/params.js';
 import type { StatusLine, Style } from './term.js';
 import type { CliIo } from './io.js';
 

@@ -1,16 +1,7 @@
 // Human-readable output of lists and results (stdout). --json bypasses all of this.
 import { isDeepStrictEqual } from 'node:util';
-import type {
-  CallToolResult,
-  ContentBlock,
-  GetPromptResult,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceContents,
-  ResourceTemplate,
-  Tool,
-} from '../protocol/types.js';
+import type { ContentBlock, Prompt, Resource, ResourceContents, ResourceTemplate, Tool } from '../protocol/types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/params.js';
 import { out as s } from './term.js';
 
 type Schema = {

@@ -2,7 +2,8 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { RequestOptions } from '../engine/peer.js';
 import { base64ToBytes } from '../protocol/encoding.js';
 import { APP_MIME_TYPE, callableByApp, checkResourceUi, toolUi, visibleToModel, type AppResourceUi } from '../protocol/apps.js';
-import type { ReadResourceResult, Resource, Tool } from '../protocol/types.js';
+import type { Resource, Tool } from '../protocol/types.js';
+import type { ReadResourceResult } from '../protocol/params.js';
 
 /** What the app helpers need of a client (an `McpClient`). */
 export interface AppsClient {

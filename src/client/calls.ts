@@ -2,6 +2,7 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import type { ProgressInfo, RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap } from '../protocol/methods.js';
 import type { DetailedTask } from '../protocol/tasks.js';
+import type { LoggingLevel, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types.js';
 import type {
   CallToolResult,
   CompleteParams,
@@ -12,13 +13,8 @@ import type {
   ListResourceTemplatesResult,
   ListResourcesResult,
   ListToolsResult,
-  LoggingLevel,
-  Prompt,
   ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-  Tool,
-} from '../protocol/types.js';
+} from '../protocol/params.js';
 
 export interface CallOptions extends RequestOptions {
   /** Called for each progress notification of this call. */

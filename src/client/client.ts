@@ -2,16 +2,8 @@ import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js';
 import { Peer, type RequestOptions } from '../engine/peer.js';
 import type { ClientRequestMap, ServerNotificationMap } from '../protocol/methods.js';
-import {
-  LOGGING_LEVELS,
-  type CallToolResult,
-  type ClientCapabilities,
-  type Implementation,
-  type LoggingLevel,
-  type Root,
-  type ServerCapabilities,
-  type SubscriptionFilter,
-} from '../protocol/types.js';
+import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel, type Root, type ServerCapabilities } from '../protocol/types.js';
+import type { CallToolResult, SubscriptionFilter } from '../protocol/params.js';
 import { APPS_EXTENSION, appsCapability } from '../protocol/apps.js';
 import { declaresTasks, TASKS_EXTENSION, type CreateTaskResult, type DetailedTask, type Task } from '../protocol/tasks.js';
 import { isHandshakeVersion } from '../protocol/versions.js';

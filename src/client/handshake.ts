@@ -1,7 +1,8 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { Peer } from '../engine/peer.js';
-import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { InitializeResult } from '../protocol/params.js';
 import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from '../protocol/versions.js';
 import type { ModernVerdict, Verdict } from './era.js';
 

@@ -1,15 +1,7 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type {
-  ClientCapabilities,
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  InputRequests,
-  InputResponses,
-  Root,
-} from '../protocol/types.js';
+import type { ClientCapabilities, Root } from '../protocol/types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequests, InputResponses } from '../protocol/params.js';
 import { applyElicitationDefaults, validateElicitationSchema } from '../schema/elicitation.js';
 
 export type SamplingHandler = (params: CreateMessageParams, ctx: { signal: AbortSignal }) => Promise<CreateMessageResult> | CreateMessageResult;

@@ -2,7 +2,7 @@ import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import { META } from '../protocol/modern.js';
-import type { SubscriptionFilter } from '../protocol/types.js';
+import type { SubscriptionFilter } from '../protocol/params.js';
 import { HttpStatusError } from '../transports/http/client/http-common.js';
 
 /** A server notification delivered on a listen stream. */

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../jsonrpc/messages.js';
 import { base64ToBytes, utf8Bytes } from '../protocol/encoding.js';
-import type { ReadResourceResult } from '../protocol/types.js';
+import type { ReadResourceResult } from '../protocol/params.js';
 import type { RequestOptions } from '../engine/peer.js';
 import { frontmatterBlock, parseYamlMapping } from '../extensions/skills/yaml.js';
 

@@ -3,7 +3,8 @@ import type { JsonObject } from '../jsonrpc/messages.js';
 import { type Clock, systemClock } from '../engine/clock.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { DetailedTask, Task, TaskStatus } from '../protocol/tasks.js';
-import type { ClientCapabilities, InputRequests } from '../protocol/types.js';
+import type { ClientCapabilities } from '../protocol/types.js';
+import type { InputRequests } from '../protocol/params.js';
 import type { CallOptions } from './calls.js';
 import type { ClientInputs } from './inputs.js';
 

@@ -5,7 +5,7 @@
 // tools: a host or a gateway passes the function that makes a call, and with it decides
 // approval, visibility, limits and logging exactly as for a direct call.
 import type { Clock } from '../engine/clock.js';
-import type { CallToolResult } from '../protocol/types.js';
+import type { CallToolResult } from '../protocol/params.js';
 import { type ApiFunction, CodeApi, type ApiTool, type CodeApiOptions } from './api.js';
 import { DEFAULT_LIMITS, SandboxCallError, type ProgramResult, type SandboxLimits } from './limits.js';
 import { runProgram } from './sandbox.js';

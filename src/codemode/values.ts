@@ -1,5 +1,6 @@
 // A tool's CallToolResult as a program sees it, and a run's outcome as the model reads it.
-import type { CallToolResult, ContentBlock } from '../protocol/types.js';
+import type { ContentBlock } from '../protocol/types.js';
+import type { CallToolResult } from '../protocol/params.js';
 import { SandboxCallError, type ProgramResult } from './limits.js';
 
 function base64Bytes(data: string): number {

@@ -5,7 +5,8 @@
 // the relay core (relay/relay.ts): its questions go to the client whose call it is.
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { CallToolResult, GetPromptResult, PromptArgument, ReadResourceResult } from '../protocol/types.js';
+import type { PromptArgument } from '../protocol/types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/params.js';
 import type { RequestContext } from '../server/context.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { Registered } from '../server/registry.js';

@@ -4,7 +4,8 @@ import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { Transport } from '../engine/transport.js';
-import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root } from '../protocol/types.js';
+import type { Root } from '../protocol/types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../protocol/params.js';
 import type { PrefixPolicy } from './names.js';
 import type { Target } from './targets.js';
 

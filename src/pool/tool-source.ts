@@ -2,7 +2,8 @@
 // registry of collision-free names) and whoever uses their tools: the host loop (../host/loop) and the
 // gateway (../gateway). Both see tools by their model-facing name only.
 import type { ProgressInfo } from '../engine/peer.js';
-import type { CallToolResult, Tool } from '../protocol/types.js';
+import type { Tool } from '../protocol/types.js';
+import type { CallToolResult } from '../protocol/params.js';
 
 /** One tool of one server, under the name the model (or a gateway's client) sees. */
 export interface HostTool {

@@ -1,8 +1,8 @@
 /**
  * Client features on the wire: sampling preferences and elicitation schemas. A leaf: it imports
- * nothing, so params.ts (which builds the method params from these) and the types.ts barrel form no
- * import cycle through it. The multi round-trip types live in params.ts, next to the method params
- * and results they embed.
+ * nothing, so params.ts (which builds the method params from these) forms no import cycle through
+ * it. The multi round-trip types live in params.ts, next to the method params and results they
+ * embed. The package's entries offer all of them through surface.ts.
  */
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from './types.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from './types.js';
+import type { InitializeResult } from './params.js';
 import { negotiateVersion } from './versions.js';
 
 /** What a request is served under: which revision, and what the client said it can do. */

@@ -48,7 +48,7 @@ import type {
   SubscriptionsListenResult,
   UnsubscribeParams,
   UnsubscribeResult,
-} from './types.js';
+} from './params.js';
 import type { CreateTaskResult, DetailedTask, TaskIdParams, TaskNotificationParams, UpdateTaskParams } from './tasks.js';
 
 /** Requests a client sends to a server. */

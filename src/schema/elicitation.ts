@@ -1,7 +1,7 @@
 // Elicitation asks a human to fill in a form, so MCP restricts its schema to
 // a flat object of primitive fields that any client can render as widgets.
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { ElicitRequestedSchema } from '../protocol/types.js';
+import type { ElicitRequestedSchema } from '../protocol/client-types.js';
 import { isPlainObject, type ValidationResult } from './format.js';
 import { compileShape, compileStandard, isStandardSchema, shapeToJsonSchema, standardToJsonSchema, type StandardSchemaShape } from './standard.js';
 

@@ -3,16 +3,8 @@ import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { RequestEnvelope } from '../protocol/handshake.js';
-import type {
-  ClientCapabilities,
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  Implementation,
-  LoggingLevel,
-  Root,
-} from '../protocol/types.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, Root } from '../protocol/types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../protocol/params.js';
 import type { Era } from '../protocol/era.js';
 import { features } from '../protocol/versions.js';
 import type { InferSchemaOutput } from '../schema/standard.js';

@@ -2,7 +2,8 @@
 // Schema the client renders, and the accepted answer is checked (and typed) by that schema.
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { ElicitFormParams, ElicitParams, ElicitResult, FinalResult } from '../protocol/types.js';
+import type { FinalResult } from '../protocol/types.js';
+import type { ElicitFormParams, ElicitParams, ElicitResult } from '../protocol/params.js';
 import { elicitationForm, validateElicitationSchema, type ElicitationForm } from '../schema/elicitation.js';
 import { isStandardSchema, isStandardSchemaShape, type StandardSchemaShape } from '../schema/standard.js';
 

@@ -2,16 +2,8 @@ import type { JsonObject, JsonRpcRequest } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import type { AuthInfo, TransportKind } from '../engine/transport.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
-import type {
-  CacheScope,
-  ClientCapabilities,
-  Implementation,
-  ReadResourceResult,
-  Resource,
-  ServerCapabilities,
-  SubscriptionFilter,
-  Tool,
-} from '../protocol/types.js';
+import type { CacheScope, ClientCapabilities, Implementation, Resource, ServerCapabilities, Tool } from '../protocol/types.js';
+import type { ReadResourceResult, SubscriptionFilter } from '../protocol/params.js';
 import type { Era } from '../protocol/era.js';
 import type { TaskStore } from '../state/task-store.js';
 import type { RequestContext } from './context.js';

@@ -2,15 +2,8 @@ import { LocalError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { InboundRequest } from '../engine/inbound.js';
 import type { ModernEnvelope } from '../protocol/modern.js';
-import {
-  LOGGING_LEVELS,
-  type CreateMessageParams,
-  type CreateMessageResult,
-  type ElicitParams,
-  type ElicitResult,
-  type LoggingLevel,
-  type Root,
-} from '../protocol/types.js';
+import { LOGGING_LEVELS, type LoggingLevel, type Root } from '../protocol/types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../protocol/params.js';
 import type { InferSchemaOutput } from '../schema/standard.js';
 import type { InputOptions, RequestContext } from './context.js';
 import { checkAnswer, formRequest, type ElicitAnswer, type ElicitSchema, type ElicitSchemaParams } from './elicit.js';

@@ -2,7 +2,8 @@ import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import { responseTo, type InboundRequest } from '../engine/inbound.js';
 import { missingCapability, type ModernEnvelope } from '../protocol/modern.js';
-import type { ClientCapabilities, InputRequest, InputRequests } from '../protocol/types.js';
+import type { ClientCapabilities } from '../protocol/types.js';
+import type { InputRequest, InputRequests } from '../protocol/params.js';
 import { answerProblem, INPUT_KEY_PREFIX, InputRequiredSignal, snapshotDigest, type RequestStateSealer, type RoundState } from './mrtr.js';
 import { StepLog } from './steps.js';
 

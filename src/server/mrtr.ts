@@ -1,7 +1,7 @@
 import type { JsonObject } from '../jsonrpc/messages.js';
 import { base64ToBytes, base64ToText, bytesToBase64url, textToBase64url, utf8Bytes } from '../protocol/encoding.js';
 import { systemClock, type Clock } from '../engine/clock.js';
-import type { InputRequest } from '../protocol/types.js';
+import type { InputRequest } from '../protocol/params.js';
 import type { StepRecords } from './steps.js';
 
 /**

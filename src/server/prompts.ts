@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
+import type { Icon, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
+import type { GetPromptResult } from '../protocol/params.js';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/compile.js';
 import type { RequestContext } from './context.js';
 import type { Completer } from './resources.js';

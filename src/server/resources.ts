@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { Annotations, Icon, ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
+import type { Annotations, Icon, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
+import type { ReadResourceResult } from '../protocol/params.js';
 import { bytesToBase64 } from '../protocol/encoding.js';
 import { features } from '../protocol/versions.js';
 import type { RequestContext } from './context.js';

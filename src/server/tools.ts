@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations } from '../protocol/types.js';
+import type { ContentBlock, Icon, Tool, ToolAnnotations } from '../protocol/types.js';
+import type { CallToolResult } from '../protocol/params.js';
 import { features } from '../protocol/versions.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../schema/compile.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../engine/clock.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../protocol/types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../protocol/params.js';
 import type { PendingInput } from './api-types.js';
 
 interface Waiting {

@@ -3,7 +3,7 @@
 // the GET stream and server-to-client requests belong to the handshake era: those clients pin it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ElicitParams } from '../../src/protocol/types.js';
+import type { ElicitParams } from '../../src/protocol/params.js';
 import type { ServeOptions } from '../../src/hosting/node.js';
 import { openClient, startOurServer, text, type OurServer } from './http-fixture.js';
 import { waitFor } from '../support/index.js';

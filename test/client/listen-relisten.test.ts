@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpClient } from '../../src/client/client.js';
 import type { JsonRpcRequest } from '../../src/jsonrpc/messages.js';
-import type { SubscriptionFilter } from '../../src/protocol/types.js';
+import type { SubscriptionFilter } from '../../src/protocol/params.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';

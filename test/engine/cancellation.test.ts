@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
-import type { CreateMessageParams } from '../../src/protocol/types.js';
+import type { CreateMessageParams } from '../../src/protocol/params.js';
 import type { WireRecorder } from '../../src/testing/index.js';
 import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
 import { aborted, flush, waitFor } from '../support/index.js';

@@ -12,7 +12,7 @@ import type { ClientOptions, McpClient } from '../../src/client/client.js';
 import { eraCache } from '../../src/client/era.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
-import type { ElicitParams, ElicitResult } from '../../src/protocol/types.js';
+import type { ElicitParams, ElicitResult } from '../../src/protocol/params.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { buildBothErasServer } from './both-eras-server.js';

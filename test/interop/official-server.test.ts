@@ -8,7 +8,7 @@ import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import type { McpClient } from '../../src/client/client.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
-import type { CallToolResult, CreateMessageParams, ElicitParams } from '../../src/protocol/types.js';
+import type { CallToolResult, CreateMessageParams, ElicitParams } from '../../src/protocol/params.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -11,21 +11,21 @@ import {
   type ServerNotificationMap,
   type ServerRequestMap,
 } from '../../src/protocol/methods.js';
-import {
-  LOGGING_LEVELS,
-  type CallToolParams,
-  type CallToolResult,
-  type CreateMessageParams,
-  type CreateMessageResult,
-  type DiscoverResult,
-  type ElicitParams,
-  type InitializeParams,
-  type InitializeResult,
-  type InputRequiredResult,
-  type ListToolsResult,
-  type ReadResourceResult,
-  type SubscriptionsAcknowledgedParams,
-} from '../../src/protocol/types.js';
+import { LOGGING_LEVELS } from '../../src/protocol/types.js';
+import type {
+  CallToolParams,
+  CallToolResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  DiscoverResult,
+  ElicitParams,
+  InitializeParams,
+  InitializeResult,
+  InputRequiredResult,
+  ListToolsResult,
+  ReadResourceResult,
+  SubscriptionsAcknowledgedParams,
+} from '../../src/protocol/params.js';
 
 // Compile-time: METHODS names every key of the four maps, and nothing else.
 type Covered = [Exclude<RequestMethod | NotificationMethod, MethodName>] extends [never] ? true : false;

@@ -4,7 +4,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import type { RequestContext } from '../../src/server/context.js';
 import { createTestPair } from '../../src/testing/index.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
-import type { ElicitParams } from '../../src/protocol/types.js';
+import type { ElicitParams } from '../../src/protocol/params.js';
 import { textOf } from './helpers.js';
 import { flush } from '../support/index.js';
 

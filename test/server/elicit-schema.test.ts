@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { ElicitAnswer } from '../../src/server/elicit.js';
-import type { ElicitParams, ElicitResult } from '../../src/protocol/types.js';
+import type { ElicitParams, ElicitResult } from '../../src/protocol/params.js';
 import { createTestPair } from '../../src/testing/index.js';
 import type { Equal, Expect } from '../support/index.js';
 import { textOf } from './helpers.js';

@@ -2,7 +2,7 @@
 // for that tool), an elicitation form or link from a server, and a server's use of the model
 // (sampling). Without anyone to ask (-p with no terminal), each gets a safe answer and a line
 // that says why.
-import type { CreateMessageParams, ElicitParams, ElicitResult } from '../../protocol/types.js';
+import type { CreateMessageParams, ElicitParams, ElicitResult } from '../../protocol/params.js';
 import { fillElicitation } from '../interact.js';
 import type { StatusLine } from '../term.js';
 import { truncate } from '../term.js';

@@ -1,7 +1,7 @@
 // How `mcpkit chat` shows a turn: the answer streamed on stdout as it comes, and on stderr (above
 // the progress bar) each tool call with its server and arguments, its progress, and its result,
 // collapsed when long (the whole of it kept for /show).
-import type { CallToolResult } from '../../protocol/types.js';
+import type { CallToolResult } from '../../protocol/params.js';
 import { renderCallResult } from '../render.js';
 import { truncate, visibleLength, type StatusLine } from '../term.js';
 import type { CliWritable } from '../io.js';

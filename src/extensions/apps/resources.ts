@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import { APP_MIME_TYPE, checkResourceUi, type AppResourceUi } from '../../protocol/apps.js';
-import type { Icon, ReadResourceResult, Resource } from '../../protocol/types.js';
+import type { Icon, Resource } from '../../protocol/types.js';
+import type { ReadResourceResult } from '../../protocol/params.js';
 import type { RequestContext } from '../../server/context.js';
 
 /** What an app resource's `html` function returns: the document, or it with per-read settings. */

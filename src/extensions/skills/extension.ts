@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import { bytesToBase64 } from '../../protocol/encoding.js';
-import type { ReadResourceResult } from '../../protocol/types.js';
+import type { ReadResourceResult } from '../../protocol/params.js';
 import type { ServerExtension } from '../../server/extension.js';
 import type { RequestContext } from '../../server/context.js';
 import { paginate } from '../../server/registry.js';

@@ -1,6 +1,6 @@
 import { ErrorCode, LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcErrorObject } from '../../jsonrpc/messages.js';
-import type { InputRequest, InputRequests } from '../../protocol/types.js';
+import type { InputRequest, InputRequests } from '../../protocol/params.js';
 import { TERMINAL_STATUSES, type DetailedTask, type TaskStatus } from '../../protocol/tasks.js';
 import { answerProblem, INPUT_KEY_PREFIX } from '../../server/mrtr.js';
 import type { TaskRecord, TaskStore } from '../../state/task-store.js';

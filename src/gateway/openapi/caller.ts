@@ -4,7 +4,7 @@
 // model can read.
 import type { Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
-import type { CallToolResult } from '../../protocol/types.js';
+import type { CallToolResult } from '../../protocol/params.js';
 import type { AuthApplier } from './auth.js';
 import { networkReason } from './load.js';
 import type { OpenApiOperation } from './operations.js';

@@ -2,7 +2,7 @@
 // client given that many tools is slow and its model confused): `list_endpoints` searches the
 // operations and shows their input schemas, `call_endpoint` calls one by name.
 import { compileSchema, type CompiledSchema } from '../../schema/compile.js';
-import type { CallToolResult } from '../../protocol/types.js';
+import type { CallToolResult } from '../../protocol/params.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { OperationCaller } from './caller.js';
 import type { OpenApiOperation } from './operations.js';

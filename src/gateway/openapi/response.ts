@@ -3,7 +3,8 @@
 // it capped in size. An HTTP error status is an `isError` result with the status and the start
 // of the body, so the model can read what went wrong.
 import { bytesToBase64 } from '../../protocol/encoding.js';
-import type { CallToolResult, ContentBlock } from '../../protocol/types.js';
+import type { ContentBlock } from '../../protocol/types.js';
+import type { CallToolResult } from '../../protocol/params.js';
 
 export interface ReadBody {
   bytes: Uint8Array;

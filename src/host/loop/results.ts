@@ -1,7 +1,8 @@
 // A tool's CallToolResult as the model reads it: text and images as they are, everything else
 // (audio, resource links, embedded resources, structuredContent) described in text, and text
 // beyond the size limit cut to its head and tail, the rest kept for `read_full_result`.
-import type { CallToolResult, ContentBlock } from '../../protocol/types.js';
+import type { ContentBlock } from '../../protocol/types.js';
+import type { CallToolResult } from '../../protocol/params.js';
 import type { ModelContent, ModelTool } from '../model.js';
 
 export const READ_FULL_RESULT = 'read_full_result';

@@ -2,7 +2,8 @@
 // user allows it, and `elicitation/create`, put to the user. Both eras arrive here the same way
 // (the client turns 2026-07-28 `input_required` rounds into these calls).
 import { McpError } from '../../jsonrpc/errors.js';
-import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, SamplingContentBlock, SamplingMessage } from '../../protocol/types.js';
+import type { SamplingContentBlock, SamplingMessage } from '../../protocol/types.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../../protocol/params.js';
 import type { ModelContent, ModelMessage, ModelRequest, ModelResponse } from '../model.js';
 import { completeObserved, type LoopContext } from './context.js';
 import { resultToModel } from './results.js';

@@ -2,7 +2,8 @@
 // (HostInteraction), what it reports while it works (HostEvent) and what a message's turn
 // ends with (Answer). docs/host.md "Library API" walks through them.
 import type { CodeModeOptions } from '../../codemode/code-mode.js';
-import type { CallToolResult, CreateMessageParams, ElicitParams, ElicitResult, ToolAnnotations } from '../../protocol/types.js';
+import type { ToolAnnotations } from '../../protocol/types.js';
+import type { CallToolResult, CreateMessageParams, ElicitParams, ElicitResult } from '../../protocol/params.js';
 import type { MessageMiddleware } from '../../engine/middleware.js';
 import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsage } from '../model.js';
 import type { ServerPool } from '../../pool/pool.js';

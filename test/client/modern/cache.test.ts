@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResultCache } from '../../../src/client/cache.js';
-import type { ReadResourceResult } from '../../../src/protocol/types.js';
+import type { ReadResourceResult } from '../../../src/protocol/params.js';
 import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
 import { memoryClient } from './helpers.js';
 import { ManualClock, waitFor } from '../../support/index.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import type { ClientOptions } from '../../../src/client/options.js';
-import type { ElicitResult } from '../../../src/protocol/types.js';
+import type { ElicitResult } from '../../../src/protocol/params.js';
 import { LocalError, McpError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { memoryClient, text } from './helpers.js';

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
-import type { ElicitResult } from '../../../src/protocol/types.js';
+import type { ElicitResult } from '../../../src/protocol/params.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve } from '../../../src/hosting/node.js';
 import { startV2HttpServer } from '../../fixtures/v2/server.js';
