@@ -2,22 +2,7 @@
 // the all-in-one `connect` (URL, command or transport), and the JSON-RPC and protocol helpers.
 // The subpath entries import less and (server, client, http) run in any JavaScript runtime.
 
-export {
-  isRequest,
-  isNotification,
-  isResponse,
-  isErrorResponse,
-  type RequestId,
-  type JsonValue,
-  type JsonObject,
-  type JsonRpcRequest,
-  type JsonRpcNotification,
-  type JsonRpcResultResponse,
-  type JsonRpcErrorObject,
-  type JsonRpcErrorResponse,
-  type JsonRpcResponse,
-  type JsonRpcMessage,
-} from '../jsonrpc/messages.js';
+export { isRequest, isNotification, isResponse, isErrorResponse } from '../jsonrpc/messages.js';
 export { toErrorObject, ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 export {
   DEFAULT_LIMITS,
@@ -30,76 +15,8 @@ export {
   type Decoded,
   type BadResponse,
 } from '../jsonrpc/codec.js';
-export {
-  PROTOCOL_VERSIONS,
-  LOGGING_LEVELS,
-  type ProtocolVersion,
-  type ProgressToken,
-  type Cursor,
-  type Role,
-  type LoggingLevel,
-  type Meta,
-  type RequestMeta,
-  type ResultMeta,
-  type NotificationMeta,
-  type RequestParams,
-  type ServerRequestParams,
-  type NotificationParams,
-  type PaginatedParams,
-  type ResultType,
-  type Result,
-  type FinalResult,
-  type EmptyResult,
-  type PaginatedResult,
-  type CacheScope,
-  type CacheableResult,
-  type Icon,
-  type Implementation,
-  type Annotations,
-  type TextContent,
-  type ImageContent,
-  type AudioContent,
-  type TextResourceContents,
-  type BlobResourceContents,
-  type ResourceContents,
-  type EmbeddedResource,
-  type ResourceLink,
-  type ContentBlock,
-  type ToolUseContent,
-  type ToolResultContent,
-  type SamplingContentBlock,
-  type SamplingMessage,
-  type ClientTasksCapability,
-  type ServerTasksCapability,
-  type ClientCapabilities,
-  type ServerCapabilities,
-  type JsonSchema,
-  type ToolInputSchema,
-  type ToolOutputSchema,
-  type ToolAnnotations,
-  type ToolExecution,
-  type Tool,
-  type Resource,
-  type ResourceTemplate,
-  type PromptArgument,
-  type Prompt,
-  type PromptMessage,
-  type Root,
-} from '../protocol/types.js';
-export {
-  METHODS,
-  type ClientRequestMap,
-  type ServerRequestMap,
-  type ServerNotificationMap,
-  type ClientNotificationMap,
-  type ClientRequestMethod,
-  type ServerRequestMethod,
-  type ServerNotificationMethod,
-  type ClientNotificationMethod,
-  type RequestMethod,
-  type NotificationMethod,
-  type MethodName,
-} from '../protocol/methods.js';
+export { PROTOCOL_VERSIONS, LOGGING_LEVELS } from '../protocol/types.js';
+export { METHODS } from '../protocol/methods.js';
 export {
   HANDSHAKE_VERSIONS,
   MODERN_VERSIONS,
@@ -107,23 +24,7 @@ export {
   negotiateVersion,
   type HandshakeVersion,
 } from '../protocol/versions.js';
-export {
-  TASK_METHODS,
-  TASK_NOTIFICATION,
-  TERMINAL_STATUSES,
-  REMOVED_TASK_METHODS,
-  declaresTasks,
-  TASKS_EXTENSION,
-  type Task,
-  type TaskStatus,
-  type TaskSupport,
-  type TaskMethod,
-  type CreateTaskResult,
-  type DetailedTask,
-  type TaskIdParams,
-  type UpdateTaskParams,
-  type TaskNotificationParams,
-} from '../protocol/tasks.js';
+export { TASK_METHODS, TASK_NOTIFICATION, TERMINAL_STATUSES, REMOVED_TASK_METHODS, declaresTasks, TASKS_EXTENSION } from '../protocol/tasks.js';
 export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type SchemaInput } from '../schema/compile.js';
 export { connectStdio, connectAny as connect, type StdioTarget } from '../client/connect-stdio.js';
 export { ServerExitedError } from '../client/era.js';
@@ -172,17 +73,7 @@ export {
   type AppHtml,
   type AppToolOptions,
 } from '../extensions/apps/extension.js';
-export {
-  APPS_EXTENSION,
-  APP_MIME_TYPE,
-  LEGACY_RESOURCE_URI_KEY,
-  type AppVisibility,
-  type AppToolUi,
-  type AppCsp,
-  type AppPermissions,
-  type AppResourceUi,
-  toolUi,
-} from '../protocol/apps.js';
+export { APPS_EXTENSION, APP_MIME_TYPE, LEGACY_RESOURCE_URI_KEY, toolUi } from '../protocol/apps.js';
 export type {
   ServerExtension,
   ExtensionApi,
@@ -322,88 +213,6 @@ export { LineReader, DEFAULT_MAX_LINE_LENGTH, type LineReaderOptions } from '../
 export { MemoryTransport, createLinkedPair, type MemoryTransportOptions } from '../transports/memory/index.js';
 export type { MessageMiddleware, Next } from '../engine/middleware.js';
 export type { ProgressInfo, RequestOptions } from '../engine/peer.js';
-export type {
-  ModelHint,
-  ModelPreferences,
-  ToolChoice,
-  IncludeContext,
-  StopReason,
-  TaskMetadata,
-  StringSchema,
-  NumberSchema,
-  BooleanSchema,
-  EnumOption,
-  UntitledSingleSelectEnumSchema,
-  TitledSingleSelectEnumSchema,
-  UntitledMultiSelectEnumSchema,
-  TitledMultiSelectEnumSchema,
-  LegacyTitledEnumSchema,
-  SingleSelectEnumSchema,
-  MultiSelectEnumSchema,
-  EnumSchema,
-  PrimitiveSchemaDefinition,
-  ElicitRequestedSchema,
-  ElicitAction,
-  ElicitValue,
-} from '../protocol/client-types.js';
-export type {
-  InputRequest,
-  InputResponse,
-  InputRequests,
-  InputResponses,
-  InputRequiredResult,
-  InputResponseParams,
-} from '../protocol/params.js';
-export type {
-  InitializeParams,
-  InitializeResult,
-  PingParams,
-  PingResult,
-  DiscoverParams,
-  DiscoverResult,
-  ListToolsParams,
-  ListToolsResult,
-  CallToolParams,
-  CallToolResult,
-  ListResourcesParams,
-  ListResourcesResult,
-  ListResourceTemplatesParams,
-  ListResourceTemplatesResult,
-  ReadResourceParams,
-  ReadResourceResult,
-  SubscribeParams,
-  SubscribeResult,
-  UnsubscribeParams,
-  UnsubscribeResult,
-  ListPromptsParams,
-  ListPromptsResult,
-  GetPromptParams,
-  GetPromptResult,
-  PromptReference,
-  ResourceTemplateReference,
-  CompleteParams,
-  CompleteResult,
-  SetLevelParams,
-  SetLevelResult,
-  ListRootsParams,
-  ListRootsResult,
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitFormParams,
-  ElicitUrlParams,
-  ElicitParams,
-  ElicitResult,
-  SubscriptionFilter,
-  SubscriptionsListenParams,
-  SubscriptionsListenResult,
-  CancelledNotificationParams,
-  ProgressNotificationParams,
-  LoggingMessageNotificationParams,
-  ResourceUpdatedNotificationParams,
-  ElicitationCompleteNotificationParams,
-  SubscriptionsAcknowledgedParams,
-  EmptyNotificationParams,
-} from '../protocol/params.js';
 export {
   buildServerCard,
   type ServerCard,
@@ -422,3 +231,6 @@ export type { CrossOriginRedirects } from '../gateway/openapi/redirects.js';
 export type { OperationFilter } from '../gateway/openapi/filter.js';
 export type { OpenApiOperation, ParameterSpec, BodySpec } from '../gateway/openapi/operations.js';
 export type { SchemaOptions } from '../gateway/openapi/schema.js';
+// Every MCP wire type (JSON-RPC messages, params and results, content, capabilities, tasks, apps):
+// one list, in src/protocol/surface.ts.
+export type * from '../protocol/surface.js';
