@@ -26,6 +26,13 @@ export interface Report {
 }
 
 export function layerOf(file: string): string;
-export function analyze(root: string, options?: { srcDir?: string; allowed?: Allowed; maxLines?: number }): Report;
+export function analyze(root: string, options?: { srcDir?: string; allowed?: Allowed; maxLines?: number; surfaces?: readonly string[] }): Report;
 export function violations(report: Report): string[];
 export function staleEntries(report: Report, allowed?: Allowed): string[];
+
+export const LAYER_NOTES: ReadonlyArray<readonly [string, string]>;
+export const SURFACES: readonly string[];
+export const LAYER_MARKER: string;
+export const LAYER_DOCS: readonly string[];
+export function layerTree(): string;
+export function withLayerTree(text: string, tree?: string): string | undefined;

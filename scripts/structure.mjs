@@ -3,34 +3,73 @@
 //   - no import cycle of more than two files (type-only imports and `import()` types count);
 //   - no folder imports a folder above it in the layer order (docs/architecture.md, CONTRIBUTING.md);
 //   - no file over MAX_LINES lines;
-//   - no `export * from` (a module names what it re-exports).
+//   - no `export * from` (a module names what it re-exports), except an entry's `export type * from`
+//     a curated surface module (SURFACES) that names every export itself.
+// It also owns the layer list with a line on each layer (LAYER_NOTES), which CONTRIBUTING.md and
+// docs/architecture.md show: `--write-docs` writes it there.
 // Imports are read with TypeScript's own pre-processor (no regex over comments and strings).
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-/** Folders under src/, bottom to top: a folder may import only itself and folders below it. */
-export const LAYERS = [
-  'jsonrpc',
-  'protocol',
-  'schema',
-  'engine',
-  'state',
-  'transports',
-  'server',
-  'extensions',
-  'client',
-  'hosting',
-  'pool',
-  'codemode',
-  'host',
-  'gateway',
-  'testing',
-  'studio',
-  'cli',
-  'entries',
+/**
+ * Folders under src/, bottom to top, each with what it holds: a folder may import only itself and
+ * folders below it. CONTRIBUTING.md and docs/architecture.md show this list as it is rendered by
+ * layerTree() (`node scripts/structure.mjs --write-docs` writes it there; test/structure checks it).
+ */
+export const LAYER_NOTES = [
+  ['jsonrpc', 'JSON-RPC messages, the frame codec (parse, limits, batches), error codes, McpError / LocalError'],
+  ['protocol', 'MCP wire types of every revision (surface.ts: the public list), versions and the feature table, the era'],
+  ['schema', 'Standard Schema and JSON Schema (ajv), compiled once'],
+  ['engine', 'Peer (ids, timeouts, progress, cancellation, middleware) and the Transport contract it consumes'],
+  ['state', 'session, event and task store interfaces, in-memory stores, the message bus; redis/'],
+  ['transports', 'message movers only: memory/, stdio/, the HTTP clients (http/client/), the SSE codec'],
+  ['server', 'Server, sessions, request contexts, the 2026-07-28 era, MRTR, McpServer and its registries, the extension seam'],
+  ['extensions', 'features behind the seam: tasks/, skills/, apps/ (MCP Apps), otel/ (OpenTelemetry)'],
+  ['client', 'McpClient: connect and era negotiation, typed calls, handlers, list cache, OAuth (auth/)'],
+  ['hosting', 'serving: the HTTP server core (http/), node:http and fetch adapters, the OAuth resource and authorization servers, stdio'],
+  ['pool', 'many servers as one: TARGETs and mcpServers configs, links kept connected, one tool name space'],
+  ['codemode', 'code mode: tools as a typed API, its search, the QuickJS/WebAssembly sandbox programs run in'],
+  ['host', 'the AI application over a pool: model providers, the agent loop, skills, the connection doctor'],
+  ['gateway', 'the relay core under the gateway, mount() and the bridges; policies; REST APIs as tools (openapi/)'],
+  ['testing', 'createTestPair and the wire recorder (mcpkit/testing)'],
+  ['studio', 'the web studio behind `mcpkit studio`: its guarded HTTP API, the timeline; ui/ is the page, bundled at build'],
+  ['cli', 'the mcpkit command'],
+  ['entries', 'the package entry points (what package.json "exports" names; docs/architecture.md says what each is for)'],
 ];
+export const LAYERS = LAYER_NOTES.map(([name]) => name);
+
+/**
+ * Modules an entry may re-export whole, with `export type * from` (no other star re-export is
+ * allowed): each names every export itself, holds types only, and test/entries/types.json pins
+ * what reaches each entry through it.
+ */
+export const SURFACES = ['src/protocol/surface.ts'];
+
+/** The layer list as CONTRIBUTING.md and docs/architecture.md show it (the body of a fenced block). */
+export function layerTree() {
+  const width = Math.max(...LAYERS.map((l) => l.length)) + 2;
+  const lines = ['src/'];
+  for (const [i, [name, note]] of LAYER_NOTES.entries()) lines.push(`  ${`${name}/`.padEnd(width)}${String(i + 1).padStart(2)}  ${note}`);
+  lines.push(`  ${'*.ts'.padEnd(width)}    files directly in src/ sit above every folder`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The line that introduces the generated layer list in a doc; the fenced block after it is the list. */
+export const LAYER_MARKER = '<!-- the layers: generated from scripts/structure.mjs (node scripts/structure.mjs --write-docs) -->';
+export const LAYER_DOCS = ['CONTRIBUTING.md', 'docs/architecture.md'];
+
+/** The doc's text with the block after the marker replaced by `tree`; undefined when it has no marker. */
+export function withLayerTree(text, tree = layerTree()) {
+  const at = text.indexOf(LAYER_MARKER);
+  if (at < 0) return undefined;
+  const open = text.indexOf('```\n', at);
+  const close = text.indexOf('\n```', open + 3);
+  if (open < 0 || close < 0) return undefined;
+  return `${text.slice(0, open + 4)}${tree}${text.slice(close + 1)}`;
+}
+
 /** Files directly in src/ sit above every folder. */
 export const TOP = '(src)';
 export const MAX_LINES = 500;
@@ -161,7 +200,7 @@ function exampleCycle(comp, edges) {
  * Reads the tree under root (src/ by default) and returns the facts and the violations, each
  * marked `allowed` when an ALLOWED entry covers it.
  */
-export function analyze(root, { srcDir = 'src', allowed = ALLOWED, maxLines = MAX_LINES } = {}) {
+export function analyze(root, { srcDir = 'src', allowed = ALLOWED, maxLines = MAX_LINES, surfaces = SURFACES } = {}) {
   const files = listSources(root, srcDir);
   const edges = new Map();
   const lines = new Map();
@@ -180,7 +219,11 @@ export function analyze(root, { srcDir = 'src', allowed = ALLOWED, maxLines = MA
       else if (ref.fileName.startsWith('.')) unresolved.push(`${file} -> ${ref.fileName}`);
     }
     targets.delete(file);
-    if (/^\s*export\s*\*\s*from\b/m.test(text)) exportStar.push({ file, allowed: (allowed.exportStar ?? []).includes(file) });
+    for (const m of text.matchAll(/^\s*export\s+(type\s+)?\*\s*(as\s+[\w$]+\s+)?from\s*['"]([^'"]+)['"]/gm)) {
+      // `export type * from` a curated surface module is the one star allowed (SURFACES).
+      const surface = m[1] && !m[2] && surfaces.includes(resolveSpecifier(root, file, m[3]) ?? '') && layerOf(file) === 'entries';
+      if (!surface) exportStar.push({ file, allowed: (allowed.exportStar ?? []).includes(file) });
+    }
     edges.set(file, targets);
     edgeCount += targets.size;
   }
@@ -245,7 +288,8 @@ export function violations(report) {
       out.push(`import cycle of ${c.files.length} files: ${c.example.join(' -> ')} -> ${c.example[0]}\n  (all in the cycle: ${c.files.join(', ')})`);
   for (const u of report.upward) if (!u.allowed) out.push(`${u.fromLayer} imports ${u.toLayer}, a layer above it: ${u.from} -> ${u.to}`);
   for (const l of report.long) if (!l.allowed) out.push(`${l.file} has ${l.lines} lines (limit ${MAX_LINES})`);
-  for (const e of report.exportStar) if (!e.allowed) out.push(`${e.file} uses export * (name the re-exported bindings)`);
+  for (const e of report.exportStar)
+    if (!e.allowed) out.push(`${e.file} uses export * (name the re-exported bindings; only an entry may re-export a SURFACES module, with export type *)`);
   for (const f of report.unknownFolders) out.push(`src/${f} is not in the layer order (scripts/structure.mjs LAYERS): place it`);
   for (const u of report.unresolved) out.push(`unresolved relative import: ${u}`);
   return out;
@@ -282,5 +326,13 @@ function print(report) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-  process.exitCode = print(analyze(root)) ? 1 : 0;
+  if (process.argv.includes('--write-docs')) {
+    for (const doc of LAYER_DOCS) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      const next = withLayerTree(text);
+      if (next === undefined) throw new Error(`${doc} has no layer list marker (${LAYER_MARKER})`);
+      if (next !== text) writeFileSync(join(root, doc), next);
+      console.log(`${doc}: ${next === text ? 'up to date' : 'layer list written'}`);
+    }
+  } else process.exitCode = print(analyze(root)) ? 1 : 0;
 }

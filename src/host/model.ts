@@ -1,6 +1,6 @@
 // The seam between the host loop and a language model: one provider-neutral conversation shape.
 // Providers (providers/openai.ts, providers/anthropic.ts) translate it to and from their wire
-// formats; the loop (loop.ts) and the tool registry (registry.ts) never see a provider's JSON.
+// formats; the loop (loop/) and the server pool (src/pool) never see a provider's JSON.
 
 /** A piece of content in a message: what tool results and user input carry. */
 export type ModelContent =

@@ -1,4 +1,4 @@
-// Model-facing names (src/host/names.ts): within the provider's pattern, unique, reversible,
+// Model-facing names (src/pool/names.ts): within the provider's pattern, unique, reversible,
 // and a function of the set of entries alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// OpenTelemetry by the MCP semantic conventions (semantic-conventions-genai docs/gen-ai/mcp.md):
+// OpenTelemetry by the MCP semantic conventions (https://github.com/open-telemetry/semantic-conventions/blob/main/docs/gen-ai/mcp.md):
 // span names, kinds and attributes, one trace from client to server through params._meta in
 // both eras, errors (protocol errors and isError results), cancellations, the HTTP traceparent
 // header, and the operation and session metrics. Real HTTP, stdio streams and memory pairs.
