@@ -5,7 +5,7 @@
 export { aborted, flush, once, SAFETY_NET_MS, sleep, waitFor, within, type WaitOptions } from './wait.js';
 export { deferred, latch, type Deferred, type Latch } from './latch.js';
 export { tempDir } from './fs.js';
-export { trickle } from './slow-client.js';
+export { pastTinyTimeouts, trickle } from './slow-client.js';
 export type { Equal, Expect } from './types.js';
 export { ManualClock } from '../../src/testing/clock.js';
 export { WatchedClock } from './clock.js';
