@@ -8,7 +8,7 @@ import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsa
 import type { ServerPool } from '../../pool/pool.js';
 import type { PoolEvent, PoolOptions } from '../../pool/pool-types.js';
 import type { ProviderConfig } from '../providers/index.js';
-import type { ToolRanker } from '../search/tool-index.js';
+import type { ToolRanker } from '../../pool/search/tool-index.js';
 
 /** What the policy does with a tool call: run it, ask the user first, or refuse it. */
 export type ApprovalDecision = 'auto' | 'ask' | 'deny';
