@@ -65,7 +65,9 @@ export {
   type ModelTool,
   type ModelToolCall,
   type ModelUsage,
+  type ProviderContent,
 } from '../host/model.js';
+export { CONTEXT_WINDOWS, DEFAULT_CONTEXT_WINDOW, contextWindowOf, estimateTokens } from '../host/budget.js';
 export {
   ANTHROPIC_TOOL_NAME,
   AnthropicProvider,
