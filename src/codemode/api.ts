@@ -3,7 +3,8 @@
 // identifiers, with a TypeScript declaration written from the tool's schemas and descriptions.
 // The model finds functions by searching (rank.ts) and reads only the declarations it asks for.
 import type { Tool } from '../protocol/types.js';
-import { rankFunctions, type Ranker } from './rank.js';
+import type { ToolIndexOptions } from '../pool/search/tool-index.js';
+import { FunctionIndex, type Ranker } from './rank.js';
 import { commentText, docComment, schemaHints, schemaToType } from './schema-ts.js';
 
 /** A tool the API offers: `key` is how its caller names it (a host's model-facing name, say). */
@@ -58,8 +59,13 @@ function unique(name: string, taken: Set<string>): string {
 }
 
 export interface CodeApiOptions {
-  /** Ranks functions for a search; default a BM25 over names, descriptions and parameters. */
+  /**
+   * Ranks functions for a search, instead of the default: ToolIndex (BM25F over tool names,
+   * titles, descriptions, parameters, server names and instructions, as `search_tools` ranks).
+   */
   rank?: Ranker;
+  /** Options of the default ToolIndex: field weights, server instructions, a ranker `searchAsync` fuses in. */
+  index?: ToolIndexOptions;
   /** Characters of a tool's description kept in its declaration. Default 1200. */
   maxDescription?: number;
 }
@@ -69,7 +75,10 @@ export class CodeApi {
   readonly functions: readonly ApiFunction[];
   private readonly byPath = new Map<string, ApiFunction>();
   private readonly declared = new WeakMap<ApiFunction, string>();
-  private readonly rank: Ranker;
+  private readonly rank: Ranker | undefined;
+  private readonly indexOptions: ToolIndexOptions | undefined;
+  /** Made at the first search: a program that only runs never needs it. */
+  private index: FunctionIndex | undefined;
   private readonly maxDescription: number;
 
   constructor(
@@ -94,7 +103,8 @@ export class CodeApi {
       this.byPath.set(fn.path, fn);
     }
     this.functions = functions;
-    this.rank = options.rank ?? rankFunctions(functions);
+    this.rank = options.rank;
+    this.indexOptions = options.index;
   }
 
   /** The function at `namespace.name`, if the API has it. */
@@ -126,7 +136,17 @@ export class CodeApi {
 
   /** The best matches for a query, best first. */
   search(query: string, limit: number): ApiFunction[] {
-    return this.rank(query, limit);
+    return this.rank ? this.rank(query, limit) : this.functionIndex().search(query, limit);
+  }
+
+  /** As `search`, with the index's ranker (embeddings) fused in when one is configured. */
+  searchAsync(query: string, limit: number, signal?: AbortSignal): Promise<ApiFunction[]> {
+    return this.rank ? Promise.resolve(this.rank(query, limit)) : this.functionIndex().searchAsync(query, limit, signal);
+  }
+
+  private functionIndex(): FunctionIndex {
+    this.index ??= new FunctionIndex(this.functions, this.indexOptions);
+    return this.index;
   }
 
   /** One function's declaration (without its namespace), indented by two spaces. */

@@ -33,8 +33,13 @@ export interface CodeModeOptions {
    * else every function’s name, else the namespaces. Default 1500.
    */
   overviewChars?: number;
-  /** How functions are found by `search_api` (default: BM25 over names, descriptions, parameters). */
+  /**
+   * How `search_api` finds functions instead of the default, ToolIndex: the BM25F index of the
+   * host's `search_tools` (names, titles, descriptions, parameters, server names and instructions).
+   */
   rank?: CodeApiOptions['rank'];
+  /** Options of the default index (field weights, server instructions, a ranker fused in by `searchAsync`). */
+  index?: CodeApiOptions['index'];
 }
 
 /** How a run reaches the tools, and its clock and cancellation. */
@@ -57,6 +62,23 @@ export interface CodeRunOutcome {
   result: ProgramResult;
 }
 
+/** What `search_api` answers: the text the model reads, and the functions it names. */
+export interface SearchAnswer {
+  text: string;
+  isError: boolean;
+  found: ApiFunction[];
+}
+
+/** A search's query and limit, or the answer that says what is wrong with them. */
+function searchQuery(args: Record<string, unknown>): { query: string; limit: number } | SearchAnswer {
+  const query = args.query;
+  if (typeof query !== 'string' || query.trim() === '') {
+    return { text: `${SEARCH_API} needs a "query": a few words saying what the function should do.`, isError: true, found: [] };
+  }
+  const limit = typeof args.limit === 'number' && args.limit >= 1 ? Math.min(MAX_SEARCH_LIMIT, Math.floor(args.limit)) : DEFAULT_SEARCH_LIMIT;
+  return { query, limit };
+}
+
 /** The two tools over one set of tools. Make a new one when the tools change. */
 export class CodeMode {
   readonly api: CodeApi;
@@ -65,7 +87,7 @@ export class CodeMode {
   private definitions: [CodeToolDefinition, CodeToolDefinition] | undefined;
 
   constructor(tools: readonly ApiTool[], options: CodeModeOptions = {}) {
-    this.api = new CodeApi(tools, options.rank ? { rank: options.rank } : {});
+    this.api = new CodeApi(tools, { ...(options.rank ? { rank: options.rank } : {}), ...(options.index ? { index: options.index } : {}) });
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.overviewChars = options.overviewChars ?? DEFAULT_OVERVIEW_CHARS;
   }
@@ -117,14 +139,19 @@ export class CodeMode {
     return this.definitions;
   }
 
-  /** Answers a `search_api` call. */
-  search(args: Record<string, unknown>): { text: string; isError: boolean; found: ApiFunction[] } {
-    const query = args.query;
-    if (typeof query !== 'string' || query.trim() === '') {
-      return { text: `${SEARCH_API} needs a "query": a few words saying what the function should do.`, isError: true, found: [] };
-    }
-    const limit = typeof args.limit === 'number' && args.limit >= 1 ? Math.min(MAX_SEARCH_LIMIT, Math.floor(args.limit)) : DEFAULT_SEARCH_LIMIT;
-    const found = this.api.search(query, limit);
+  /** Answers a `search_api` call (lexically: `searchAsync` fuses in the index's ranker too). */
+  search(args: Record<string, unknown>): SearchAnswer {
+    const q = searchQuery(args);
+    return 'text' in q ? q : this.answer(q.query, this.api.search(q.query, q.limit));
+  }
+
+  /** Answers a `search_api` call, with the ranker of `index` (embeddings) fused in when there is one. */
+  async searchAsync(args: Record<string, unknown>, signal?: AbortSignal): Promise<SearchAnswer> {
+    const q = searchQuery(args);
+    return 'text' in q ? q : this.answer(q.query, await this.api.searchAsync(q.query, q.limit, signal));
+  }
+
+  private answer(query: string, found: ApiFunction[]): SearchAnswer {
     if (found.length === 0) {
       const spaces = this.api
         .namespaces()

@@ -83,10 +83,20 @@ export function prelude(p: PreludeParams): string {
     try { text = args === undefined ? '{}' : stringify(args); } catch (e) { text = null; }
     return apply(then, call(ns, fn, text === undefined ? null : text), [parse, failed(site)]);
   };
+  // Reading a function the API does not have throws at that line, saying so (rather than the
+  // engine's bare "not a function" at the call); 'then' and symbols read as absent.
+  const has = Object.prototype.hasOwnProperty, TE = TypeError;
   for (const [ns, fns] of ${api}) {
     const o = {};
     for (const fn of fns) o[fn] = make(ns, fn);
-    define(g, ns, hidden(freeze(o)));
+    const api = new Proxy(freeze(o), {
+      get(t, k) {
+        if (typeof k !== 'string' || k === 'then' || apply(has, t, [k])) return t[k];
+        const list = fns.length > 12 ? fns.slice(0, 12).join(', ') + ' and ' + (fns.length - 12) + ' more' : fns.join(', ') || 'none';
+        throw new TE(ns + '.' + k + ' is not a function of the API: ' + ns + ' has ' + list);
+      },
+    });
+    define(g, ns, hidden(api));
   }
 
   define(g, '${RUN}', hidden(function (body) {

@@ -1,65 +1,43 @@
-// The default search over an API's functions: BM25 over the words of each function's namespace,
-// name (counted twice), title, description and parameter names and descriptions. A host with a
-// better index of its tools passes its own Ranker to CodeApi instead.
+// How search_api finds functions: the same ToolIndex as the host's search_tools (BM25F over each
+// function's tool name, title, description, parameters, and its server's name and instructions;
+// CJK tokenising, stemming, synonyms, a name-coverage rerank; ../pool/search), over the API's
+// functions. A caller with its own idea passes a Ranker to CodeApi instead.
+import { ToolIndex, type ToolIndexOptions } from '../pool/search/tool-index.js';
 import type { ApiFunction } from './api.js';
 
 /** The best functions for a query, best first, at most `limit`. */
 export type Ranker = (query: string, limit: number) => ApiFunction[];
 
-const K1 = 1.2;
-const B = 0.75;
-
-/** Words of a text: camelCase and snake_case split, lower case. */
-export function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
+/** A function as the index holds it: unique by its path. */
+interface Indexed {
+  readonly name: string;
+  readonly server: string;
+  readonly tool: ApiFunction['tool'];
+  readonly fn: ApiFunction;
 }
 
-function documentOf(f: ApiFunction): string[] {
-  const parts = [f.namespace, f.server, f.name, f.name, f.tool.title ?? '', f.tool.description ?? ''];
-  const props = (f.tool.inputSchema as { properties?: unknown } | undefined)?.properties;
-  if (props && typeof props === 'object') {
-    for (const [name, schema] of Object.entries(props)) {
-      parts.push(name);
-      const about = (schema as { description?: unknown } | null)?.description;
-      if (typeof about === 'string') parts.push(about);
-    }
+/** A ToolIndex over an API's functions: `search` is lexical, `searchAsync` fuses the options' ranker in. */
+export class FunctionIndex {
+  private readonly index: ToolIndex<Indexed>;
+
+  constructor(functions: readonly ApiFunction[], options: ToolIndexOptions = {}) {
+    this.index = new ToolIndex(
+      functions.map((fn) => ({ name: fn.path, server: fn.server, tool: fn.tool, fn })),
+      options,
+    );
   }
-  return words(parts.join(' '));
+
+  search(query: string, limit: number): ApiFunction[] {
+    return this.index.search(query, limit).map((x) => x.fn);
+  }
+
+  async searchAsync(query: string, limit: number, signal?: AbortSignal): Promise<ApiFunction[]> {
+    return (await this.index.searchAsync(query, limit, signal ? { signal } : {})).map((x) => x.fn);
+  }
 }
 
-/** A BM25 ranker over `functions`; ties keep the functions' order, and no match is left out. */
-export function rankFunctions(functions: readonly ApiFunction[]): Ranker {
-  const docs = functions.map((fn) => {
-    const list = documentOf(fn);
-    const tf = new Map<string, number>();
-    for (const w of list) tf.set(w, (tf.get(w) ?? 0) + 1);
-    return { fn, tf, length: list.length };
-  });
-  const df = new Map<string, number>();
-  for (const d of docs) for (const w of d.tf.keys()) df.set(w, (df.get(w) ?? 0) + 1);
-  const avg = docs.reduce((n, d) => n + d.length, 0) / Math.max(1, docs.length);
-  const n = docs.length;
-  return (query, limit) => {
-    const terms = [...new Set(words(query))];
-    const scored: Array<{ i: number; score: number }> = [];
-    docs.forEach((d, i) => {
-      let score = 0;
-      for (const w of terms) {
-        const f = d.tf.get(w);
-        if (!f) continue;
-        const k = df.get(w) ?? 0;
-        score += (Math.log(1 + (n - k + 0.5) / (k + 0.5)) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * d.length) / avg));
-      }
-      if (score > 0) scored.push({ i, score });
-    });
-    return scored
-      .sort((a, b) => b.score - a.score || a.i - b.i)
-      .slice(0, Math.max(0, limit))
-      .map((s) => docs[s.i].fn);
-  };
+/** A Ranker over `functions` with ToolIndex (no ranker fused in: that needs `FunctionIndex.searchAsync`). */
+export function rankFunctions(functions: readonly ApiFunction[], options: ToolIndexOptions = {}): Ranker {
+  const index = new FunctionIndex(functions, options);
+  return (query, limit) => index.search(query, limit);
 }

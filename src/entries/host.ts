@@ -7,7 +7,7 @@ export { Host } from '../host/host.js';
 export { Conversation } from '../host/loop/conversation.js';
 export { READ_FULL_RESULT } from '../host/loop/results.js';
 export { SEARCH_TOOLS } from '../host/loop/search.js';
-export { DEFAULT_FIELD_WEIGHTS, ToolIndex, type ToolField, type ToolIndexOptions, type ToolRanker } from '../host/search/tool-index.js';
+export { DEFAULT_FIELD_WEIGHTS, ToolIndex, type ToolField, type ToolIndexOptions, type ToolRanker } from '../pool/search/tool-index.js';
 export {
   type Embedder,
   EmbeddingRanker,
@@ -16,8 +16,8 @@ export {
   OpenAIEmbeddings,
   type OpenAIEmbeddingsOptions,
   toolText,
-} from '../host/search/embeddings.js';
-export { stem, tokenize } from '../host/search/tokenize.js';
+} from '../pool/search/embeddings.js';
+export { stem, tokenize } from '../pool/search/tokenize.js';
 export type {
   Answer,
   ApprovalDecision,
@@ -65,7 +65,9 @@ export {
   type ModelTool,
   type ModelToolCall,
   type ModelUsage,
+  type ProviderContent,
 } from '../host/model.js';
+export { CONTEXT_WINDOWS, DEFAULT_CONTEXT_WINDOW, contextWindowOf, estimateTokens } from '../host/budget.js';
 export {
   ANTHROPIC_TOOL_NAME,
   AnthropicProvider,
@@ -98,6 +100,7 @@ export {
   type CodeRunContext,
   type CodeRunOutcome,
   type CodeToolDefinition,
+  type SearchAnswer,
 } from '../codemode/code-mode.js';
 export { CodeApi, type ApiFunction, type ApiTool, type CodeApiOptions } from '../codemode/api.js';
 export type { Ranker } from '../codemode/rank.js';

@@ -8,6 +8,7 @@ import { settingsOf } from '../pool/pool-config.js';
 import type { ServerSettings } from '../pool/pool-types.js';
 import { targetFromEntry, type ConfigEntry, type Target } from '../pool/targets.js';
 import { parseJsonText } from '../protocol/json-text.js';
+import { DEFAULT_LIMITS } from '../codemode/limits.js';
 
 /**
  * `shared`: one connection (one stdio process) serves every client; calls are multiplexed and
@@ -32,6 +33,8 @@ export interface GatewayConfig {
   backends: BackendDef[];
   /** Joins a server's name and its tool's or prompt's (`gateway.separator` in the file). Default `_`. */
   separator: string | undefined;
+  /** `gateway.codeMode` in the file: true, or the sandbox's limits (`{ "limits": { "cpuMs": 2000 } }`). Read at start only. */
+  codeMode: boolean | { limits?: Record<string, number> } | undefined;
 }
 
 const SESSIONS: readonly SessionMode[] = ['shared', 'per-client'];
@@ -84,13 +87,30 @@ export function backendFromEntry(name: string, raw: unknown, o: { file?: string;
 
 /** The backends of an `mcpServers` object (or a whole config object holding one). */
 export function gatewayConfigOf(data: unknown, o: { file?: string; cwd: string; env: Record<string, string | undefined> }): GatewayConfig {
-  const root = data as { mcpServers?: unknown; servers?: unknown; gateway?: { separator?: unknown } } | null;
+  const root = data as { mcpServers?: unknown; servers?: unknown; gateway?: { separator?: unknown; codeMode?: unknown } } | null;
   const servers = root?.mcpServers ?? root?.servers;
   if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new TargetError(`${o.file ?? 'the config'}: no "mcpServers" object`);
   const separator = root?.gateway?.separator;
   if (separator !== undefined && (typeof separator !== 'string' || separator === '')) throw new TargetError('"gateway.separator" must be a non-empty string');
   const backends = Object.entries(servers).map(([name, entry]) => backendFromEntry(name, entry, o));
-  return { backends: backends.filter((b) => b.settings.enabled !== false), separator };
+  return { backends: backends.filter((b) => b.settings.enabled !== false), separator, codeMode: codeModeOf(root?.gateway?.codeMode) };
+}
+
+const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS);
+
+/** `gateway.codeMode`: true / false, or `{ "limits": { ... } }` with the sandbox's numeric limits. */
+function codeModeOf(v: unknown): GatewayConfig['codeMode'] {
+  if (v === undefined || typeof v === 'boolean') return v;
+  const limits = (v as { limits?: unknown } | null)?.limits;
+  const keys = v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : undefined;
+  if (!keys || keys.some((k) => k !== 'limits') || (limits !== undefined && (typeof limits !== 'object' || limits === null || Array.isArray(limits)))) {
+    throw new TargetError('"gateway.codeMode" must be true, false, or { "limits": { ... } }');
+  }
+  for (const [k, n] of Object.entries((limits ?? {}) as Record<string, unknown>)) {
+    if (!LIMIT_KEYS.includes(k)) throw new TargetError(`"gateway.codeMode.limits.${k}" is not a limit: ${LIMIT_KEYS.join(', ')}`);
+    if (typeof n !== 'number' || !(n > 0)) throw new TargetError(`"gateway.codeMode.limits.${k}" must be a positive number`);
+  }
+  return { limits: (limits ?? {}) as Record<string, number> };
 }
 
 /** Reads a gateway config file. Throws a TargetError saying what is wrong with it. */

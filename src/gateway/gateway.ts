@@ -14,6 +14,9 @@ import { Backends, type ListKind } from './backends.js';
 import { gatewayConfigOf, readGatewayConfig, type BackendDef, type GatewayConfig } from './config.js';
 import { TargetError } from '../pool/errors.js';
 import { installFront } from './front.js';
+import { installCodeFront } from './code-front.js';
+import type { CodeModeOptions } from '../codemode/code-mode.js';
+import { checkSandboxEngine } from '../codemode/engine.js';
 import { namespaced } from './relay/naming.js';
 import type { GatewayPolicy } from './policy-types.js';
 
@@ -52,6 +55,14 @@ export interface GatewayOptions {
   clientMiddleware?: (backend: string) => MessageMiddleware[];
   /** Passed to the front Server (instructions, limits, the 2026-07-28 era's options...). */
   server?: Omit<ServerOptions, 'name' | 'version' | 'capabilities' | 'bus'>;
+  /**
+   * Code mode: clients are offered `search_api` and `run_code` instead of the backends' tools
+   * (a TypeScript API of the tools each caller may see, and programs run against it in a
+   * sandbox); every call a program makes is judged, limited, logged and traced as a direct call
+   * is. Needs the optional packages `quickjs-emscripten-core` and
+   * `@jitl/quickjs-wasmfile-release-sync`. Default: `gateway.codeMode` in the config file, else off.
+   */
+  codeMode?: boolean | CodeModeOptions;
 }
 
 export type GatewayEvent =
@@ -71,7 +82,8 @@ export interface Gateway {
   /** Reads the config again: new backends start, removed ones stop, unchanged ones keep running. */
   reload(): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
   /**
-   * Serves the gateway over HTTP: Streamable HTTP at /mcp and HTTP+SSE at /sse, with probes
+   * Serves the gateway over HTTP (rejecting first, in code mode, when the sandbox engine cannot
+   * be loaded): Streamable HTTP at /mcp and HTTP+SSE at /sse, with probes
    * (`health`, on unless `false`): /readyz is 503 until every shared backend has made its first
    * attempt, then 200 (`degraded` while one is down); its body has each backend's state.
    */
@@ -127,6 +139,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     onEvent: (event, owner) => emit({ type: 'backend', owner, event }),
   });
   installFront(server, { backends, policy, naming });
+  const codeMode = options.codeMode ?? config.codeMode;
+  if (codeMode) installCodeFront(server, { backends, policy, code: codeMode === true ? {} : codeMode });
 
   // Set once served over HTTP with nobody identified: per-client backends are refused from then on.
   let anonymousFront = false;
@@ -168,6 +182,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     ready: backends.ready,
     reload,
     async listen(o: ServeOptions = {}) {
+      // A gateway that cannot run programs fails before it serves anything.
+      if (codeMode) await checkSandboxEngine();
       const identified = o.authenticate !== undefined || o.oauth !== undefined;
       if (!identified) refusePerClientWithoutIdentity(backends.configured, server);
       // Probes on by default: /readyz says which backend is not ready or down (the others serve meanwhile).

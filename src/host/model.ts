@@ -20,7 +20,13 @@ export interface ModelToolCall {
 export type ModelMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | ModelContent[] }
-  | { role: 'assistant'; content: string; toolCalls?: ModelToolCall[] }
+  | {
+      role: 'assistant';
+      content: string;
+      toolCalls?: ModelToolCall[];
+      /** The turn as its provider gave it (`ModelResponse.providerContent`), sent back to that provider as it was. */
+      providerContent?: ProviderContent;
+    }
   | {
       role: 'tool';
       /** The `id` of the call this answers. */
@@ -37,6 +43,21 @@ export interface ModelTool {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /**
+   * The provider keeps this definition out of the model's context until its own tool search
+   * finds it (Anthropic's `defer_loading`). Set only for a provider whose `nativeToolSearch` is true.
+   */
+  defer?: boolean;
+}
+
+/**
+ * A turn in a provider's own terms, for what the neutral shape cannot hold: Anthropic's tool
+ * search blocks (`server_tool_use`, `tool_search_tool_result`), which must be sent back for the
+ * tools they found to stay loaded. Only the provider named reads it; others use the neutral fields.
+ */
+export interface ProviderContent {
+  provider: string;
+  blocks: unknown[];
 }
 
 export interface ModelRequest {
@@ -71,6 +92,8 @@ export interface ModelResponse {
   usage?: ModelUsage;
   /** The model that answered, as the endpoint named it. */
   model?: string;
+  /** The turn in the provider's own terms, when the neutral fields cannot hold all of it; the loop keeps it in the history. */
+  providerContent?: ProviderContent;
 }
 
 /**
@@ -90,6 +113,12 @@ export interface ModelProvider {
   sanitizeSchema(schema: Record<string, unknown>): Record<string, unknown>;
   /** Tool names this provider accepts (OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`). */
   readonly toolNamePattern: RegExp;
+  /**
+   * The provider searches deferred tools itself (Anthropic's tool search tool with a model that
+   * has it): when the host defers definitions, it sends every tool marked `defer` and lets the
+   * provider search, instead of offering its own `search_tools`.
+   */
+  readonly nativeToolSearch?: boolean;
 }
 
 /** A model endpoint failed in a way the user must see; `status` is the HTTP status when there was one. */

@@ -187,3 +187,31 @@ test('CodeMode: search_api answers declarations, says when nothing matches, refu
   assert.deepEqual(mode.search({ query: 'zebra' }), { text: 'No function matches "zebra". Try other words. Namespaces: github.', isError: false, found: [] });
   assert.equal(mode.search({}).isError, true);
 });
+
+test('search_api ranks with ToolIndex: synonyms, CJK sentences, server instructions, and a ranker fused in by searchAsync', async () => {
+  const tools: Array<{ server: string; tool: Tool }> = [
+    { server: 'github', tool: { name: 'create_issue', description: 'Creates an issue in a repository', inputSchema: { type: 'object' } } },
+    { server: 'github', tool: { name: 'delete_file', description: 'Deletes a file from a repository', inputSchema: { type: 'object' } } },
+    { server: 'desk', tool: { name: 'open_case', description: 'Opens a case', inputSchema: { type: 'object' } } },
+    { server: 'weather', tool: { name: 'forecast', description: 'Weather for a city', inputSchema: { type: 'object' } } },
+  ];
+  const instructions: Record<string, string> = { desk: 'Customer support: refunds and complaints.' };
+  const mode = new CodeMode(
+    tools.map((t) => ({ key: `${t.server}_${t.tool.name}`, ...t })),
+    { index: { instructions: (s) => instructions[s] } },
+  );
+  // "ticket" stands for an issue (the old BM25 knew no synonyms), "删除文件" is "delete file".
+  assert.equal(mode.search({ query: 'file a ticket', limit: 1 }).found[0]?.path, 'github.create_issue');
+  assert.equal(mode.search({ query: '删除文件', limit: 1 }).found[0]?.path, 'github.delete_file');
+  // Only the server's instructions say "refund".
+  assert.equal(mode.search({ query: 'refund', limit: 1 }).found[0]?.path, 'desk.open_case');
+  // A ranker (embeddings, say) finds what no word of the query matches; searchAsync fuses it in.
+  const ranked = new CodeMode(
+    tools.map((t) => ({ key: `${t.server}_${t.tool.name}`, ...t })),
+    { index: { ranker: { rank: async (_q, list) => list.filter((t) => t.tool.name === 'forecast') } } },
+  );
+  assert.deepEqual(ranked.search({ query: 'umbrella' }).found, []);
+  const fused = await ranked.searchAsync({ query: 'umbrella', limit: 1 });
+  assert.equal(fused.found[0]?.path, 'weather.forecast');
+  assert.match(fused.text, /function forecast\(/);
+});

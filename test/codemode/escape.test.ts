@@ -369,3 +369,19 @@ test('a program waiting on a promise nothing settles ends at once as a deadlock'
   assert.equal(r.error?.kind, 'deadlock');
   assert.match(r.error!.message, /nothing will settle/);
 });
+
+test('a function the API does not have throws at the line that reads it, naming what the namespace has; no call is made', async () => {
+  const r = await run('const text = await files.read({ path: "a" });\nawait files.chmod({ path: "a", mode: 777 });\nreturn text;');
+  assert.equal(r.ok, false);
+  assert.equal(r.error?.name, 'TypeError');
+  assert.equal(r.error?.line, 2);
+  assert.equal(r.error?.message, 'files.chmod is not a function of the API: files has read, remove');
+  assert.deepEqual(
+    r.seen.map((c) => c.name),
+    ['read'],
+  );
+  // Awaiting a namespace, or asking whether it has a function, reads as absent: no throw.
+  const fine = await run('const ns = await files;\nreturn [typeof ns.read, Object.keys(files).length];');
+  assert.equal(fine.ok, true, JSON.stringify(fine.error));
+  assert.equal(fine.value, '["function",2]');
+});

@@ -22,6 +22,8 @@ export interface LoopRigOptions {
   script: Turn[];
   /** Servers by name: each gets an McpServer to register tools on. Default one, `srv`. */
   servers?: Record<string, (mcp: McpServer) => void>;
+  /** More of the model's provider config (`toolSearch`, `stream`...). */
+  provider?: Record<string, unknown>;
   /** Extra Host options (the model and servers are the rig's). */
   host?: Omit<Partial<HostOptions>, 'model'>;
   /** Extensions of every server (`otel()`). */
@@ -47,7 +49,7 @@ export async function startLoopRig(o: LoopRigOptions): Promise<LoopRig> {
   const events: HostEvent[] = [];
   const host = new Host({
     servers: config,
-    model: { provider: o.flavor ?? 'openai', model: 'scripted', baseUrl: llm.baseUrl },
+    model: { provider: o.flavor ?? 'openai', model: 'scripted', baseUrl: llm.baseUrl, ...o.provider },
     ...o.host,
     onEvent: (e) => {
       events.push(e);

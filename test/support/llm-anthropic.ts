@@ -33,7 +33,7 @@ export function writeAnthropicReply(res: ServerResponse, reply: Exclude<TurnRepl
     if (reply.kind === 'truncated') return void res.end('{"id":"msg_cut","content":[{"ty');
     if (reply.kind === 'stream-error')
       return void res.end(JSON.stringify({ type: 'error', error: { type: reply.type ?? 'api_error', message: reply.message } }));
-    const content: unknown[] = [];
+    const content: unknown[] = [...(reply.blocks ?? [])];
     if (reply.text) content.push({ type: 'text', text: reply.text });
     for (const c of callsOf(reply, turn)) content.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.json) });
     const u = usageOf(reply, body);
@@ -73,6 +73,17 @@ export function writeAnthropicReply(res: ServerResponse, reply: Exclude<TurnRepl
   writeSplit(res, event('ping', { type: 'ping' }));
   const size = reply.kind === 'answer' ? (reply.chunkSize ?? 3) : 3;
   let index = 0;
+  for (const block of reply.kind === 'answer' ? (reply.blocks ?? []) : []) {
+    if (block.type === 'server_tool_use') {
+      writeSplit(res, event('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }));
+      for (const piece of pieces(JSON.stringify(block.input ?? {}), size)) {
+        writeSplit(res, event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+      }
+    } else {
+      writeSplit(res, event('content_block_start', { type: 'content_block_start', index, content_block: block }));
+    }
+    writeSplit(res, event('content_block_stop', { type: 'content_block_stop', index: index++ }));
+  }
   if (reply.text) {
     writeSplit(res, event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
     for (const piece of pieces(reply.text, size)) {

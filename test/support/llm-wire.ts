@@ -36,6 +36,12 @@ export type TurnReply =
       interleave?: boolean;
       /** The `model` the answer names (default: the requested model). */
       model?: string;
+      /**
+       * Anthropic: content blocks of the API's own sent before the text and tool calls, e.g. a
+       * tool search (`server_tool_use`, streamed with its input as input_json_delta, then
+       * `tool_search_tool_result`, streamed whole in its content_block_start).
+       */
+      blocks?: Array<Record<string, unknown>>;
     }
   /** An HTTP error: `body` default is the provider's error JSON with `message`. */
   | { kind: 'error'; status: number; message?: string; body?: unknown; headers?: Record<string, string>; param?: string }

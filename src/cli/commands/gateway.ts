@@ -28,6 +28,9 @@ Options:
   --separator SEP          joins server and tool names (default "_")
   --no-watch               do not reload when FILE changes (SIGHUP still does)
   --redis URL              share list changes with other gateway instances (needs ioredis)
+  --code-mode              offer clients two tools, search_api and run_code, instead of the
+                           backends' tools: programs call the tools in a sandbox, each call
+                           judged by the policy as a direct one (also "gateway.codeMode" in FILE)
 ${OBSERVABILITY_HELP}${HTTP_HELP}`;
 
 /** A RedisBus on `url`, through the optional peer ioredis. */
@@ -96,6 +99,7 @@ export async function gatewayCommand(argv: string[], io: CliIo): Promise<number>
     separator: { type: 'string' },
     'no-watch': { type: 'boolean' },
     redis: { type: 'string' },
+    'code-mode': { type: 'boolean' },
     ...OBSERVABILITY_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   });
@@ -125,6 +129,7 @@ export async function gatewayCommand(argv: string[], io: CliIo): Promise<number>
       separator: str(values, 'separator'),
       watch: !flag(values, 'no-watch'),
       bus: redis?.bus,
+      ...(flag(values, 'code-mode') ? { codeMode: true } : {}),
       onEvent: (e) => {
         const line = describe(e);
         if (line === undefined) return;

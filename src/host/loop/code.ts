@@ -33,8 +33,21 @@ export class HostCodeMode implements LoopCodeMode {
     // A program's output is bounded like a tool result: by resultLimit.maxChars when it is set.
     const limit = ctx.options.resultLimit;
     const maxChars = limit === false ? undefined : limit?.maxChars;
-    this.options =
+    const bounded =
       maxChars !== undefined && options.limits?.outputChars === undefined ? { ...options, limits: { ...options.limits, outputChars: maxChars } } : options;
+    // search_api ranks as search_tools does: server instructions weighed in, the same ranker fused.
+    const defer = ctx.options.deferTools || undefined;
+    this.options =
+      bounded.rank || bounded.index
+        ? bounded
+        : {
+            ...bounded,
+            index: {
+              instructions: (server) => ctx.tools.instructions?.(server),
+              ...(defer?.ranker ? { ranker: defer.ranker } : {}),
+              ...(defer?.onRankerError ? { onRankerError: defer.onRankerError } : {}),
+            },
+          };
   }
 
   private current(): CodeMode {
@@ -57,7 +70,7 @@ export class HostCodeMode implements LoopCodeMode {
   async run(call: ModelToolCall, args: Record<string, unknown>, env: StepEnv): Promise<{ text: string; isError: boolean; records?: ToolCallRecord[] }> {
     const mode = this.current();
     if (call.name === SEARCH_API) {
-      const { text, isError } = mode.search(args);
+      const { text, isError } = await mode.searchAsync(args, env.signal);
       return { text, isError };
     }
     const records: Array<{ index: number; record: ToolCallRecord }> = [];

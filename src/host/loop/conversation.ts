@@ -11,12 +11,16 @@ import { completeObserved, type LoopContext, safeCall } from './context.js';
 import { HostCodeMode } from './code.js';
 import { CutResults, DEFAULT_MAX_CHARS } from './results.js';
 import { runSearch, searchTool, ToolIndex } from './search.js';
+import { contextWindowOf, estimateTokens } from '../budget.js';
 import type { Answer, ConversationOptions, HostEvent, SendOptions, ToolCallRecord, UserInput } from './types.js';
 
 export type { LoopContext } from './context.js';
 
 export const DEFAULT_MAX_STEPS = 20;
 export const DEFAULT_DEFER_THRESHOLD = 64;
+export const DEFAULT_DEFER_SHARE = 0.1;
+/** Anthropic's tool search takes at most this many tools; beyond, the host's own search. */
+const NATIVE_SEARCH_MAX = 10_000;
 
 /** The error `send` rejects with when its signal is aborted (name `AbortError`, the reason as `cause`). */
 export function abortError(signal: AbortSignal): Error {
@@ -41,6 +45,9 @@ export class Conversation {
   private readonly known = new Set<string>();
   private readonly policy: (tool: HostTool) => PolicyVerdict;
   private readonly schemas = new WeakMap<Tool, Record<string, unknown>>();
+  /** Estimated tokens of each tool's definition, and of a whole listing (the pool's array, as long as it stands). */
+  private readonly tokens = new WeakMap<Tool, number>();
+  private listing: { of: readonly HostTool[]; tokens: number } | undefined;
   /** Code mode's tools, when `codeMode` is on: they stand in for every server's tools. */
   private readonly code: HostCodeMode | undefined;
   private busy = false;
@@ -145,7 +152,12 @@ export class Conversation {
         };
       }
       const calls = response.toolCalls;
-      this.history.push(calls.length > 0 ? { role: 'assistant', content: response.text, toolCalls: calls } : { role: 'assistant', content: response.text });
+      this.history.push({
+        role: 'assistant',
+        content: response.text,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        ...(response.providerContent ? { providerContent: response.providerContent } : {}),
+      });
       const finish = (stopReason: Answer['stopReason']): Answer => {
         emit({ type: 'answer', text: response.text });
         return { text: response.text, stopReason, steps: step, toolCalls, ...(usage ? { usage } : {}) };
@@ -197,18 +209,51 @@ export class Conversation {
   private stepTools(): { tools: ModelTool[]; offered: Set<string> } {
     const all = this.ctx.tools.tools();
     const defer = this.ctx.options.deferTools;
-    const threshold = defer === false ? Infinity : (defer?.threshold ?? DEFAULT_DEFER_THRESHOLD);
     let tools: ModelTool[];
     if (this.code) {
       tools = this.code.definitions();
-    } else if (all.length > threshold) {
-      tools = [searchTool(all.length), ...all.filter((t) => this.found.has(t.name)).map((t) => this.definition(t))];
+    } else if (defer !== false && this.deferring(all)) {
+      // The provider's own search (Anthropic's tool search tool) keeps what it found loaded
+      // through the history; the host's search_tools through `found`.
+      tools =
+        this.ctx.model.nativeToolSearch && defer?.provider !== false && all.length <= NATIVE_SEARCH_MAX
+          ? all.map((t) => ({ ...this.definition(t), defer: true }))
+          : [searchTool(all.length), ...all.filter((t) => this.found.has(t.name)).map((t) => this.definition(t))];
     } else {
       tools = all.map((t) => this.definition(t));
     }
     if (this.cut && this.cut.size > 0) tools.push(this.cut.tool());
     for (const t of tools) this.known.add(t.name);
     return { tools, offered: new Set(tools.map((t) => t.name)) };
+  }
+
+  /**
+   * Whether definitions are deferred: more tools than `deferTools.threshold`, or more estimated
+   * tokens than `deferTools.share` of the model's context window.
+   */
+  private deferring(all: readonly HostTool[]): boolean {
+    const o = this.ctx.options;
+    const defer = o.deferTools || undefined;
+    if (all.length > (defer?.threshold ?? DEFAULT_DEFER_THRESHOLD)) return true;
+    const budget = (defer?.share ?? DEFAULT_DEFER_SHARE) * (o.contextWindow ?? contextWindowOf(this.ctx.model.model));
+    return this.definitionTokens(all) > budget;
+  }
+
+  /** Estimated tokens of every definition in `all`, as the provider is sent them (each tool's estimate kept). */
+  private definitionTokens(all: readonly HostTool[]): number {
+    if (this.listing?.of === all) return this.listing.tokens;
+    let total = 0;
+    for (const t of all) {
+      let n = this.tokens.get(t.tool);
+      if (n === undefined) {
+        const d = this.definition(t);
+        n = estimateTokens(JSON.stringify({ name: d.name, description: d.description, input_schema: d.inputSchema }));
+        this.tokens.set(t.tool, n);
+      }
+      total += n;
+    }
+    this.listing = { of: all, tokens: total };
+    return total;
   }
 
   /** A tool as the model sees it; its schema sanitised once per listing of the tool. */

@@ -5,9 +5,9 @@
 // offers those tools too.
 import type { ModelTool } from '../model.js';
 import type { HostTool } from '../../pool/tool-source.js';
-import type { ToolIndex } from '../search/tool-index.js';
+import type { ToolIndex } from '../../pool/search/tool-index.js';
 
-export { ToolIndex } from '../search/tool-index.js';
+export { ToolIndex } from '../../pool/search/tool-index.js';
 
 export const SEARCH_TOOLS = 'search_tools';
 const DEFAULT_LIMIT = 5;

@@ -9,7 +9,7 @@ import type { ModelContent, ModelProvider, ModelRequest, ModelResponse, ModelUsa
 import type { ServerPool } from '../../pool/pool.js';
 import type { PoolEvent, PoolOptions } from '../../pool/pool-types.js';
 import type { ProviderConfig } from '../providers/index.js';
-import type { ToolRanker } from '../search/tool-index.js';
+import type { ToolRanker } from '../../pool/search/tool-index.js';
 
 /** What the policy does with a tool call: run it, ask the user first, or refuse it. */
 export type ApprovalDecision = 'auto' | 'ask' | 'deny';
@@ -83,9 +83,24 @@ export interface ResultLimit {
   maxChars?: number;
 }
 
+/**
+ * When tool definitions are deferred: the model then gets `search_tools` instead of every
+ * definition (or, with a provider that searches deferred tools itself, every definition marked
+ * for deferred loading), and the tools a search found stay offered for the rest of the conversation.
+ */
 export interface DeferToolsOptions {
-  /** More tools than this: the model gets `search_tools` instead of every definition. Default 64. */
+  /** More tools than this are deferred, whatever their size. Default 64. */
   threshold?: number;
+  /**
+   * Definitions estimated to take more than this share of the model's context window
+   * (`HostOptions.contextWindow`) are deferred, however few. Default 0.1 (10 %).
+   */
+  share?: number;
+  /**
+   * Let a provider that searches deferred tools itself do it (`ModelProvider.nativeToolSearch`:
+   * Anthropic's tool search tool with the real API). Default true; false: always `search_tools`.
+   */
+  provider?: boolean;
   /**
    * A second ranker fused with the BM25F index (`EmbeddingRanker` over an `/embeddings`
    * endpoint). When it fails, `search_tools` answers from BM25F alone and `onRankerError` hears why.
@@ -130,12 +145,19 @@ export interface HostOptions extends FlatPoolOptions {
   /** `false`: every tool definition is always sent. */
   deferTools?: DeferToolsOptions | false;
   /**
+   * The model's context window, in tokens: `deferTools.share` is a share of it. Default: from
+   * the model's name (`contextWindowOf`: GPT, Claude, Gemini, Llama, Qwen, Mistral... families),
+   * 32,768 for a model it does not know.
+   */
+  contextWindow?: number;
+  /**
    * Code mode: the model gets two tools instead of the servers' (`search_api`, which finds
    * functions of a TypeScript API made of every tool, and `run_code`, which runs a JavaScript
    * program calling them in a sandbox); only what the program returns or prints reaches the
    * model. Each call a program makes is approved, reported and traced as a direct call is.
    * Needs the optional packages `quickjs-emscripten-core` and `@jitl/quickjs-wasmfile-release-sync`
-   * (`start()` rejects without them). `deferTools` does not apply. Default off.
+   * (`start()` rejects without them). `deferTools` does not apply, except its `ranker`, which
+   * `search_api` fuses in as `search_tools` does. Default off.
    */
   codeMode?: boolean | CodeModeOptions;
   /** Extra `params._meta` of a tool call. */

@@ -2,7 +2,7 @@
 // (message_start, content_block_start/delta/stop, message_delta, message_stop, ping, error).
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse, type ModelToolCall } from '../model.js';
 import { events, Exchange, isEventStream, type PostContext, type ProviderHttpOptions, parseEventData, postJson, readJson } from './http.js';
-import { toAnthropicMessages, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
+import { searchedTools, TOOL_SEARCH_TOOLS, toAnthropicMessages, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
 import { sanitizeForAnthropic } from './schema.js';
 
 export interface AnthropicProviderOptions extends ProviderHttpOptions {
@@ -17,7 +17,20 @@ export interface AnthropicProviderOptions extends ProviderHttpOptions {
   version?: string;
   /** Stream the answer (default true). */
   stream?: boolean;
+  /**
+   * Anthropic's tool search tool: when the host defers tool definitions, they are sent with
+   * `defer_loading` and the API searches them (`bm25`: natural-language queries; `regex`:
+   * patterns). Default: `bm25` with the real API (api.anthropic.com) and a model that has it
+   * (Claude Opus or Sonnet 4.5 and later), off otherwise (the host's own `search_tools` then).
+   */
+  toolSearch?: boolean | 'bm25' | 'regex';
+  /** `anthropic-beta` flags to send (none by default). */
+  betas?: readonly string[];
 }
+
+/** Models with the tool search tool: Claude Opus and Sonnet from 4.5 on (later generations too). */
+const TOOL_SEARCH_MODELS = /^claude-(opus|sonnet)-(4-[5-9]|[5-9])/;
+const REAL_API = 'api.anthropic.com';
 
 /** Tool names the Messages API accepts. */
 export const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -46,6 +59,8 @@ export class AnthropicProvider implements ModelProvider {
   readonly kind = 'anthropic';
   readonly model: string;
   readonly toolNamePattern = ANTHROPIC_TOOL_NAME;
+  readonly nativeToolSearch: boolean;
+  private readonly search: 'bm25' | 'regex' | undefined;
   private readonly ctx: PostContext;
 
   constructor(private readonly options: AnthropicProviderOptions) {
@@ -54,6 +69,10 @@ export class AnthropicProvider implements ModelProvider {
     // `https://host/v1` (how OpenAI-style endpoints are given) means the same root as `https://host`.
     const base = (options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '').replace(/\/v1$/, '');
     this.ctx = { url: `${base}/v1/messages`, label: 'the Anthropic API' };
+    const search = options.toolSearch;
+    const auto = search === undefined && hostOf(base) === REAL_API && TOOL_SEARCH_MODELS.test(options.model);
+    this.search = search === 'regex' ? 'regex' : search === true || search === 'bm25' || auto ? 'bm25' : undefined;
+    this.nativeToolSearch = this.search !== undefined;
   }
 
   sanitizeSchema(schema: Record<string, unknown>): Record<string, unknown> {
@@ -62,11 +81,16 @@ export class AnthropicProvider implements ModelProvider {
 
   /** The request body for `request`. */
   body(request: ModelRequest): Record<string, unknown> {
-    const { system, messages } = toAnthropicMessages(request.messages);
+    const search = this.search;
+    const { system, messages } = toAnthropicMessages(request.messages, search ? new Set(request.tools.map((t) => t.name)) : undefined);
     const body: Record<string, unknown> = { model: this.model, max_tokens: request.maxTokens ?? this.options.maxTokens ?? 4096, messages };
     if (system !== undefined) body.system = system;
     if (request.tools.length > 0) {
-      body.tools = toAnthropicTools(request.tools);
+      const deferring = search !== undefined && request.tools.some((t) => t.defer);
+      const tools = toAnthropicTools(request.tools, deferring);
+      // The search tool itself is never deferred; it stays while the history holds its searches.
+      if (search && (deferring || searchedTools(request.messages))) tools.unshift({ ...TOOL_SEARCH_TOOLS[search] });
+      body.tools = tools;
       if (request.toolChoice) body.tool_choice = toAnthropicToolChoice(request.toolChoice);
     }
     if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -77,6 +101,7 @@ export class AnthropicProvider implements ModelProvider {
   async complete(request: ModelRequest, onEvent?: (event: ModelEvent) => void): Promise<ModelResponse> {
     const headers: Record<string, string> = { 'anthropic-version': this.options.version ?? '2023-06-01' };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    if (this.options.betas && this.options.betas.length > 0) headers['anthropic-beta'] = this.options.betas.join(',');
     const ctx: PostContext = {
       ...this.ctx,
       explain: (status, detail) =>
@@ -120,9 +145,35 @@ export class AnthropicProvider implements ModelProvider {
       }
     }
     const response: ModelResponse = { text, toolCalls, stopReason: STOP_REASONS[message.stop_reason ?? ''] ?? 'other' };
+    if (message.content.some((b) => SEARCH_BLOCKS.has(b.type ?? ''))) {
+      response.providerContent = { provider: 'anthropic', blocks: message.content.filter((b) => KEPT_BLOCKS.has(b.type ?? '')) };
+    }
     if (message.usage) response.usage = { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 };
     if (message.model) response.model = message.model;
     return response;
+  }
+}
+
+/** Blocks of a tool search the API ran: a turn holding them is kept in the API's own terms. */
+const SEARCH_BLOCKS = new Set(['server_tool_use', 'tool_search_tool_result']);
+/** The blocks such a turn is sent back with (thinking is not kept by this provider). */
+const KEPT_BLOCKS = new Set(['text', 'tool_use', 'server_tool_use', 'tool_search_tool_result']);
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tool input JSON as an object (`{}` when it is not one). */
+function inputOf(json: string): unknown {
+  try {
+    const v = JSON.parse(json.trim() === '' ? '{}' : json) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
   }
 }
 
@@ -137,7 +188,7 @@ function explain(ctx: PostContext, status: number, detail: string, tools: string
 /** One streamed turn: blocks by index, text deltas, tool input JSON in fragments. */
 class AnthropicTurn {
   private text = '';
-  private readonly blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
+  private readonly blocks = new Map<number, { type: string; id: string; name: string; json: string; text: string; raw: Block }>();
   private readonly toolCalls: ModelToolCall[] = [];
   private stopReason: string | undefined;
   private inputTokens: number | undefined;
@@ -177,9 +228,9 @@ class AnthropicTurn {
       case 'content_block_start': {
         const block = d.content_block as Block | undefined;
         if (typeof d.index !== 'number' || typeof block !== 'object' || block === null) throw this.malformed('content_block_start without index or block');
-        const b = { type: String(block.type), id: String(block.id ?? ''), name: String(block.name ?? ''), json: '' };
+        const b = { type: String(block.type), id: String(block.id ?? ''), name: String(block.name ?? ''), json: '', text: '', raw: block };
         this.blocks.set(d.index, b);
-        if (b.type === 'text' && typeof block.text === 'string' && block.text !== '') this.addText(block.text);
+        if (b.type === 'text' && typeof block.text === 'string' && block.text !== '') this.addText(block.text, b);
         if (b.type === 'tool_use') {
           if (b.id === '' || b.name === '') throw this.malformed('a tool_use block without id or name');
           this.onEvent?.({ type: 'tool_call_start', id: b.id, name: b.name });
@@ -190,7 +241,7 @@ class AnthropicTurn {
         const block = this.blocks.get(d.index as number);
         const delta = (d.delta ?? {}) as { type?: string; text?: string; partial_json?: string };
         if (block === undefined) throw this.malformed(`content_block_delta for block ${String(d.index)}, which never started`);
-        if (delta.type === 'text_delta' && typeof delta.text === 'string') this.addText(delta.text);
+        if (delta.type === 'text_delta' && typeof delta.text === 'string') this.addText(delta.text, block);
         else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') block.json += delta.partial_json;
         // thinking_delta, signature_delta, citations_delta: not part of the conversation kept here.
         return false;
@@ -218,7 +269,8 @@ class AnthropicTurn {
     }
   }
 
-  private addText(delta: string): void {
+  private addText(delta: string, block: { text: string }): void {
+    block.text += delta;
     this.text += delta;
     this.onEvent?.({ type: 'text', delta });
   }
@@ -235,6 +287,16 @@ class AnthropicTurn {
     if (this.inputTokens !== undefined || this.outputTokens !== undefined)
       response.usage = { inputTokens: this.inputTokens ?? 0, outputTokens: this.outputTokens ?? 0 };
     if (this.model) response.model = this.model;
+    const ordered = [...this.blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
+    if (ordered.some((b) => SEARCH_BLOCKS.has(b.type))) {
+      const blocks: unknown[] = [];
+      for (const b of ordered) {
+        if (b.type === 'text' && b.text !== '') blocks.push({ type: 'text', text: b.text });
+        else if (b.type === 'tool_use' || b.type === 'server_tool_use') blocks.push({ type: b.type, id: b.id, name: b.name, input: inputOf(b.json) });
+        else if (b.type === 'tool_search_tool_result') blocks.push(b.raw);
+      }
+      response.providerContent = { provider: 'anthropic', blocks };
+    }
     return response;
   }
 }

@@ -17,6 +17,10 @@ export interface ProviderConfig extends ProviderHttpOptions {
   dialect?: 'openai' | 'gemini';
   /** Anthropic only: default `max_tokens`. */
   maxTokens?: number;
+  /** Anthropic only: its tool search tool for deferred definitions (AnthropicProviderOptions.toolSearch; default: on with the real API and a model that has it). */
+  toolSearch?: boolean | 'bm25' | 'regex';
+  /** Anthropic only: `anthropic-beta` flags. */
+  betas?: readonly string[];
   stream?: boolean;
   /**
    * Where API keys are read (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`; `GEMINI_API_KEY` for the
@@ -72,7 +76,7 @@ export function createProvider(config: ProviderConfig): ModelProvider {
     const { strict: _s, dialect: _d, ...options } = rest;
     return new AnthropicProvider({ ...(options as AnthropicProviderOptions), baseUrl, apiKey });
   }
-  const { maxTokens: _m, ...options } = rest;
+  const { maxTokens: _m, toolSearch: _t, betas: _b, ...options } = rest;
   return new OpenAIProvider({ ...(options as OpenAIProviderOptions), baseUrl, apiKey });
 }
 

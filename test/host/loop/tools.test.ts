@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import type { Host } from '../../../src/host/host.js';
 import { ToolIndex } from '../../../src/host/loop/search.js';
-import type { ToolRanker } from '../../../src/host/search/tool-index.js';
+import type { ToolRanker } from '../../../src/pool/search/tool-index.js';
 import type { HostTool } from '../../../src/pool/tool-source.js';
 import { startLoopRig, textTurn, toolCallsTurn, waitFor } from '../../support/index.js';
 

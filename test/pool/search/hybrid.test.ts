@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EmbeddingRanker, EmbeddingsError, OpenAIEmbeddings } from '../../../src/host/search/embeddings.js';
-import { ToolIndex } from '../../../src/host/search/tool-index.js';
+import { EmbeddingRanker, EmbeddingsError, OpenAIEmbeddings } from '../../../src/pool/search/embeddings.js';
+import { ToolIndex } from '../../../src/pool/search/tool-index.js';
 import type { HostTool } from '../../../src/pool/tool-source.js';
 
 const DIM = 64;

@@ -3,7 +3,7 @@
 // ranking exactly as one built afresh.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ToolIndex } from '../../../src/host/search/tool-index.js';
+import { ToolIndex } from '../../../src/pool/search/tool-index.js';
 import type { HostTool } from '../../../src/pool/tool-source.js';
 
 const tool = (name: string, description: string, server = 's', props: Record<string, string> = {}): HostTool => ({

@@ -4,7 +4,7 @@
 // no word with the query (other languages, synonyms), which BM25 cannot; ToolIndex.searchAsync
 // fuses the two. Tool vectors are cached by the tool's text, so each tool is embedded once per
 // listing and a list_changed costs only the changed tools; texts go out in batches.
-import type { HostTool } from '../../pool/tool-source.js';
+import type { HostTool } from '../tool-source.js';
 import type { ToolRanker } from './tool-index.js';
 
 /** Turns texts into vectors, one per text, in order. */

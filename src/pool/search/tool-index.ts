@@ -11,7 +11,7 @@
 // An optional ranker (embeddings: ./embeddings.ts) is fused with BM25F by reciprocal rank in
 // `searchAsync`; `search` stays synchronous and lexical.
 import type { Tool } from '../../protocol/types.js';
-import type { HostTool } from '../../pool/tool-source.js';
+import type { HostTool } from '../tool-source.js';
 import { type Analysis, analyse, FIELD_COUNT, FIELDS, fieldTexts, serverTexts, type ToolField } from './fields.js';
 import { queryTerms } from './synonyms.js';
 import { nameWords } from './tokenize.js';

@@ -2,7 +2,7 @@
 // without spaces cut into character pairs so that a phrase inside a sentence still matches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stem, tokenize } from '../../../src/host/search/tokenize.js';
+import { stem, tokenize } from '../../../src/pool/search/tokenize.js';
 
 test('identifiers: camelCase, snake_case, kebab-case and digits split; a camelCase word also counts whole', () => {
   assert.deepEqual(tokenize('getFileContents', true), ['getfilecontent', 'get', 'fil', 'content']);
