@@ -155,6 +155,7 @@ describe('mcpkit studio: MCP Apps', () => {
     assert.match(report.parent, /^blocked: SecurityError/);
     assert.match(report.cookie, /^blocked: SecurityError/);
     assert.match(report.storage, /^blocked: SecurityError/);
+    assert.match(report.key, /^blocked: SecurityError/, "the view read the studio's API key");
     assert.doesNotMatch(report.read, /^status 200/, `the view read the studio's state: ${report.read}`);
     assert.match(report.modelOnly, /^refused: .*not callable by apps/);
     assert.deepEqual(studio.hub.targets.list(), [], 'the view got a command request through');

@@ -13,6 +13,12 @@ const FLAVOUR: Record<TaskView['flavour'], string> = {
   core: '2025-11-25 core tasks: polled with tasks/get; its questions and its result come on one tasks/result request',
 };
 
+/** From its creation to its last update, as the server stamped them. */
+function lifetime(t: TaskView): number {
+  const ms = Date.parse(t.lastUpdatedAt ?? '') - Date.parse(t.createdAt ?? '');
+  return Number.isFinite(ms) && ms >= 0 ? ms : 0;
+}
+
 const ago = (t: number | undefined) => (t === undefined ? '' : `${Math.max(0, Math.round((Date.now() - t) / 1000))} s ago`);
 
 export function StatusBadge({ task }: { task: TaskView }) {
@@ -136,10 +142,11 @@ function TaskDetail({ task }: { task: TaskView }) {
   const [error, setError] = useState<string | undefined>();
   const run = async (what: 'poll' | 'cancel' | 'dismiss') => setError(await act(task, what));
   const over = task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
+  const took = lifetime(task);
   const outcome: CallOutcome | undefined = task.result
-    ? { result: task.result, durationMs: 0 }
+    ? { result: task.result, durationMs: took }
     : task.error
-      ? { error: task.error, durationMs: 0, cancelled: task.status === 'cancelled' }
+      ? { error: task.error, durationMs: took, cancelled: task.status === 'cancelled' }
       : undefined;
   return (
     <div class="task-detail" data-task-detail={task.taskId}>
@@ -171,7 +178,7 @@ function TaskDetail({ task }: { task: TaskView }) {
         <dd data-testid="task-polls">
           {task.polls} time{task.polls === 1 ? '' : 's'} {task.polledAt ? `· last ${ago(task.polledAt)}` : ''}
           {task.pollIntervalMs !== undefined ? <span class="muted"> · the server suggests every {task.pollIntervalMs} ms</span> : null}
-          {task.following ? <span class="badge">following</span> : <span class="badge">not followed</span>}
+          <span class="badge">{task.following ? 'following' : over ? 'over' : 'not followed'}</span>
         </dd>
       </dl>
       {task.problem ? <div class="warn-text">{task.problem}</div> : null}
@@ -190,6 +197,16 @@ function TaskDetail({ task }: { task: TaskView }) {
             </div>
           ))}
         </section>
+      ) : null}
+      {task.answered.length > 0 ? (
+        <div class="answered-keys">
+          Answered with tasks/update:{' '}
+          {task.answered.map((k) => (
+            <span key={k} class="badge good">
+              {k}
+            </span>
+          ))}
+        </div>
       ) : null}
       <div class="actions">
         <button type="button" onClick={() => void run('poll')}>
@@ -228,8 +245,8 @@ export function TaskFollow({ task: first }: { task: TaskView }) {
       </div>
       {task.statusMessage ? <div class="muted">{task.statusMessage}</div> : null}
       {task.asking.length > 0 ? <div class="warn-text">It waits for your answer (the dialog).</div> : null}
-      {task.result ? <Outcome outcome={{ result: task.result, durationMs: 0 }} /> : null}
-      {task.error ? <Outcome outcome={{ error: task.error, durationMs: 0, cancelled: task.status === 'cancelled' }} /> : null}
+      {task.result ? <Outcome outcome={{ result: task.result, durationMs: lifetime(task) }} /> : null}
+      {task.error ? <Outcome outcome={{ error: task.error, durationMs: lifetime(task), cancelled: task.status === 'cancelled' }} /> : null}
     </div>
   );
 }
