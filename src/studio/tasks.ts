@@ -282,10 +282,13 @@ export class TaskTracker {
         ? `You refused "${key}" (${req.method}); tasks/update cannot carry a refusal, so the studio sent tasks/cancel`
         : `Answering "${key}" failed: ${errorOf(err).message}`;
       this.host.emit(f.view);
-      if (refused)
-        await this.clientOf(f)
-          .cancelTask(taskId, { timeoutMs: 30_000 })
-          .catch(() => {});
+      if (refused) {
+        try {
+          await this.clientOf(f).cancelTask(taskId, { timeoutMs: 30_000 });
+        } catch {
+          // Gone already, or the server refused: the next poll shows where it stands.
+        }
+      }
       this.schedule(f, 0);
     }
   }

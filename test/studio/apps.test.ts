@@ -1,8 +1,8 @@
 // The Apps panel end to end in headless Chromium: MCP App views rendered in a sandboxed iframe
 // (no allow-same-origin) with the `io.modelcontextprotocol/ui` host protocol, against real
 // servers: our apps() extension over HTTP (2026-07-28), whose view is written with the OFFICIAL
-// App SDK (@modelcontextprotocol/ext-apps), and a server built with the official server helpers
-// over stdio (handshake era). Then the defences, each written as the attack: a view that reads its
+// App SDK (@modelcontextprotocol/ext-apps), and a server built with the official SDK and the
+// ext-apps server helpers over stdio. Then the defences, each written as the attack: a view that reads its
 // parent, calls the studio's API and asks it to start a command, calls tools on its own; messages
 // from other windows. Screenshots go to .artifacts/studio/.
 import { after, before, describe, test } from 'node:test';
@@ -190,7 +190,7 @@ describe('mcpkit studio: MCP Apps', () => {
     assert.equal(calls('refresh').length, had);
   });
 
-  test('a server built with the official helpers (ext-apps, stdio, handshake era): its view is checked and rendered', async () => {
+  test('a server built with the official SDK and ext-apps helpers (stdio): its view is checked and rendered', async () => {
     await page.waitForSelector('[data-server="ext-apps"][data-state="connected"]');
     const { frame } = await run('ext-apps', 'show_cart');
     await frame.waitForSelector('h1:has-text("Cart")');
