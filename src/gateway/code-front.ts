@@ -14,7 +14,7 @@ import { CodeMode, type CodeModeOptions, RUN_CODE, SEARCH_API } from '../codemod
 import { SandboxCallError } from '../codemode/limits.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
-import type { CallToolResult } from '../protocol/types.js';
+import type { CallToolResult } from '../protocol/params.js';
 import type { Server } from '../server/server.js';
 import type { Backends } from './backends.js';
 import type { CallerIdentity, GatewayPolicy } from './policy-types.js';

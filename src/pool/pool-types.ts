@@ -1,6 +1,7 @@
 // The shapes of the server pool: how servers are given, its options, and the events it reports.
 import type { McpClient } from '../client/client.js';
 import type { EraOption } from '../client/era.js';
+import type { TaskOptions } from '../client/tasks.js';
 import type { Clock } from '../engine/clock.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { Transport } from '../engine/transport.js';
@@ -117,6 +118,16 @@ export interface PoolOptions {
    * only needs tools; a gateway keeps both).
    */
   lists?: readonly CatalogList[];
+  /**
+   * Declare MCP Apps (`io.modelcontextprotocol/ui`) to every server (the client option `apps`):
+   * for a host that renders their views (the studio). Default off.
+   */
+  apps?: boolean;
+  /**
+   * Declare the 2026-07-28 tasks extension to every server (the client option `tasks`). Default
+   * off: a host that cannot follow tasks must not be given them.
+   */
+  tasks?: boolean | TaskOptions;
   /** Every event, as it happens (also available through `on`). */
   onEvent?: (event: PoolEvent) => void;
 }

@@ -317,6 +317,8 @@ export class ServerPool implements ToolSource {
       elicitationUrl: elicitation !== undefined && h.elicitationUrl === true,
       capabilities: sampling && h.samplingTools ? { sampling: { tools: {} } } : undefined,
       onerror: (error) => this.emit({ type: 'error', server, error }),
+      ...(this.options.apps ? { apps: true } : {}),
+      ...(this.options.tasks ? { tasks: this.options.tasks } : {}),
       ...(this.options.clientMiddleware ? { middleware: this.options.clientMiddleware(server) } : {}),
     };
   }

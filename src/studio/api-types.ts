@@ -106,6 +106,8 @@ export interface StudioState {
   lastSeq: number;
   /** Whether the page may ask to add servers at all (`--no-add` turns it off). */
   canAdd: boolean;
+  /** The tasks the studio follows (started from the page, or found on a server). */
+  tasks?: TaskView[];
 }
 
 /** The server-sent events of GET /api/events, by name. */
@@ -123,6 +125,9 @@ export interface StudioEvents {
   /** A server notification the page reacts to: list changes, resource updates, log messages. */
   notification: { server: string; method: string; params: unknown };
   roots: { roots: StudioState['roots'] };
+  /** A task the studio follows changed (status, input requests, result). */
+  task: TaskView;
+  'task-removed': { server: string; taskId: string };
 }
 
 /** What a tool call returns through the API. */
@@ -133,4 +138,76 @@ export interface CallOutcome {
   /** The structured content checked against the tool's outputSchema, when it has one. */
   outputCheck?: { ok: boolean; message?: string };
   cancelled?: boolean;
+  /** The server runs the call as a task: followed in the Tasks panel (its result comes there). */
+  task?: TaskView;
+}
+
+/**
+ * A task the studio follows: a 2026-07-28 `io.modelcontextprotocol/tasks` task (`extension`,
+ * polled with tasks/get, its input answered with tasks/update) or a 2025-11-25 core task
+ * (`core`, polled with tasks/get, its result and its questions on one tasks/result stream).
+ */
+export interface TaskView {
+  server: string;
+  taskId: string;
+  flavour: 'extension' | 'core';
+  /** The tool whose call became the task, when the studio started it. */
+  tool?: string;
+  arguments?: Record<string, unknown>;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  statusMessage?: string;
+  createdAt?: string;
+  lastUpdatedAt?: string;
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  /** tasks/get sent for it so far, and when the last one was answered (epoch ms). */
+  polls: number;
+  polledAt?: number;
+  /** 2026-07-28: the questions the task waits on, by key, while `input_required`. */
+  inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+  /** Keys put to you now (the dialog), and keys already answered with tasks/update. */
+  asking: string[];
+  answered: string[];
+  /** Its outcome, once over: the tool's result, or the JSON-RPC error it failed with. */
+  result?: Record<string, unknown>;
+  error?: { code?: number; message: string; data?: unknown };
+  /** Whether the studio still polls it (false once over, or when its server went away). */
+  following: boolean;
+  /** The last thing that went wrong following it (a failed poll...). */
+  problem?: string;
+  /** When the studio started following it (epoch ms). */
+  since: number;
+}
+
+/** An MCP App view read, checked and waiting for its iframe (`/apps/view/<id>`, loaded once). */
+export interface AppViewInfo {
+  id: string;
+  server: string;
+  uri: string;
+  /** The resource's `_meta.ui` (csp, permissions, domain, prefersBorder), as checked. */
+  ui: Record<string, unknown>;
+  /** `sha256:…` of the HTML and its security settings. */
+  fingerprint: string;
+  /** The Content-Security-Policy its document is served with. */
+  csp: string;
+  /** Declared domains left out of the policy, each with why. */
+  ignored: string[];
+  /** The iframe's `allow` attribute (Permission Policy). */
+  allow: string;
+  bytes: number;
+}
+
+/** One file of a skill as the studio checked it against the skill's entry. */
+export interface SkillFileCheck {
+  uri: string;
+  /** `verified`: listed, size, digest (and SKILL.md frontmatter) match; otherwise why not. */
+  status: 'verified' | 'mismatch' | 'unverifiable' | 'unreadable';
+  /** For a mismatch: which check failed (`digest`, `size`, `frontmatter`, `unlisted`...). */
+  reason?: string;
+  message?: string;
+  size?: number;
+  digest?: string;
+  mimeType?: string;
+  /** The content, for a verified (or unverifiable dynamic) text file. */
+  text?: string;
 }

@@ -1,48 +1,28 @@
 // The studio's JSON API: each route a call on the hub or on one server's client. Reached only
 // through the gate in http.ts. Errors a server answered come back as `{ error }` with status 200
 // (they are results to show); mistakes in the request itself get a 4xx and a sentence.
-import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { LocalError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { McpClient } from '../client/client.js';
 import { compileJsonSchema } from '../schema/json-schema.js';
 import type { Root, Tool } from '../protocol/types.js';
 import type { CallToolResult } from '../protocol/params.js';
-import type { CallOutcome } from './api-types.js';
+import type { CallOptions } from '../client/calls.js';
+import { features } from '../protocol/versions.js';
+import type { CallOutcome, TaskView } from './api-types.js';
 import { StudioRequestError } from './confirm.js';
+import { errorOf } from './errors.js';
 import type { StudioHub } from './hub.js';
-
-export interface RouteContext {
-  body: Record<string, unknown>;
-  params: string[];
-  query: URLSearchParams;
-  /** Aborted when the page goes away before the answer. */
-  signal: AbortSignal;
-}
-
-type Route = { method: 'GET' | 'POST'; path: RegExp; run(c: RouteContext): Promise<unknown> };
+import { extensionRoutes } from './api-ext.js';
+import { badRequest, object, route, S, text, type ApiHelpers, type Route, type RouteContext } from './api-route.js';
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
-const bad = (message: string) => new StudioRequestError(400, message);
+const bad = badRequest;
 
-function text(v: unknown, what: string): string {
-  if (typeof v !== 'string' || v === '') throw bad(`${what} must be a non-empty string`);
-  return v;
-}
+export { errorOf };
+export type { Route, RouteContext };
 
-function object(v: unknown, what: string): Record<string, unknown> {
-  if (v === undefined) return {};
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad(`${what} must be a JSON object`);
-  return v as Record<string, unknown>;
-}
-
-/** An error of a server (or of the client on its behalf) as the page shows it. */
-export function errorOf(err: unknown): { code?: number; message: string; data?: unknown } {
-  if (err instanceof McpError) return { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) };
-  if (err instanceof LocalError) return { message: err.message };
-  return { message: err instanceof Error ? err.message : String(err) };
-}
-
-export class StudioApi {
+export class StudioApi implements ApiHelpers {
   /** Tool calls under way, by the id the page gave them (for cancel). */
   private readonly calls = new Map<string, AbortController>();
   /** The tools as last listed per server, to check structured results against their outputSchema. */
@@ -50,8 +30,7 @@ export class StudioApi {
   private readonly routes: Route[];
 
   constructor(private readonly hub: StudioHub) {
-    const r = (method: Route['method'], path: string, run: Route['run']): Route => ({ method, path: new RegExp(`^${path}$`), run });
-    const S = '/api/servers/([^/]+)';
+    const r = route;
     this.routes = [
       r('GET', '/api/state', async () => this.hub.state()),
       r('GET', '/api/timeline', async (c) => this.hub.timeline.since(Number(c.query.get('after') ?? 0) || 0)),
@@ -134,6 +113,7 @@ export class StudioApi {
       }),
       r('POST', `${S}/ping`, async (c) => this.answer(() => this.connected(c).ping({ signal: c.signal }))),
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
+      ...extensionRoutes(hub, this),
     ];
   }
 
@@ -147,6 +127,10 @@ export class StudioApi {
     return undefined;
   }
 
+  tool(server: string, name: string): Tool | undefined {
+    return this.tools.get(server)?.get(name);
+  }
+
   /** Whether a path is an API path at all (so a wrong method is a 405, not a 404). */
   knowsPath(path: string): boolean {
     return this.routes.some((r) => r.path.test(path));
@@ -156,7 +140,7 @@ export class StudioApi {
     if (!this.hub.has(name)) throw new StudioRequestError(404, `No server is named "${name}"`);
   }
 
-  private connected(c: RouteContext): McpClient {
+  connected(c: RouteContext): McpClient {
     const name = c.params[0];
     this.known(name);
     const client = this.hub.client(name);
@@ -168,7 +152,7 @@ export class StudioApi {
   }
 
   /** Runs a request to the server; its error (an answer, not a failure of the studio) becomes `{ error }`. */
-  private async answer(run: () => Promise<unknown>): Promise<unknown> {
+  async answer(run: () => Promise<unknown>): Promise<unknown> {
     const started = performance.now();
     try {
       const result = await run();
@@ -222,10 +206,9 @@ export class StudioApi {
       },
     };
     try {
-      const result =
-        meta === undefined
-          ? await client.callTool(name, args, options)
-          : ((await client.request('tools/call', { name, arguments: args, _meta: meta } as unknown as JsonObject, options)) as unknown as CallToolResult);
+      const run = await this.startCall(server, client, { name, args, meta, asTask: c.body.task === true }, options);
+      if ('task' in run) return { task: run.task, durationMs: performance.now() - started };
+      const result = run.result;
       const outcome: CallOutcome = { result: result as unknown as Record<string, unknown>, durationMs: performance.now() - started };
       const check = this.checkOutput(server, name, result);
       if (check) outcome.outputCheck = check;
@@ -236,6 +219,44 @@ export class StudioApi {
       c.signal.removeEventListener('abort', onGone);
       if (callId) this.calls.delete(callId);
     }
+  }
+
+  /**
+   * Sends the call: its result, or the task the server made of it, which the studio follows from
+   * then on. 2026-07-28: the server decides (the studio declares the tasks extension); a call
+   * with a request `_meta` is followed to its end by the client instead. 2025-11-25 (core tasks):
+   * the studio decides, as a client must: a tool that requires tasks is always called as one, an
+   * optional one when the page asks.
+   */
+  private async startCall(
+    server: string,
+    client: McpClient,
+    call: { name: string; args: Record<string, unknown>; meta: Record<string, unknown> | undefined; asTask: boolean },
+    options: CallOptions,
+  ): Promise<{ result: CallToolResult } | { task: TaskView }> {
+    const { name, args, meta } = call;
+    const origin = { tool: name, arguments: args };
+    const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) } as unknown as JsonObject;
+    if (client.era === 'modern') {
+      if (meta !== undefined) return { result: (await client.request('tools/call', params, options)) as unknown as CallToolResult };
+      const r = (await client.startToolCall(name, args, options)) as unknown as Record<string, unknown>;
+      if (r.resultType === 'task') return { task: this.hub.tasks.adopt(server, r, 'extension', origin) };
+      return { result: r as unknown as CallToolResult };
+    }
+    const support = this.tool(server, name)?.execution?.taskSupport;
+    const version = client.protocolVersion;
+    const core = version !== undefined && features.coreTasks(version) && !!client.serverCapabilities?.tasks?.requests?.tools?.call;
+    if (core && (support === 'required' || (support === 'optional' && call.asTask))) {
+      // Progress of a task outlives this request: not asked for here.
+      const created = await client.request('tools/call', { ...params, task: {} }, { signal: options.signal, timeoutMs: options.timeoutMs });
+      const task = created.task;
+      if (task && typeof task === 'object' && !Array.isArray(task))
+        return { task: this.hub.tasks.adopt(server, task as Record<string, unknown>, 'core', origin) };
+      return { result: created as unknown as CallToolResult };
+    }
+    // Plainly: the client would otherwise make tasks of optional tools (its tasks option is on).
+    if (meta === undefined) return { result: await client.callTool(name, args, { ...options, task: false }) };
+    return { result: (await client.request('tools/call', params, options)) as unknown as CallToolResult };
   }
 
   /** A tool with an outputSchema must return structuredContent that matches it (unless it reports an error). */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StudioEvents } from './api-types.js';
 import { StudioApi } from './api.js';
+import { serveAppView, VIEW_PATH } from './apps.js';
 import { StudioRequestError } from './confirm.js';
 import { StudioHub, type HubOptions } from './hub.js';
 import {
@@ -102,6 +103,8 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       res.writeHead(204);
       return void res.end();
     }
+    const view = VIEW_PATH.exec(path);
+    if (view) return serveAppView(req, res, gate, hub.appViews, host, view[1]);
     if (!path.startsWith('/api/')) return plain(res, 404, 'Not found');
     const refused = checkApiRequest(req, gate, host);
     if (refused) return json(res, refused.status, { error: { message: refused.message } });
@@ -119,7 +122,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       if (!res.writableFinished) gone.abort();
     });
     try {
-      const out = await found.route.run({ body, params: found.params, query: url.searchParams, signal: gone.signal });
+      const out = await found.route.run({ body, params: found.params, query: url.searchParams, signal: gone.signal, origin: `http://${host}` });
       json(res, 200, out ?? {});
     } catch (err) {
       if (err instanceof StudioRequestError) return json(res, err.status, { error: { message: err.message } });

@@ -13,6 +13,8 @@ import type { PendingTarget, ServerOrigin, ServerView, StudioEvents, StudioState
 import { TargetRequests, viewOf } from './confirm.js';
 import { firstLook, type Diagnose } from './diagnose.js';
 import { InputQueue } from './inputs.js';
+import { AppViews } from './apps.js';
+import { TaskTracker } from './tasks.js';
 import { tracedFetch } from './http-trace.js';
 import { forStream, Timeline } from './timeline.js';
 import type { Diagnosis } from './api-types.js';
@@ -67,6 +69,10 @@ export class StudioHub {
   readonly targets: TargetRequests;
   readonly clock: Clock;
   readonly roots: Root[];
+  /** The tasks the studio follows (Tasks panel). */
+  readonly tasks: TaskTracker;
+  /** MCP App views waiting for their sandboxed iframe (Apps panel). */
+  readonly appViews: AppViews;
   private readonly meta = new Map<string, Meta>();
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Set<string>();
@@ -90,6 +96,15 @@ export class StudioHub {
         done: (id) => this.emit('target-done', { id }),
       },
     );
+    this.appViews = new AppViews(this.clock);
+    this.tasks = new TaskTracker({
+      clock: this.clock,
+      client: (server) => this.pool.client(server),
+      inputs: this.inputs,
+      roots: () => [...this.roots],
+      emit: (view) => this.emit('task', view),
+      removed: (server, taskId) => this.emit('task-removed', { server, taskId }),
+    });
     // One array, kept: the pool hands it to each client it makes, so changes reach reconnections.
     // Default, as the pool's: the working directory.
     this.roots = [{ uri: pathToFileURL(options.cwd).href, name: basename(options.cwd) || options.cwd }];
@@ -109,6 +124,9 @@ export class StudioHub {
       clientInfo: { name: 'mcpkit-studio', version: options.version },
       // One retry, then the person decides (the Reconnect button): a studio is watched.
       retry: { maxAttempts: 2 },
+      // The studio renders MCP App views and follows tasks (its Apps and Tasks panels).
+      apps: true,
+      tasks: true,
       handlers: {
         elicitation: (server, params, ctx) => this.inputs.elicit(server, params, ctx.signal),
         sampling: (server, params, ctx) => this.inputs.sample(server, params, ctx.signal),
@@ -154,6 +172,7 @@ export class StudioHub {
       roots: this.roots.map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
       lastSeq: this.timeline.lastSeq,
       canAdd: this.options.canAdd !== false,
+      tasks: this.tasks.list(),
     };
   }
 
@@ -209,6 +228,7 @@ export class StudioHub {
     if (!m) return;
     m.detach?.();
     this.meta.delete(name);
+    this.tasks.forget(name, 'its server was removed');
     this.inputs.dropServer(name);
     await this.pool.remove(name);
     this.timeline.forget(name);
@@ -223,6 +243,7 @@ export class StudioHub {
     m.detach = undefined;
     m.subscriptions.clear();
     m.diagnosis = undefined;
+    this.tasks.forget(name, 'its server was reconnected: follow it again by id');
     await this.pool.remove(name);
     this.timeline.forget(name);
     await this.pool.add(m.spec);
@@ -281,6 +302,7 @@ export class StudioHub {
     this.closed = true;
     if (this.flushTimer !== undefined) this.clock.clearTimeout(this.flushTimer);
     for (const m of this.meta.values()) m.detach?.();
+    this.tasks.close();
     await this.pool.close();
     this.listeners.clear();
   }
@@ -319,6 +341,7 @@ export class StudioHub {
         void this.diagnoseFailure(e.server, m, e.error, e.retryInMs === undefined);
         break;
       case 'closed':
+        this.tasks.forget(e.server, 'its connection closed');
         m.detach?.();
         m.detach = undefined;
         m.subscriptions.clear();

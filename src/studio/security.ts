@@ -41,6 +41,8 @@ export const CSP = [
   "media-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",
+  // MCP App views: documents of the studio's own (/apps/view/…), sandboxed without same-origin.
+  "frame-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",

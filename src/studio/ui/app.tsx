@@ -1,23 +1,29 @@
 // The studio's page: servers on the left, the chosen server's panels on the right, the questions
 // servers wait on over everything, a command palette on Ctrl-K, light and dark.
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { AppsPanel } from './apps.js';
 import { AddServer, PendingTargets, ServerList } from './connections.js';
 import { InputDialog } from './inputs.js';
 import { Overview, Roots } from './overview.js';
 import { Palette, type Command } from './palette.js';
 import { PromptsPanel } from './prompts.js';
 import { ResourcesPanel } from './resources.js';
+import { SkillsPanel } from './skills.js';
 import { useStudio } from './store.js';
+import { TasksPanel } from './tasks.js';
 import { TimelinePanel } from './timeline.js';
 import { ToolsPanel } from './tools.js';
 
-export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'roots'] as const;
+export const TABS = ['overview', 'tools', 'resources', 'prompts', 'apps', 'tasks', 'skills', 'timeline', 'roots'] as const;
 export type Tab = (typeof TABS)[number];
 const TAB_LABEL: Record<Tab, string> = {
   overview: 'Overview',
   tools: 'Tools',
   resources: 'Resources',
   prompts: 'Prompts',
+  apps: 'Apps',
+  tasks: 'Tasks',
+  skills: 'Skills',
   timeline: 'Timeline',
   roots: 'Roots',
 };
@@ -50,6 +56,12 @@ export function App() {
   useEffect(() => {
     history.replaceState(null, '', `#${encodeURIComponent(place.server ?? '')}/${place.tab}`);
   }, [place]);
+  // A link to `#server/tab` inside a panel (a task's "open in Tasks") moves there.
+  useEffect(() => {
+    const onHash = () => setPlace(readHash());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
@@ -107,6 +119,8 @@ export function App() {
             <TimelinePanel />
           ) : place.tab === 'roots' ? (
             <Roots state={state} />
+          ) : place.tab === 'tasks' ? (
+            <TasksPanel server={server} />
           ) : !server ? (
             <p class="muted">Add a server to begin (left), or start the studio with one: mcpkit studio http://127.0.0.1:3000/mcp</p>
           ) : place.tab === 'overview' ? (
@@ -115,6 +129,10 @@ export function App() {
             <ToolsPanel key={server.name} server={server} />
           ) : place.tab === 'resources' ? (
             <ResourcesPanel key={server.name} server={server} />
+          ) : place.tab === 'apps' ? (
+            <AppsPanel key={server.name} server={server} theme={theme} />
+          ) : place.tab === 'skills' ? (
+            <SkillsPanel key={server.name} server={server} />
           ) : (
             <PromptsPanel key={server.name} server={server} />
           )}

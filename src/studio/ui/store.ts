@@ -2,7 +2,7 @@
 // component when the part it selects changes. Changes are announced once per animation frame,
 // so a burst of 1,000 messages costs one render.
 import { useEffect, useReducer, useRef } from 'preact/hooks';
-import type { PendingInput, PendingTarget, ServerView, StudioEvents, StudioState, TimelineEntry } from '../api-types.js';
+import type { PendingInput, PendingTarget, ServerView, StudioEvents, StudioState, TaskView, TimelineEntry } from '../api-types.js';
 
 export interface LogLine {
   server: string;
@@ -25,7 +25,11 @@ export interface UiState {
   /** `server uri` → time of the last notifications/resources/updated. */
   updates: Record<string, number>;
   logs: LogLine[];
+  /** The tasks the studio follows, by `server\ntaskId` (see taskKey). */
+  tasks: Record<string, TaskView>;
 }
+
+export const taskKey = (server: string, taskId: string) => `${server}\n${taskId}`;
 
 /** Timeline entries kept in the page (the studio keeps more; older ones are fetched by seq). */
 const PAGE_TIMELINE = 20_000;
@@ -41,6 +45,7 @@ export const store: UiState = {
   lists: {},
   updates: {},
   logs: [],
+  tasks: {},
 };
 
 const listeners = new Set<() => void>();
@@ -97,6 +102,7 @@ export function apply<E extends keyof StudioEvents>(event: E, data: StudioEvents
     case 'snapshot': {
       const d = data as StudioEvents['snapshot'];
       store.state = d.state;
+      store.tasks = Object.fromEntries((d.state.tasks ?? []).map((t) => [taskKey(t.server, t.taskId), t]));
       store.timeline = [];
       pushEntries(d.timeline);
       break;
@@ -127,6 +133,16 @@ export function apply<E extends keyof StudioEvents>(event: E, data: StudioEvents
     case 'target-done':
       if (st) store.state = { ...st, pendingTargets: st.pendingTargets.filter((p) => p.id !== (data as { id: string }).id) };
       break;
+    case 'task': {
+      const t = data as TaskView;
+      store.tasks = { ...store.tasks, [taskKey(t.server, t.taskId)]: t };
+      break;
+    }
+    case 'task-removed': {
+      const { [taskKey((data as { server: string }).server, (data as { taskId: string }).taskId)]: _gone, ...rest } = store.tasks;
+      store.tasks = rest;
+      break;
+    }
     case 'roots':
       if (st) store.state = { ...st, roots: (data as StudioEvents['roots']).roots };
       break;

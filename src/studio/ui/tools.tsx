@@ -8,6 +8,7 @@ import { Json, Outcome, ResourceContents } from './content.js';
 import { initialValue, rootOf, type Schema } from './schema.js';
 import { SchemaForm } from './schema-form.js';
 import { useStudio } from './store.js';
+import { TaskFollow } from './tasks.js';
 import { VirtualList } from './virtual-list.js';
 
 export interface ToolDef {
@@ -18,6 +19,8 @@ export interface ToolDef {
   outputSchema?: Schema;
   annotations?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
+  /** 2025-11-25: whether calls may, or must, run as tasks. */
+  execution?: { taskSupport?: string };
 }
 
 /** Lists with the studio's `{ result | error }` answer. */
@@ -111,6 +114,9 @@ function ToolDetail({ server, tool }: { server: ServerView; tool: ToolDef }) {
   const [outcome, setOutcome] = useState<CallOutcome | undefined>();
   const [opened, setOpened] = useState<{ uri: string; contents?: unknown[]; error?: string } | undefined>();
   const [showSchema, setShowSchema] = useState(false);
+  // 2025-11-25 core tasks: the client decides for a tool that allows tasks (one that requires them always is one).
+  const taskChoice = server.protocolVersion === '2025-11-25' && tool.execution?.taskSupport === 'optional';
+  const [asTask, setAsTask] = useState(false);
   const progress = useStudio(useCallback((s) => (running ? s.progress[running] : undefined), [running]));
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const box = useRef<HTMLDivElement>(null);
@@ -170,7 +176,15 @@ function ToolDetail({ server, tool }: { server: ServerView; tool: ToolDef }) {
     setOutcome(undefined);
     setOpened(undefined);
     try {
-      setOutcome(await post<CallOutcome>(serverPath(server.name, 'call'), { name: tool.name, arguments: args, callId, meta: metaValue }));
+      setOutcome(
+        await post<CallOutcome>(serverPath(server.name, 'call'), {
+          name: tool.name,
+          arguments: args,
+          callId,
+          meta: metaValue,
+          ...(asTask ? { task: true } : {}),
+        }),
+      );
     } catch (err) {
       setOutcome({ error: { message: (err as Error).message }, durationMs: 0 });
     } finally {
@@ -199,6 +213,7 @@ function ToolDetail({ server, tool }: { server: ServerView; tool: ToolDef }) {
           </span>
         ))}
         {tool.outputSchema ? <span class="badge">outputSchema</span> : null}
+        {tool.execution?.taskSupport ? <span class="badge">tasks: {tool.execution.taskSupport}</span> : null}
       </div>
       {tool.description ? <p class="desc">{tool.description}</p> : null}
       <div class="tabs small-tabs" role="tablist">
@@ -277,6 +292,11 @@ function ToolDetail({ server, tool }: { server: ServerView; tool: ToolDef }) {
           </button>
         ) : null}
         <span class="muted">Ctrl+Enter</span>
+        {taskChoice ? (
+          <label class="small-print">
+            <input type="checkbox" name="as-task" checked={asTask} onChange={(e) => setAsTask((e.currentTarget as HTMLInputElement).checked)} /> run as a task
+          </label>
+        ) : null}
       </div>
       {running && progress ? (
         <div class="progress" role="progressbar" aria-valuenow={progress.progress} aria-valuemax={progress.total}>
@@ -287,7 +307,7 @@ function ToolDetail({ server, tool }: { server: ServerView; tool: ToolDef }) {
           </span>
         </div>
       ) : null}
-      {outcome ? <Outcome outcome={outcome} onOpenUri={openUri} /> : null}
+      {outcome?.task ? <TaskFollow task={outcome.task} /> : outcome ? <Outcome outcome={outcome} onOpenUri={openUri} /> : null}
       {opened ? (
         <div class="opened">
           <div class="section-title">{opened.uri}</div>
