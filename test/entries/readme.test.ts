@@ -1,7 +1,9 @@
-// README.md's entry-point table against the package (issue 13, item 11): one row per
-// package.json export, every name a row shows is exported by that entry, and the root row names
-// exactly the entries whose exports the root lacks. The quick starts are run from the packed
-// tarball by tarball.test.ts.
+// What README.md and docs/architecture.md say about the package, against the package: the
+// entry-point table (in docs/architecture.md since issue 28) has one row per package.json export,
+// every name a row shows is exported by that entry, and the root row names exactly the entries
+// whose exports the root lacks; the README names every entry and links to the table; the
+// README's two commands are ones .ci/run runs. The quick starts are run from the packed tarball by
+// tarball.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,12 +18,22 @@ function entryFile(specifier: string): string {
   return specifier === pkg.name ? 'index' : specifier.slice(pkg.name.length + 1);
 }
 
-/** The rows of the table under "## Entry points": the import and the backticked names of "what". */
+/** The text of a markdown file's section under `## heading`. */
+function section(file: string, heading: string): string {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const found = text.split(/^## /m).find((s) => s.startsWith(`${heading}\n`));
+  assert.ok(found, `${file} has a "## ${heading}" section`);
+  return found;
+}
+
+/** Every package entry, as users import it (`mcpkit`, `mcpkit/server`, ...). */
+const ENTRIES = Object.keys(pkg.exports)
+  .filter((k) => k !== './package.json')
+  .map((k) => (k === '.' ? pkg.name : `${pkg.name}/${k.slice(2)}`));
+
+/** The rows of docs/architecture.md's entry table: the import and the backticked names of "what". */
 function tableRows(): Array<{ entry: string; names: string[] }> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Entry points\n'));
-  assert.ok(section, 'README.md has an "## Entry points" section');
-  const rows = section
+  const rows = section('docs/architecture.md', 'The entry points')
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => line.split('|').map((cell) => cell.trim()));
@@ -42,13 +54,31 @@ function exportedNames(file: string): Set<string> {
   return new Set([...(runtime[file] ?? []), ...(types[file] ?? [])]);
 }
 
-test('the README lists every package entry point, once, and nothing else', () => {
+test('the entry table lists every package entry point, once, and nothing else', () => {
   const listed = tableRows().map((r) => r.entry);
-  const exported = Object.keys(pkg.exports)
-    .filter((k) => k !== './package.json')
-    .map((k) => (k === '.' ? pkg.name : `${pkg.name}/${k.slice(2)}`));
-  assert.deepEqual([...listed].sort(), [...exported].sort());
+  assert.deepEqual([...listed].sort(), [...ENTRIES].sort());
   assert.equal(new Set(listed).size, listed.length, 'an entry is listed twice');
+});
+
+test('the README names every entry point, and links to the table', () => {
+  const text = section('README.md', 'Entry points');
+  const named = new Set([...text.matchAll(/`(mcpkit(?:\/[\w-]+)?)`/g)].map((m) => m[1]!));
+  assert.deepEqual([...named].sort(), [...ENTRIES].sort());
+  assert.match(text, /\(docs\/architecture\.md#the-entry-points\)/);
+});
+
+test("the README's set-up and test commands are the ones .ci/run runs", () => {
+  const block = /```sh\n([\s\S]*?)```/.exec(section('README.md', 'Set up and test (source checkout)'))?.[1];
+  assert.ok(block, 'the section has a sh block');
+  const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8').split('\n').map((l) => l.trim());
+  const commands = block
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim())
+    .filter(Boolean)
+    .flatMap((l) => l.split('&&').map((c) => c.trim()));
+  assert.deepEqual(commands, ['npm ci', 'npm run build', 'npm test', 'npm run test:e2e']);
+  // `npm ci` runs with flags there; every other command is a line of its own.
+  for (const c of commands) assert.ok(ci.some((l) => l === c || l.startsWith(`${c} `)), `.ci/run runs ${c}`);
 });
 
 test('every name a row shows is exported by that entry; entries it mentions exist', () => {

@@ -5,7 +5,19 @@
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 
-export function buildBothErasServer(): McpServer {
+export interface BothErasOptions {
+  /**
+   * Awaited by `count` after each progress notification, before the next step: a latch the test
+   * opens when its client has seen that step. The official v2 client (2.4.0) drops a progress
+   * notification it reads together with the result (it runs notification handlers a microtask
+   * late, after the result removed the call's progress handler), so a test of it waits for each
+   * step to arrive instead of pacing the tool and hoping. Without it, `count` sends every step at
+   * once, which mcpkit's client delivers in order whatever reads they come in.
+   */
+  stepSeen?: (step: number) => Promise<void>;
+}
+
+export function buildBothErasServer(options: BothErasOptions = {}): McpServer {
   const server = new McpServer({ name: 'both-eras', version: '1.2.3', instructions: 'One definition, both eras.' });
 
   server.tool('echo', { description: 'Echoes the message back', input: { message: z.string() } }, ({ message }) => message);
@@ -24,10 +36,7 @@ export function buildBothErasServer(): McpServer {
   server.tool('count', { description: 'Counts to n with progress', input: { n: z.number().int().min(1).max(20) } }, async ({ n }, ctx) => {
     for (let i = 1; i <= n; i++) {
       await ctx.progress(i, n, `step ${i}`);
-      // A pause per step, as a real tool has: the official v2 client runs notification handlers
-      // a microtask late but settles responses at once, so over stdio it drops a progress
-      // notification that arrives in the same read as the result (seen with 2.4.0).
-      await new Promise((r) => setTimeout(r, 2));
+      await options.stepSeen?.(i);
     }
     return `counted to ${n}`;
   });

@@ -9,15 +9,22 @@ import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcon
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { buildBothErasServer } from './both-eras-server.js';
+import { deferred, within, type Deferred } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let http: RunningServer;
 /** JSON-RPC methods our HTTP server received, in order. */
 const saw: string[] = [];
+/**
+ * One latch per step of the `count` tool, opened when the v2 client's onprogress sees that step:
+ * the in-process server waits on it before the next step (see BothErasOptions.stepSeen).
+ */
+const steps = new Map<number, Deferred<void>>();
+const step = (n: number): Deferred<void> => steps.get(n) ?? steps.set(n, deferred<void>()).get(n)!;
 
 before(async () => {
-  const mcp = buildBothErasServer();
+  const mcp = buildBothErasServer({ stepSeen: (n) => within(step(n).promise, `the v2 client to report step ${n} of count`) });
   mcp.use({
     incoming: async (m, next) => {
       if ('method' in m) saw.push(m.method);
@@ -77,13 +84,22 @@ async function exercise(client: Client, asked: string[], overStdio = false): Pro
   assert.equal(textOf(fail), 'this tool always fails');
 
   const progress: number[] = [];
-  const count = await client.callTool({ name: 'count', arguments: { n: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+  const count = await client.callTool(
+    { name: 'count', arguments: { n: 3 } },
+    {
+      onprogress: (p) => {
+        progress.push(p.progress);
+        step(p.progress).resolve();
+      },
+    },
+  );
+  steps.clear();
   assert.equal(textOf(count), 'counted to 3');
   if (overStdio) {
     // Our server sends all three before the result (our own stdio tests check that on the wire).
     // The v2 client (2.4.0) drops progress notifications that reach it in the same read as the
-    // result, and on a busy machine the child's writes can all land in one read whatever the
-    // server's pacing: what arrives is in order, but may stop short.
+    // result, and the child server has no latch to wait on (in-process, the HTTP server waits for
+    // each step to be seen): what arrives is in order, but may stop short.
     assert.deepEqual(progress, [1, 2, 3].slice(0, progress.length), `progress: ${JSON.stringify(progress)}`);
   } else {
     assert.deepEqual(progress, [1, 2, 3]);

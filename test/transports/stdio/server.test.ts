@@ -56,7 +56,8 @@ test('backpressure: waits for drain and never reorders messages', async () => {
     write(chunk: Buffer, _enc, cb) {
       if (full) writesWhileFull++;
       written.push(chunk.toString('utf8'));
-      setTimeout(cb, 2);
+      // Accepts each write a turn of the event loop later (not a time), so the stream fills.
+      setImmediate(cb);
     },
   });
   const origWrite = stdout.write.bind(stdout);
