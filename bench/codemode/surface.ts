@@ -1,7 +1,7 @@
 // What a host's tool surface costs the model per step, in tokens (o200k_base, the tokenizer of
 // GPT-4o and later, from the gpt-tokenizer package), for 300 and 3,000 tools:
 //   - plain: every definition, as the OpenAI provider sends them (`deferTools: false`);
-//   - deferred: the host's default beyond 64 tools, one `search_tools` definition;
+//   - deferred: the host's default beyond 64 tools or 10 % of the context, one `search_tools` definition;
 //   - code mode: `search_api` and `run_code` (with the API overview in run_code's description).
 // And what one search answer costs in each mode (search_tools: 5 JSON definitions; search_api: 6
 // TypeScript declarations, and 5 for parity), averaged over queries made from tool descriptions.
@@ -78,7 +78,7 @@ for (const count of [300, 3000]) {
   const index = new ToolIndex(tools);
   const qs = queries(tools);
   const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
-  const searchPlain = mean(qs.map((q) => tokens(runSearch(index, { query: q }, asModel).text)));
+  const searchPlain = mean(await Promise.all(qs.map(async (q) => tokens((await runSearch(index, { query: q }, asModel)).text))));
   const searchApi6 = mean(qs.map((q) => tokens(mode.search({ query: q }).text)));
   const searchApi5 = mean(qs.map((q) => tokens(mode.search({ query: q, limit: 5 }).text)));
   rows.push(

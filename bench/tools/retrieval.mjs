@@ -7,7 +7,8 @@
 //   node bench/tools/retrieval.mjs [--quick] [--json] [--embeddings=URL --model=NAME]
 //   npm run bench -- --only=retrieval
 //
-// Rows: the host's BM25 before ToolIndex (baseline-bm25.mjs, kept verbatim) and ToolIndex, on the
+// Rows: the host's BM25 before ToolIndex (baseline-bm25.mjs, kept verbatim) and ToolIndex, and code
+// mode's search_api before (baseline-codemode.mjs, verbatim) and now (ToolIndex over the API), on the
 // tuning split (the weights were chosen on it) and the held-out split (never used for tuning).
 // recall@k: the share of a task's right tools among the first k results, averaged over tasks;
 // nDCG@10 with every right tool worth 1. With --embeddings, a row for ToolIndex fused with an
@@ -20,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BaselineIndex } from './baseline-bm25.mjs';
+import { rankFunctions as baselineCodeRanker } from './baseline-codemode.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -34,7 +36,7 @@ const quick = flag('quick');
 const asJson = flag('json');
 const log = (...a) => (asJson ? process.stderr : process.stdout).write(`${a.join(' ')}\n`);
 
-const { ToolIndex, EmbeddingRanker, OpenAIEmbeddings, assignNames, entryKey } = await import('mcpkit/host');
+const { ToolIndex, EmbeddingRanker, OpenAIEmbeddings, assignNames, entryKey, CodeApi } = await import('mcpkit/host');
 
 // ----------------------------------------------------------------------------- data
 const catalogue = JSON.parse(readFileSync(join(here, 'catalogue.json'), 'utf8'));
@@ -99,6 +101,17 @@ const indexes = [
     )(new ToolIndex(tools, { instructions: (s) => instructions.get(s) })),
   },
 ];
+// Code mode's search_api: its own BM25 before, ToolIndex now (server instructions given, as the host and gateway give them).
+{
+  const api = new CodeApi(tools.map((t) => ({ key: t.name, server: t.server, tool: t.tool })));
+  const before = baselineCodeRanker(api.functions);
+  indexes.push({ name: 'search_api before (code mode’s own BM25)', search: async (q) => before(q, 10) });
+  const now = new CodeApi(
+    tools.map((t) => ({ key: t.name, server: t.server, tool: t.tool })),
+    { index: { instructions: (s) => instructions.get(s) } },
+  );
+  indexes.push({ name: '**search_api** (ToolIndex)', search: async (q) => now.search(q, 10) });
+}
 if (value('embeddings')) {
   const embeddings = new OpenAIEmbeddings({
     baseUrl: value('embeddings'),

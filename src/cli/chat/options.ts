@@ -25,6 +25,7 @@ export const CHAT_OPTIONS: OptionSpecs = {
   approve: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   'max-steps': { type: 'string' },
+  'context-window': { type: 'string' },
   'code-mode': { type: 'boolean' },
   timeout: { type: 'string' },
   era: { type: 'string' },
@@ -63,6 +64,8 @@ export interface ChatSettings {
   approval: ApprovalPolicy;
   yes: boolean;
   maxSteps: number;
+  /** --context-window: the model's context in tokens (tool definitions past 10 % of it are deferred). */
+  contextWindow: number | undefined;
   /** --code-mode: the model writes programs against the tools instead of calling them one by one. */
   codeMode: boolean;
   /** Per tool call, ms (0: none). */
@@ -232,6 +235,7 @@ export function chatSettings(values: Values, cwd: string, home: string | undefin
     approval: approvalPolicy(str(values, 'approve')),
     yes: flag(values, 'yes'),
     maxSteps: int(values, 'max-steps', 20, 1, 1000),
+    contextWindow: str(values, 'context-window') === undefined ? undefined : int(values, 'context-window', 0, 1024, 100_000_000),
     codeMode: flag(values, 'code-mode'),
     toolTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     era: eraOf(values),

@@ -34,6 +34,9 @@ Model:
                            localhost needs none.
   --system TEXT            the system prompt
   --max-steps N            model turns per message (default 20)
+  --context-window N       the model's context in tokens: past 10 % of it (or 64 tools), tool
+                           definitions are found by search instead of all sent (default: known
+                           from the model's name, else 32768)
   --code-mode              the model gets two tools instead of the servers': one searches a
                            TypeScript API made of every tool, one runs a JavaScript program
                            against it in a sandbox (QuickJS in WebAssembly); only what the
@@ -186,6 +189,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       approval: settings.approval,
       interaction: chatInteraction({ input, status, yes: settings.yes }),
       maxSteps: settings.maxSteps,
+      ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
       ...(settings.codeMode ? { codeMode: true } : {}),
       toolTimeoutMs: settings.toolTimeoutMs, // 0: none (the engine waits)
       // Server events reach every running turn too; shown once, from here.

@@ -45,13 +45,16 @@ function wordSegmenter(): Segmenter | null {
   return segmenter;
 }
 
+/** Words whose stem would be another word: "news" is not "new". */
+const UNSTEMMED = new Set(['news']);
+
 /**
  * Light English stemming: plural, -ing, -ed, the -ion of -ation and a final e go, so that
  * create, creates, created, creating and creation all become `creat`. Only the ends of words change, and only
  * where the rest is long enough to stay a word. Words that are not a-z only are left as they are.
  */
 export function stem(word: string): string {
-  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
+  if (word.length <= 3 || !/^[a-z]+$/.test(word) || UNSTEMMED.has(word)) return word;
   let w = word;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (/(?:ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);

@@ -147,6 +147,8 @@ describe('chatSettings', () => {
       '--timeout',
       '0',
       '--code-mode',
+      '--context-window',
+      '8192',
     ]);
     assert.equal(s.system, 'Be brief.');
     assert.equal(s.print, 'hi');
@@ -157,12 +159,15 @@ describe('chatSettings', () => {
     assert.equal(s.prefix, 'always');
     assert.equal(s.toolTimeoutMs, 0);
     assert.equal(s.codeMode, true);
+    assert.equal(s.contextWindow, 8192);
     assert.equal(settings(['-m', 'x']).codeMode, false);
+    assert.equal(settings(['-m', 'x']).contextWindow, undefined);
   });
 
   test('usage errors', () => {
     const bad: Array<[string[], RegExp]> = [
       [[], /--model NAME is required/],
+      [['-m', 'x', '--context-window', '12k'], /--context-window: expected a whole number/],
       [['-m', 'x', '--provider', 'gemini'], /--provider: openai or anthropic/],
       [['-m', 'x', '--approve', 'sometimes'], /--approve: one of auto, ask, never/],
       [['-m', 'x', '--prefix', 'maybe'], /--prefix: one of always, on-clash, never/],

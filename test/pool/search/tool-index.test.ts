@@ -74,6 +74,21 @@ test('query expansion: people\'s words find API words ("open a ticket" → creat
   assert.equal(new ToolIndex(tools).search('删除分支')[0]?.name, 'delete_branch');
 });
 
+test('"news" is not "new" (no creating); a #channel is a channel; Spanish, German and French words find the API words', () => {
+  const index = new ToolIndex([
+    tool('news_search', 'Searches recent news articles'),
+    tool('create_item', 'Creates a new item'),
+    tool('get_channel_history', 'Messages of a conversation', 'slack'),
+    tool('read_file', 'Reads a file'),
+    tool('delete_file', 'Deletes a file'),
+  ]);
+  assert.deepEqual(names(index.search('latest news', 2)), ['news_search']);
+  assert.equal(names(index.search('what was said in #general lately', 1))[0], 'slack_get_channel_history');
+  assert.equal(names(index.search('buscar noticias', 1))[0], 'news_search');
+  assert.equal(names(index.search('Lösche die Datei', 1))[0], 'delete_file');
+  assert.equal(names(index.search('supprimer le fichier', 1))[0], 'delete_file');
+});
+
 test('inflections and identifiers: "created pull requests" finds create_pull_request', () => {
   const index = new ToolIndex([
     tool('create_pull_request', 'Opens a PR'),
