@@ -141,6 +141,14 @@ describe('mcpkit studio: MCP Apps', () => {
     assert.equal(await text(frame, 'mode', /inline/), 'inline');
   });
 
+  test('closing the view asks it to wind down first (ui/resource-teardown)', async () => {
+    // The view's App SDK logs it from its onteardown handler, before the frame goes.
+    const said = page.waitForEvent('console', (m) => m.text() === 'view teardown');
+    await page.click('button:has-text("Close the view")');
+    await said;
+    await page.waitForSelector('iframe.app-frame', { state: 'detached' });
+  });
+
   test('attack: a view reads its parent, cookies and storage, calls the API, asks to start a command, calls tools on its own', async () => {
     const marker = join(tempDir('studio-apps-probe'), 'spawned');
     const had = calls('refresh').length;

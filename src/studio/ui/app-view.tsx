@@ -85,6 +85,8 @@ export function AppView(p: {
   outcome: CallOutcome | undefined;
   presets: Presets;
   onClose(): void;
+  /** Set to what winds the view down (ui/resource-teardown), for the panel to call before replacing it. */
+  teardown?: { current?: () => Promise<void> };
 }) {
   const stage = useRef<HTMLDivElement>(null);
   const root = useRef<HTMLDivElement>(null);
@@ -261,6 +263,7 @@ export function AppView(p: {
     await bridge.current?.teardown('closed in the studio');
     latest.current.onClose();
   };
+  if (p.teardown) p.teardown.current = () => bridge.current?.teardown('replaced by another view') ?? Promise.resolve();
   const prefersBorder = (p.view.ui as { prefersBorder?: boolean }).prefersBorder;
 
   return (

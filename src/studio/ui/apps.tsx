@@ -3,7 +3,7 @@
 // `ui://` resource read and checked by the studio, and the view rendered in a sandboxed iframe that
 // speaks the host protocol (app-view.tsx). What the resource asked for (CSP origins, permissions,
 // domain) and what the studio applied are shown beside it.
-import { useCallback, useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import { toolUi } from '../../protocol/apps.js';
 import type { AppViewInfo, CallOutcome, ServerView } from '../api-types.js';
 import { post, serverPath } from './api.js';
@@ -83,6 +83,7 @@ function AppDetail({ server, tool, tools, theme }: { server: ServerView; tool: T
   const [opened, setOpened] = useState<Opened | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const teardown = useRef<(() => Promise<void>) | undefined>(undefined);
   const uri = viewOf(tool)!;
   const ui = toolUi(tool as never);
   const appOnly = !ui.visibility.includes('model');
@@ -90,6 +91,9 @@ function AppDetail({ server, tool, tools, theme }: { server: ServerView; tool: T
   const open = async (call: boolean) => {
     setError(undefined);
     setBusy(true);
+    // The view on stage is asked to wind down before it goes (ui/resource-teardown).
+    await teardown.current?.();
+    teardown.current = undefined;
     setOpened(undefined);
     try {
       const r = await post<{ result?: AppViewInfo; error?: { message: string } }>(serverPath(server.name, 'apps/open'), { uri });
@@ -182,6 +186,7 @@ function AppDetail({ server, tool, tools, theme }: { server: ServerView; tool: T
             outcome={opened.outcome}
             presets={presets}
             onClose={() => setOpened(undefined)}
+            teardown={teardown}
           />
           {opened.outcome ? <Outcome outcome={opened.outcome} /> : null}
           <ViewFacts view={opened.view} />
