@@ -9,6 +9,7 @@ import type { CallToolResult, Root, Tool } from '../protocol/types.js';
 import type { CallOutcome } from './api-types.js';
 import { StudioRequestError } from './confirm.js';
 import type { StudioHub } from './hub.js';
+import { sessionRoutes } from './api-sessions.js';
 
 export interface RouteContext {
   body: Record<string, unknown>;
@@ -133,6 +134,7 @@ export class StudioApi {
       }),
       r('POST', `${S}/ping`, async (c) => this.answer(() => this.connected(c).ping({ signal: c.signal }))),
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
+      ...sessionRoutes(hub),
     ];
   }
 

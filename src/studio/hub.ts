@@ -15,6 +15,7 @@ import { firstLook, type Diagnose } from './diagnose.js';
 import { InputQueue } from './inputs.js';
 import { tracedFetch } from './http-trace.js';
 import { forStream, Timeline } from './timeline.js';
+import { Snapshots } from './record.js';
 import type { Diagnosis } from './api-types.js';
 
 export interface StudioServer {
@@ -67,6 +68,8 @@ export class StudioHub {
   readonly targets: TargetRequests;
   readonly clock: Clock;
   readonly roots: Root[];
+  /** The capability sets kept per server, for diffs over time. */
+  readonly snapshots: Snapshots;
   private readonly meta = new Map<string, Meta>();
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Set<string>();
@@ -77,6 +80,7 @@ export class StudioHub {
   constructor(readonly options: HubOptions) {
     this.clock = options.clock ?? systemClock;
     this.diagnose = options.diagnose ?? firstLook;
+    this.snapshots = new Snapshots(() => this.pool, this.clock);
     this.timeline = new Timeline(this.clock, (e) => this.emit('message', forStream(e)), options.timelineCapacity);
     this.inputs = new InputQueue(this.clock, { added: (i) => this.emit('input', i), done: (id) => this.emit('input-done', { id }) });
     this.targets = new TargetRequests(
@@ -302,6 +306,7 @@ export class StudioHub {
   }
 
   private onPoolEvent(e: PoolEvent): void {
+    this.snapshots.onPoolEvent(e);
     const m = this.meta.get(e.server);
     if (!m) return;
     switch (e.type) {

@@ -7,11 +7,12 @@ import { Overview, Roots } from './overview.js';
 import { Palette, type Command } from './palette.js';
 import { PromptsPanel } from './prompts.js';
 import { ResourcesPanel } from './resources.js';
+import { SessionsPanel } from './sessions.js';
 import { useStudio } from './store.js';
 import { TimelinePanel } from './timeline.js';
 import { ToolsPanel } from './tools.js';
 
-export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'roots'] as const;
+export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'sessions', 'roots'] as const;
 export type Tab = (typeof TABS)[number];
 const TAB_LABEL: Record<Tab, string> = {
   overview: 'Overview',
@@ -19,6 +20,7 @@ const TAB_LABEL: Record<Tab, string> = {
   resources: 'Resources',
   prompts: 'Prompts',
   timeline: 'Timeline',
+  sessions: 'Sessions',
   roots: 'Roots',
 };
 
@@ -105,6 +107,8 @@ export function App() {
             <p class="muted">Connecting to the studio…</p>
           ) : place.tab === 'timeline' ? (
             <TimelinePanel />
+          ) : place.tab === 'sessions' ? (
+            <SessionsPanel server={server?.name} />
           ) : place.tab === 'roots' ? (
             <Roots state={state} />
           ) : !server ? (

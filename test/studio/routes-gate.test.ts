@@ -1,0 +1,73 @@
+// The routes added for sessions, the server card, chat and OAuth, each attacked as the gate's
+// own tests attack the first routes: without the API key, from a foreign Origin, from another
+// site (fetch metadata), from a DNS-rebinding Host; and each one seen to act for the page itself.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { resolveTarget } from '../../src/pool/targets.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import type { RunningStudio } from '../../src/studio/http.js';
+import { apiCall, signIn, startTestStudio, type Session } from './helpers.js';
+
+interface Case {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  /** What the route does for the page itself (asserted on its answer). */
+  acts(body: any): void;
+}
+
+describe('the new routes behind the gate', () => {
+  let mcp: RunningServer;
+  let studio: RunningStudio;
+  let s: Session;
+  before(async () => {
+    const server = new McpServer({ name: 'gated', version: '1.0.0' });
+    server.tool('ping_me', { description: 'answers pong' }, () => 'pong');
+    mcp = await serve(server, { port: 0 });
+    studio = await startTestStudio({ servers: [{ name: 'mem', origin: 'command-line', target: resolveTarget(mcp.url) }] });
+    await studio.ready;
+    s = await signIn(studio);
+  });
+  after(async () => {
+    await studio?.close();
+    await mcp?.close();
+  });
+
+  const cases: Case[] = [
+    {
+      method: 'POST',
+      path: '/api/recording',
+      body: { after: 0 },
+      acts: (r) => {
+        assert.equal(r.format, 'mcpkit-studio-recording');
+        assert.deepEqual(
+          r.servers[0].catalog.tools.map((t: { name: string }) => t.name),
+          ['ping_me'],
+        );
+      },
+    },
+    { method: 'GET', path: '/api/snapshots', acts: (r) => assert.ok(r.some((k: { server: string }) => k.server === 'mem')) },
+    { method: 'POST', path: '/api/servers/mem/snapshot', body: {}, acts: (r) => assert.equal(r.reason, 'taken by you') },
+  ];
+
+  for (const c of cases) {
+    test(`${c.method} ${c.path}: refused without the key, from another origin, site or Host; acts for the page`, async () => {
+      const attempts: Array<[string, Record<string, string | undefined>, number]> = [
+        ['no key', { 'X-Mcpkit-Studio-Key': undefined }, 401],
+        ['no cookie', { Cookie: undefined }, 401],
+        ['foreign Origin', { Origin: 'http://evil.example' }, 403],
+        ['another site', { 'Sec-Fetch-Site': 'cross-site' }, 403],
+        ['DNS rebinding', { Host: `evil.example:${studio.port}` }, 403],
+      ];
+      if (c.method === 'POST') attempts.push(['no Origin', { Origin: undefined }, 403], ['a form post', { 'Content-Type': 'text/plain' }, 415]);
+      for (const [what, headers, status] of attempts) {
+        const r = await apiCall(s, c.path, c.method === 'POST' ? (c.body ?? {}) : undefined, headers);
+        assert.equal(r.status, status, `${what}: ${r.body}`);
+      }
+      const ok = await apiCall(s, c.path, c.method === 'POST' ? (c.body ?? {}) : undefined);
+      assert.equal(ok.status, 200, ok.body);
+      c.acts(JSON.parse(ok.body));
+    });
+  }
+});
