@@ -1,5 +1,6 @@
 // The shapes the studio's HTTP API and event stream carry, shared by the server (src/studio) and
 // the page (src/studio/ui). Types only: the page's bundle takes nothing else from here.
+import type { ChatMessage } from './chat-types.js';
 
 /** Where a server came from: the command line or a config file (trusted), or the page (confirmed by the user). */
 export type ServerOrigin = 'command-line' | 'config' | 'page';
@@ -123,6 +124,8 @@ export interface StudioEvents {
   /** A server notification the page reacts to: list changes, resource updates, log messages. */
   notification: { server: string; method: string; params: unknown };
   roots: { roots: StudioState['roots'] };
+  /** An event of a chat message being answered (chat-types.ts). */
+  chat: ChatMessage;
 }
 
 /** What a tool call returns through the API. */

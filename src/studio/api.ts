@@ -10,6 +10,7 @@ import type { CallOutcome } from './api-types.js';
 import { StudioRequestError } from './confirm.js';
 import type { StudioHub } from './hub.js';
 import { sessionRoutes } from './api-sessions.js';
+import { chatRoutes } from './api-chat.js';
 
 export interface RouteContext {
   body: Record<string, unknown>;
@@ -135,6 +136,7 @@ export class StudioApi {
       r('POST', `${S}/ping`, async (c) => this.answer(() => this.connected(c).ping({ signal: c.signal }))),
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
       ...sessionRoutes(hub),
+      ...chatRoutes(hub.chat),
     ];
   }
 

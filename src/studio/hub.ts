@@ -16,6 +16,8 @@ import { InputQueue } from './inputs.js';
 import { tracedFetch } from './http-trace.js';
 import { forStream, Timeline } from './timeline.js';
 import { Snapshots } from './record.js';
+import { StudioChat } from './chat.js';
+import type { ProviderConfig } from '../host/providers/index.js';
 import type { Diagnosis } from './api-types.js';
 
 export interface StudioServer {
@@ -42,6 +44,8 @@ export interface HubOptions {
   /** Default request timeout (ms). */
   requestTimeoutMs?: number;
   timelineCapacity?: number;
+  /** The model the chat panel talks to (its key stays in the studio). */
+  model?: ProviderConfig;
 }
 
 export type EventName = keyof StudioEvents;
@@ -70,6 +74,8 @@ export class StudioHub {
   readonly roots: Root[];
   /** The capability sets kept per server, for diffs over time. */
   readonly snapshots: Snapshots;
+  /** The chat panel's host loop over this pool. */
+  readonly chat: StudioChat;
   private readonly meta = new Map<string, Meta>();
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Set<string>();
@@ -122,6 +128,7 @@ export class StudioHub {
       clientFetch: (server) => tracedFetch(server, this.timeline, this.clock),
       onEvent: (e) => this.onPoolEvent(e),
     });
+    this.chat = new StudioChat(this.pool, options.model, (m) => this.emit('chat', m));
   }
 
   private newMeta(origin: ServerOrigin, target: Target, spec: ServerSpec): Meta {
@@ -285,6 +292,7 @@ export class StudioHub {
     this.closed = true;
     if (this.flushTimer !== undefined) this.clock.clearTimeout(this.flushTimer);
     for (const m of this.meta.values()) m.detach?.();
+    this.chat.close();
     await this.pool.close();
     this.listeners.clear();
   }

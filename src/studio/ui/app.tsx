@@ -8,11 +8,12 @@ import { Palette, type Command } from './palette.js';
 import { PromptsPanel } from './prompts.js';
 import { ResourcesPanel } from './resources.js';
 import { SessionsPanel } from './sessions.js';
+import { ChatPanel } from './chat.js';
 import { useStudio } from './store.js';
 import { TimelinePanel } from './timeline.js';
 import { ToolsPanel } from './tools.js';
 
-export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'sessions', 'roots'] as const;
+export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'sessions', 'chat', 'roots'] as const;
 export type Tab = (typeof TABS)[number];
 const TAB_LABEL: Record<Tab, string> = {
   overview: 'Overview',
@@ -21,6 +22,7 @@ const TAB_LABEL: Record<Tab, string> = {
   prompts: 'Prompts',
   timeline: 'Timeline',
   sessions: 'Sessions',
+  chat: 'Chat',
   roots: 'Roots',
 };
 
@@ -107,6 +109,8 @@ export function App() {
             <p class="muted">Connecting to the studio…</p>
           ) : place.tab === 'timeline' ? (
             <TimelinePanel />
+          ) : place.tab === 'chat' ? (
+            <ChatPanel />
           ) : place.tab === 'sessions' ? (
             <SessionsPanel server={server?.name} />
           ) : place.tab === 'roots' ? (
