@@ -150,7 +150,11 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
  * file's "model" entry. The key is read here from the environment (never from the command line,
  * where other users of the machine could read it) and handed to the provider only.
  */
-export function studioModel(values: Parameters<typeof str>[0], configFile: string | undefined, env: Record<string, string | undefined>): ProviderConfig | undefined {
+export function studioModel(
+  values: Parameters<typeof str>[0],
+  configFile: string | undefined,
+  env: Record<string, string | undefined>,
+): ProviderConfig | undefined {
   let entry: Record<string, unknown> = {};
   if (configFile !== undefined) {
     let raw: unknown;
@@ -161,7 +165,8 @@ export function studioModel(values: Parameters<typeof str>[0], configFile: strin
     }
     const m = (raw as { model?: unknown } | undefined)?.model;
     if (m !== undefined) {
-      if (!m || typeof m !== 'object' || Array.isArray(m)) throw new UsageError(`studio: "model" in ${configFile} must be an object ({ "provider", "model", "baseUrl", "apiKeyEnv" })`);
+      if (!m || typeof m !== 'object' || Array.isArray(m))
+        throw new UsageError(`studio: "model" in ${configFile} must be an object ({ "provider", "model", "baseUrl", "apiKeyEnv" })`);
       entry = m as Record<string, unknown>;
     }
   }
@@ -175,7 +180,8 @@ export function studioModel(values: Parameters<typeof str>[0], configFile: strin
   const named = pick('provider', 'provider');
   const keyEnv = pick('api-key-env', 'apiKeyEnv');
   if (name === undefined) {
-    if (baseUrl !== undefined || named !== undefined || keyEnv !== undefined) throw new UsageError('studio: --base-url, --provider and --api-key-env need --model NAME');
+    if (baseUrl !== undefined || named !== undefined || keyEnv !== undefined)
+      throw new UsageError('studio: --base-url, --provider and --api-key-env need --model NAME');
     return undefined;
   }
   if (named !== undefined && named !== 'openai' && named !== 'anthropic') throw new UsageError(`studio: --provider: openai or anthropic, got "${named}"`);
