@@ -11,6 +11,7 @@ import { StudioRequestError } from './confirm.js';
 import type { StudioHub } from './hub.js';
 import { sessionRoutes } from './api-sessions.js';
 import { chatRoutes } from './api-chat.js';
+import { authRoutes } from './api-auth.js';
 
 export interface RouteContext {
   body: Record<string, unknown>;
@@ -137,6 +138,7 @@ export class StudioApi {
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
       ...sessionRoutes(hub),
       ...chatRoutes(hub.chat),
+      ...authRoutes(hub),
     ];
   }
 

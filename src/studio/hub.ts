@@ -17,6 +17,7 @@ import { tracedFetch } from './http-trace.js';
 import { forStream, Timeline } from './timeline.js';
 import { Snapshots } from './record.js';
 import { StudioChat } from './chat.js';
+import { StudioOAuth, type StudioOAuthOptions } from './oauth.js';
 import type { ProviderConfig } from '../host/providers/index.js';
 import type { Diagnosis } from './api-types.js';
 
@@ -46,6 +47,8 @@ export interface HubOptions {
   timelineCapacity?: number;
   /** The model the chat panel talks to (its key stays in the studio). */
   model?: ProviderConfig;
+  /** How HTTP servers that ask for OAuth are signed in to (client id, scope...; or not at all). */
+  oauth?: StudioOAuthOptions;
 }
 
 export type EventName = keyof StudioEvents;
@@ -76,6 +79,8 @@ export class StudioHub {
   readonly snapshots: Snapshots;
   /** The chat panel's host loop over this pool. */
   readonly chat: StudioChat;
+  /** The OAuth sign-ins of the HTTP servers, step by step. */
+  readonly auth: StudioOAuth;
   private readonly meta = new Map<string, Meta>();
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Set<string>();
@@ -87,6 +92,15 @@ export class StudioHub {
     this.clock = options.clock ?? systemClock;
     this.diagnose = options.diagnose ?? firstLook;
     this.snapshots = new Snapshots(() => this.pool, this.clock);
+    this.auth = new StudioOAuth(
+      options.oauth ?? {},
+      this.clock,
+      (v) => this.emit('oauth', v),
+      // Signed in after the studio gave up on the server (a slow sign-in): connect it now.
+      (name) => {
+        if (this.pool.server(name)?.state === 'failed') void this.reconnect(name).catch(() => {});
+      },
+    );
     this.timeline = new Timeline(this.clock, (e) => this.emit('message', forStream(e)), options.timelineCapacity);
     this.inputs = new InputQueue(this.clock, { added: (i) => this.emit('input', i), done: (id) => this.emit('input-done', { id }) });
     this.targets = new TargetRequests(
@@ -125,7 +139,7 @@ export class StudioHub {
         elicitationUrl: true,
       },
       clientMiddleware: (server) => [this.timeline.middleware(server, () => this.pool.server(server)?.era)],
-      clientFetch: (server) => tracedFetch(server, this.timeline, this.clock),
+      clientFetch: (server) => this.auth.fetchFor(server, this.meta.get(server)?.target, tracedFetch(server, this.timeline, this.clock)),
       onEvent: (e) => this.onPoolEvent(e),
     });
     this.chat = new StudioChat(this.pool, options.model, (m) => this.emit('chat', m));
@@ -221,6 +235,7 @@ export class StudioHub {
     m.detach?.();
     this.meta.delete(name);
     this.inputs.dropServer(name);
+    this.auth.forget(name);
     await this.pool.remove(name);
     this.timeline.forget(name);
     this.emit('server-removed', { name });
@@ -293,6 +308,7 @@ export class StudioHub {
     if (this.flushTimer !== undefined) this.clock.clearTimeout(this.flushTimer);
     for (const m of this.meta.values()) m.detach?.();
     this.chat.close();
+    this.auth.close();
     await this.pool.close();
     this.listeners.clear();
   }

@@ -17,6 +17,8 @@ interface Case {
   /** Makes what the route acts on; returns the path to use when it depends on it. */
   setup?(): Promise<string | undefined>;
   body?: unknown;
+  /** The status of the page's own request, when not 200. */
+  okStatus?: number;
   /** What the route does for the page itself (asserted on its answer). */
   acts(body: any): void | Promise<void>;
 }
@@ -88,6 +90,15 @@ describe('the new routes behind the gate', () => {
       },
     },
     { method: 'POST', path: '/api/chat/settings', body: { approval: 'auto' }, acts: (r) => assert.equal(r.approval, 'auto') },
+    { method: 'GET', path: '/api/servers/mem/oauth', acts: (r) => assert.deepEqual([r.enabled, r.signedIn, r.steps], [true, false, []]) },
+    {
+      method: 'POST',
+      path: '/api/servers/mem/oauth/sign-out',
+      body: {},
+      okStatus: 409,
+      acts: (r) => assert.match(r.error.message, /has not signed in/),
+    },
+    { method: 'POST', path: '/api/servers/mem/oauth/cancel', body: {}, acts: (r) => assert.equal(r.cancelled, false) },
     { method: 'POST', path: '/api/chat/search-tools', body: { query: 'pong' }, acts: (r) => assert.equal(r.tools[0].name, 'ping_me') },
   ];
 
@@ -107,7 +118,7 @@ describe('the new routes behind the gate', () => {
         assert.equal(r.status, status, `${what}: ${r.body}`);
       }
       const ok = await apiCall(s, path, c.method === 'POST' ? (c.body ?? {}) : undefined);
-      assert.equal(ok.status, 200, ok.body);
+      assert.equal(ok.status, c.okStatus ?? 200, ok.body);
       await c.acts(JSON.parse(ok.body));
     });
   }

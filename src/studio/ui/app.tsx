@@ -9,11 +9,12 @@ import { PromptsPanel } from './prompts.js';
 import { ResourcesPanel } from './resources.js';
 import { SessionsPanel } from './sessions.js';
 import { ChatPanel } from './chat.js';
+import { AuthPanel } from './auth.js';
 import { useStudio } from './store.js';
 import { TimelinePanel } from './timeline.js';
 import { ToolsPanel } from './tools.js';
 
-export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'sessions', 'chat', 'roots'] as const;
+export const TABS = ['overview', 'tools', 'resources', 'prompts', 'timeline', 'sessions', 'chat', 'auth', 'roots'] as const;
 export type Tab = (typeof TABS)[number];
 const TAB_LABEL: Record<Tab, string> = {
   overview: 'Overview',
@@ -23,6 +24,7 @@ const TAB_LABEL: Record<Tab, string> = {
   timeline: 'Timeline',
   sessions: 'Sessions',
   chat: 'Chat',
+  auth: 'Sign-in',
   roots: 'Roots',
 };
 
@@ -119,6 +121,8 @@ export function App() {
             <p class="muted">Add a server to begin (left), or start the studio with one: mcpkit studio http://127.0.0.1:3000/mcp</p>
           ) : place.tab === 'overview' ? (
             <Overview server={server} />
+          ) : place.tab === 'auth' ? (
+            <AuthPanel key={server.name} server={server} />
           ) : place.tab === 'tools' ? (
             <ToolsPanel key={server.name} server={server} />
           ) : place.tab === 'resources' ? (
