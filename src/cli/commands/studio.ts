@@ -31,6 +31,10 @@ const OPTIONS: OptionSpecs = {
   provider: { type: 'string' },
   'base-url': { type: 'string' },
   'api-key-env': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+  scope: { type: 'string' },
+  'no-oauth': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -68,6 +72,15 @@ Chat (the Chat panel: a model with the servers' tools):
                          stays in the studio: the page never sees it.
                          A config file may say the same under "model": { "provider", "model",
                          "baseUrl", "apiKeyEnv" }.
+
+OAuth (URL targets that answer 401 with resource metadata; the Sign-in panel shows each step):
+  --client-id ID         a client registered with the authorization server, whose redirect
+                         URIs include http://127.0.0.1/oauth/callback (any port, RFC 8252;
+                         or fix the port with --port). Its secret, if any: MCPKIT_CLIENT_SECRET
+  --client-metadata-url URL   an https client ID metadata document to use as the client id
+  --scope "A B"          scopes to ask for (default: what the server's challenge names)
+  --no-oauth             never sign in: a 401 is shown as it is
+  Default: dynamic registration. Tokens are kept in memory for this run only.
 `;
 
 export async function studioCommand(argv: string[], io: CliIo): Promise<number> {
@@ -104,6 +117,13 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
     diagnose: fromDoctor(diagnose, { cwd: io.cwd, baseEnv: io.env }),
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     ...(model ? { model } : {}),
+    oauth: {
+      disabled: flag(values, 'no-oauth'),
+      clientId: str(values, 'client-id'),
+      clientSecret: io.env.MCPKIT_CLIENT_SECRET || undefined,
+      clientMetadataUrl: str(values, 'client-metadata-url'),
+      scope: str(values, 'scope'),
+    },
     // For work on the page itself: serve a build of it from elsewhere (scripts/studio-ui.mjs).
     assetsDir: io.env.MCPKIT_STUDIO_ASSETS || undefined,
     onTargetRequest: (p) =>
