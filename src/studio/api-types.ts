@@ -1,5 +1,7 @@
 // The shapes the studio's HTTP API and event stream carry, shared by the server (src/studio) and
 // the page (src/studio/ui). Types only: the page's bundle takes nothing else from here.
+import type { ChatMessage } from './chat-types.js';
+import type { OAuthView } from './oauth-steps.js';
 
 /** Where a server came from: the command line or a config file (trusted), or the page (confirmed by the user). */
 export type ServerOrigin = 'command-line' | 'config' | 'page';
@@ -128,6 +130,10 @@ export interface StudioEvents {
   /** A task the studio follows changed (status, input requests, result). */
   task: TaskView;
   'task-removed': { server: string; taskId: string };
+  /** An event of a chat message being answered (chat-types.ts). */
+  chat: ChatMessage;
+  /** A server's OAuth sign-in changed (a step, a sign-in waiting for the browser). */
+  oauth: OAuthView;
 }
 
 /** What a tool call returns through the API. */

@@ -15,6 +15,9 @@ import { errorOf } from './errors.js';
 import type { StudioHub } from './hub.js';
 import { extensionRoutes } from './api-ext.js';
 import { badRequest, object, route, S, text, type ApiHelpers, type Route, type RouteContext } from './api-route.js';
+import { sessionRoutes } from './api-sessions.js';
+import { chatRoutes } from './api-chat.js';
+import { authRoutes } from './api-auth.js';
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const bad = badRequest;
@@ -114,6 +117,9 @@ export class StudioApi implements ApiHelpers {
       r('POST', `${S}/ping`, async (c) => this.answer(() => this.connected(c).ping({ signal: c.signal }))),
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
       ...extensionRoutes(hub, this),
+      ...sessionRoutes(hub),
+      ...chatRoutes(hub.chat),
+      ...authRoutes(hub),
     ];
   }
 

@@ -105,6 +105,9 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     }
     const view = VIEW_PATH.exec(path);
     if (view) return serveAppView(req, res, gate, hub.appViews, host, view[1]);
+    // The authorization server sends the browser back here: a redirect from another site carries
+    // no SameSite=Strict cookie, so the sign-in's own state (128 random bits) is the key (oauth.ts).
+    if (path === OAUTH_CALLBACK && req.method === 'GET') return oauthCallback(res, hub, url);
     if (!path.startsWith('/api/')) return plain(res, 404, 'Not found');
     const refused = checkApiRequest(req, gate, host);
     if (refused) return json(res, refused.status, { error: { message: refused.message } });
@@ -160,6 +163,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   gate.port = port;
   const shown = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost;
   const origin = `http://${shown}:${port}`;
+  hub.auth.setOrigin(origin);
   let closing: Promise<void> | undefined;
   return {
     url: `${origin}/?token=${gate.token}`,
@@ -225,6 +229,36 @@ async function readJson(req: IncomingMessage): Promise<{ value: Record<string, u
   } catch (err) {
     return { error: `The body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, status: 400 };
   }
+}
+
+const OAUTH_CALLBACK = '/oauth/callback';
+
+/** The redirect back from an authorization server: handed to the sign-in that waits for its state, or refused. */
+function oauthCallback(res: ServerResponse, hub: StudioHub, url: URL): void {
+  const server = hub.auth.callback(url);
+  if (!server) return page(res, 400, signInPage('No sign-in of this studio waits for this answer (it was finished, cancelled, or is not this studio’s).'));
+  const refused = url.searchParams.get('error');
+  return page(
+    res,
+    200,
+    resultPage(
+      refused
+        ? `The authorization server refused the sign-in for ${server}: ${refused}. The studio shows the steps.`
+        : `Signed in for ${server}. You can close this tab: the studio shows each step.`,
+    ),
+  );
+}
+
+function resultPage(text: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>mcpkit studio: sign-in</title></head>
+<body>
+<h1>mcpkit studio</h1>
+<p>${escapeHtml(text)}</p>
+</body>
+</html>
+`;
 }
 
 function escapeHtml(s: string): string {

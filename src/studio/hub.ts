@@ -17,6 +17,10 @@ import { AppViews } from './apps.js';
 import { TaskTracker } from './tasks.js';
 import { tracedFetch } from './http-trace.js';
 import { forStream, Timeline } from './timeline.js';
+import { Snapshots } from './record.js';
+import { StudioChat } from './chat.js';
+import { StudioOAuth, type StudioOAuthOptions } from './oauth.js';
+import type { ProviderConfig } from '../host/providers/index.js';
 import type { Diagnosis } from './api-types.js';
 
 export interface StudioServer {
@@ -43,6 +47,10 @@ export interface HubOptions {
   /** Default request timeout (ms). */
   requestTimeoutMs?: number;
   timelineCapacity?: number;
+  /** The model the chat panel talks to (its key stays in the studio). */
+  model?: ProviderConfig;
+  /** How HTTP servers that ask for OAuth are signed in to (client id, scope...; or not at all). */
+  oauth?: StudioOAuthOptions;
 }
 
 export type EventName = keyof StudioEvents;
@@ -73,6 +81,12 @@ export class StudioHub {
   readonly tasks: TaskTracker;
   /** MCP App views waiting for their sandboxed iframe (Apps panel). */
   readonly appViews: AppViews;
+  /** The capability sets kept per server, for diffs over time. */
+  readonly snapshots: Snapshots;
+  /** The chat panel's host loop over this pool. */
+  readonly chat: StudioChat;
+  /** The OAuth sign-ins of the HTTP servers, step by step. */
+  readonly auth: StudioOAuth;
   private readonly meta = new Map<string, Meta>();
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Set<string>();
@@ -83,6 +97,16 @@ export class StudioHub {
   constructor(readonly options: HubOptions) {
     this.clock = options.clock ?? systemClock;
     this.diagnose = options.diagnose ?? firstLook;
+    this.snapshots = new Snapshots(() => this.pool, this.clock);
+    this.auth = new StudioOAuth(
+      options.oauth ?? {},
+      this.clock,
+      (v) => this.emit('oauth', v),
+      // Signed in after the studio gave up on the server (a slow sign-in): connect it now.
+      (name) => {
+        if (this.pool.server(name)?.state === 'failed') void this.reconnect(name).catch(() => {});
+      },
+    );
     this.timeline = new Timeline(this.clock, (e) => this.emit('message', forStream(e)), options.timelineCapacity);
     this.inputs = new InputQueue(this.clock, { added: (i) => this.emit('input', i), done: (id) => this.emit('input-done', { id }) });
     this.targets = new TargetRequests(
@@ -133,9 +157,10 @@ export class StudioHub {
         elicitationUrl: true,
       },
       clientMiddleware: (server) => [this.timeline.middleware(server, () => this.pool.server(server)?.era)],
-      clientFetch: (server) => tracedFetch(server, this.timeline, this.clock),
+      clientFetch: (server) => this.auth.fetchFor(server, this.meta.get(server)?.target, tracedFetch(server, this.timeline, this.clock)),
       onEvent: (e) => this.onPoolEvent(e),
     });
+    this.chat = new StudioChat(this.pool, options.model, (m) => this.emit('chat', m));
   }
 
   private newMeta(origin: ServerOrigin, target: Target, spec: ServerSpec): Meta {
@@ -230,6 +255,7 @@ export class StudioHub {
     this.meta.delete(name);
     this.tasks.forget(name, 'its server was removed');
     this.inputs.dropServer(name);
+    this.auth.forget(name);
     await this.pool.remove(name);
     this.timeline.forget(name);
     this.emit('server-removed', { name });
@@ -303,6 +329,8 @@ export class StudioHub {
     if (this.flushTimer !== undefined) this.clock.clearTimeout(this.flushTimer);
     for (const m of this.meta.values()) m.detach?.();
     this.tasks.close();
+    this.chat.close();
+    this.auth.close();
     await this.pool.close();
     this.listeners.clear();
   }
@@ -324,6 +352,7 @@ export class StudioHub {
   }
 
   private onPoolEvent(e: PoolEvent): void {
+    this.snapshots.onPoolEvent(e);
     const m = this.meta.get(e.server);
     if (!m) return;
     switch (e.type) {

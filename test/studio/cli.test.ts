@@ -2,10 +2,12 @@
 // it connects, the warning when bound elsewhere, and a clean stop on Ctrl-C.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunningServer } from '../../src/hosting/node.js';
 import { run } from '../../src/cli/run.js';
 import { cleanEnv, mcpkit, testIo } from '../cli/helpers.js';
-import { startDemoHttp, waitFor } from '../support/index.js';
+import { startDemoHttp, tempDir, waitFor } from '../support/index.js';
 import { apiCall, raw, studioAssets, type Session } from './helpers.js';
 
 describe('mcpkit studio', () => {
@@ -67,6 +69,31 @@ describe('mcpkit studio', () => {
     assert.match(io.err(), /other machines can reach the studio/);
     io.signal('SIGINT');
     assert.equal(await done, 0);
+  });
+
+  test('--model gives the chat panel a model; its key is read from the environment, never shown', async () => {
+    const dir = tempDir('studio-cli-model');
+    const config = join(dir, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, model: { provider: 'anthropic', model: 'claude-test', apiKeyEnv: 'MY_MODEL_KEY' } }));
+    const io = testIo({ env: { ...env, MY_MODEL_KEY: 'sk-cli-SECRET' } });
+    const done = run(['studio', '--no-open', '--config', config], io);
+    const url = await waitFor(() => /mcpkit studio: (http:\/\/\S+)/.exec(io.out())?.[1], 'the address');
+    const first = await raw(url);
+    const cookie = String([first.headers['set-cookie']].flat()[0]).split(';')[0]!;
+    const origin = new URL(url).origin;
+    const key = /name="mcpkit-studio-key" content="([^"]+)"/.exec((await raw(`${origin}/`, { headers: { Cookie: cookie } })).body)?.[1] ?? '';
+    const r = await apiCall({ cookie, key, origin, host: new URL(origin).host }, '/api/chat');
+    const info = JSON.parse(r.body);
+    assert.equal(info.configured, true);
+    assert.equal(info.provider, 'anthropic');
+    assert.equal(info.model, 'claude-test');
+    assert.doesNotMatch(r.body, /SECRET/);
+    io.signal('SIGINT');
+    assert.equal(await done, 0);
+    // On the command line, --model wins over the file; a variable that is not set is a usage mistake.
+    const bad = await mcpkit(['studio', '--no-open', '--model', 'gpt-x', '--api-key-env', 'NOT_SET_ANYWHERE'], { env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /NOT_SET_ANYWHERE/);
   });
 
   test('a usage mistake is exit code 2', async () => {

@@ -1,6 +1,8 @@
 // mcpkit studio [TARGET...]: the web studio (src/studio) on loopback, its address (with the
 // per-run access token) printed and opened in the browser.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ProviderConfig } from '../../host/providers/index.js';
 import { readConfig, resolveTarget, targetFromEntry, type ConfigEntry } from '../../pool/targets.js';
 import { settingsOf } from '../../pool/pool-config.js';
 import type { ServerView } from '../../studio/api-types.js';
@@ -25,6 +27,14 @@ const OPTIONS: OptionSpecs = {
   env: { type: 'string', multiple: true, short: 'e' },
   era: { type: 'string' },
   timeout: { type: 'string' },
+  model: { type: 'string', short: 'm' },
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+  scope: { type: 'string' },
+  'no-oauth': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -50,6 +60,27 @@ Options:
   -e, --env KEY=VALUE    environment variable for command targets (repeatable)
   --era ERA              auto (default), modern or handshake, for every server
   --timeout SECONDS      request timeout (default 60)
+
+Chat (the Chat panel: a model with the servers' tools):
+  -m, --model NAME       the model, e.g. gpt-4.1-mini, claude-sonnet-4-5, llama3.2
+  --base-url URL         an OpenAI-compatible endpoint (Ollama http://localhost:11434/v1,
+                         vLLM...) or Anthropic's; default OpenAI's or Anthropic's
+  --provider P           openai (Chat Completions) or anthropic (Messages); default anthropic
+                         for claude-* models without --base-url, else openai
+  --api-key-env VAR      the variable holding the key (default OPENAI_API_KEY or
+                         ANTHROPIC_API_KEY; an endpoint on localhost needs none). The key
+                         stays in the studio: the page never sees it.
+                         A config file may say the same under "model": { "provider", "model",
+                         "baseUrl", "apiKeyEnv" }.
+
+OAuth (URL targets that answer 401 with resource metadata; the Sign-in panel shows each step):
+  --client-id ID         a client registered with the authorization server, whose redirect
+                         URIs include http://127.0.0.1/oauth/callback (any port, RFC 8252;
+                         or fix the port with --port). Its secret, if any: MCPKIT_CLIENT_SECRET
+  --client-metadata-url URL   an https client ID metadata document to use as the client id
+  --scope "A B"          scopes to ask for (default: what the server's challenge names)
+  --no-oauth             never sign in: a 401 is shown as it is
+  Default: dynamic registration. Tokens are kept in memory for this run only.
 `;
 
 export async function studioCommand(argv: string[], io: CliIo): Promise<number> {
@@ -71,6 +102,7 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
   });
   for (const srv of servers) srv.settings = { ...srv.settings, era: srv.settings?.era ?? era };
   const host = str(values, 'host') ?? '127.0.0.1';
+  const model = studioModel(values, config === undefined ? undefined : resolve(io.cwd, config), io.env);
   const studio = await startStudio({
     servers,
     version: version(),
@@ -84,6 +116,14 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
     // A failed connection is walked step by step by the connection doctor, which names the step and the fix.
     diagnose: fromDoctor(diagnose, { cwd: io.cwd, baseEnv: io.env }),
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
+    ...(model ? { model } : {}),
+    oauth: {
+      disabled: flag(values, 'no-oauth'),
+      clientId: str(values, 'client-id'),
+      clientSecret: io.env.MCPKIT_CLIENT_SECRET || undefined,
+      clientMetadataUrl: str(values, 'client-metadata-url'),
+      scope: str(values, 'scope'),
+    },
     // For work on the page itself: serve a build of it from elsewhere (scripts/studio-ui.mjs).
     assetsDir: io.env.MCPKIT_STUDIO_ASSETS || undefined,
     onTargetRequest: (p) =>
@@ -97,6 +137,8 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
       s.yellow(`! Listening on ${host}: other machines can reach the studio. Only the access token in its address protects it; do not share that address.`),
     );
   }
+  const chat = studio.hub.chat.info();
+  if (model && !chat.configured) status.print(s.yellow(`! Chat: ${chat.why}`));
   io.stdout.write(`mcpkit studio: ${studio.url}\n`);
   const states = new Map<string, string>();
   const off = studio.hub.on((event, data) => {
@@ -121,6 +163,53 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
       });
     });
   });
+}
+
+/**
+ * The chat panel's model: --model (with --provider, --base-url, --api-key-env), else the config
+ * file's "model" entry. The key is read here from the environment (never from the command line,
+ * where other users of the machine could read it) and handed to the provider only.
+ */
+export function studioModel(
+  values: Parameters<typeof str>[0],
+  configFile: string | undefined,
+  env: Record<string, string | undefined>,
+): ProviderConfig | undefined {
+  let entry: Record<string, unknown> = {};
+  if (configFile !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(configFile, 'utf8'));
+    } catch {
+      raw = undefined;
+    }
+    const m = (raw as { model?: unknown } | undefined)?.model;
+    if (m !== undefined) {
+      if (!m || typeof m !== 'object' || Array.isArray(m))
+        throw new UsageError(`studio: "model" in ${configFile} must be an object ({ "provider", "model", "baseUrl", "apiKeyEnv" })`);
+      entry = m as Record<string, unknown>;
+    }
+  }
+  const pick = (flagName: string, key: string): string | undefined => {
+    const v = str(values, flagName) ?? entry[key];
+    if (v !== undefined && typeof v !== 'string') throw new UsageError(`studio: "model.${key}" must be a string`);
+    return v;
+  };
+  const name = pick('model', 'model');
+  const baseUrl = pick('base-url', 'baseUrl');
+  const named = pick('provider', 'provider');
+  const keyEnv = pick('api-key-env', 'apiKeyEnv');
+  if (name === undefined) {
+    if (baseUrl !== undefined || named !== undefined || keyEnv !== undefined)
+      throw new UsageError('studio: --base-url, --provider and --api-key-env need --model NAME');
+    return undefined;
+  }
+  if (named !== undefined && named !== 'openai' && named !== 'anthropic') throw new UsageError(`studio: --provider: openai or anthropic, got "${named}"`);
+  if (keyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) throw new UsageError(`studio: --api-key-env takes a variable name, got "${keyEnv}"`);
+  const provider = named ?? (baseUrl === undefined && /^claude-/.test(name) ? 'anthropic' : 'openai');
+  const apiKey = keyEnv !== undefined ? env[keyEnv] : undefined;
+  if (keyEnv !== undefined && !apiKey) throw new UsageError(`studio: the variable ${keyEnv} (--api-key-env) is not set`);
+  return { provider, model: name, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), env };
 }
 
 /** The servers named on the command line (resolved against --config), or every server of --config. */

@@ -9,12 +9,15 @@ import { Palette, type Command } from './palette.js';
 import { PromptsPanel } from './prompts.js';
 import { ResourcesPanel } from './resources.js';
 import { SkillsPanel } from './skills.js';
+import { SessionsPanel } from './sessions.js';
+import { ChatPanel } from './chat.js';
+import { AuthPanel } from './auth.js';
 import { useStudio } from './store.js';
 import { TasksPanel } from './tasks.js';
 import { TimelinePanel } from './timeline.js';
 import { ToolsPanel } from './tools.js';
 
-export const TABS = ['overview', 'tools', 'resources', 'prompts', 'apps', 'tasks', 'skills', 'timeline', 'roots'] as const;
+export const TABS = ['overview', 'tools', 'resources', 'prompts', 'apps', 'tasks', 'skills', 'timeline', 'sessions', 'chat', 'auth', 'roots'] as const;
 export type Tab = (typeof TABS)[number];
 const TAB_LABEL: Record<Tab, string> = {
   overview: 'Overview',
@@ -25,6 +28,9 @@ const TAB_LABEL: Record<Tab, string> = {
   tasks: 'Tasks',
   skills: 'Skills',
   timeline: 'Timeline',
+  sessions: 'Sessions',
+  chat: 'Chat',
+  auth: 'Sign-in',
   roots: 'Roots',
 };
 
@@ -117,6 +123,10 @@ export function App() {
             <p class="muted">Connecting to the studio…</p>
           ) : place.tab === 'timeline' ? (
             <TimelinePanel />
+          ) : place.tab === 'chat' ? (
+            <ChatPanel />
+          ) : place.tab === 'sessions' ? (
+            <SessionsPanel server={server?.name} />
           ) : place.tab === 'roots' ? (
             <Roots state={state} />
           ) : place.tab === 'tasks' ? (
@@ -125,6 +135,8 @@ export function App() {
             <p class="muted">Add a server to begin (left), or start the studio with one: mcpkit studio http://127.0.0.1:3000/mcp</p>
           ) : place.tab === 'overview' ? (
             <Overview server={server} />
+          ) : place.tab === 'auth' ? (
+            <AuthPanel key={server.name} server={server} />
           ) : place.tab === 'tools' ? (
             <ToolsPanel key={server.name} server={server} />
           ) : place.tab === 'resources' ? (

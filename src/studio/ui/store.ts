@@ -96,7 +96,11 @@ function pushEntries(entries: TimelineEntry[]): void {
   store.timelineVersion++;
 }
 
+/** Panels that follow events of their own (the chat's) listen here; `apply` tells them first. */
+export const eventListeners = new Set<<E extends keyof StudioEvents>(event: E, data: StudioEvents[E]) => void>();
+
 export function apply<E extends keyof StudioEvents>(event: E, data: StudioEvents[E]): void {
+  for (const l of eventListeners) l(event, data);
   const st = store.state;
   switch (event) {
     case 'snapshot': {
