@@ -96,14 +96,18 @@ test('an error answer with the right state ends the wait; the grant then reports
 });
 
 test('one sign-in at a time; a timed-out one frees the listener', async () => {
-  const lb = await loopbackAuthorization({ open: () => {}, timeoutMs: 100 });
+  // The timeout runs on a ManualClock, and the browser answers when the page is opened: no race
+  // between a short timeout and a sleep (it lost at load 40).
+  const clock = new ManualClock();
+  let onOpen = () => {};
+  const lb = await loopbackAuthorization({ open: () => onOpen(), timeoutMs: 100, clock });
   try {
     const first = lb.authorize(request('a'));
     await assert.rejects(lb.authorize(request('b')), /already waiting/);
+    clock.advance(100);
     await assert.rejects(first, (err: Error) => err instanceof OAuthFlowError && /no sign-in response/.test(err.message));
-    const again = lb.authorize(request('c'));
-    setTimeout(() => void get(`${lb.redirectUri}?code=ok&state=c`), 5);
-    assert.match(await again, /code=ok/);
+    onOpen = () => void get(`${lb.redirectUri}?code=ok&state=c`);
+    assert.match(await lb.authorize(request('c')), /code=ok/);
   } finally {
     await lb.close();
   }
