@@ -2,7 +2,7 @@
 // signs in again), and giving up a sign-in that waits for the browser.
 import { StudioRequestError } from './confirm.js';
 import type { StudioHub } from './hub.js';
-import { route, SERVER_PATH, type Route } from './route-kit.js';
+import { route, S, type Route } from './api-route.js';
 
 export function authRoutes(hub: StudioHub): Route[] {
   const known = (name: string) => {
@@ -10,12 +10,12 @@ export function authRoutes(hub: StudioHub): Route[] {
     return name;
   };
   return [
-    route('GET', `${SERVER_PATH}/oauth`, async (c) => hub.auth.view(known(c.params[0]))),
-    route('POST', `${SERVER_PATH}/oauth/sign-out`, async (c) => {
+    route('GET', `${S}/oauth`, async (c) => hub.auth.view(known(c.params[0]))),
+    route('POST', `${S}/oauth/sign-out`, async (c) => {
       const name = known(c.params[0]);
       if (!(await hub.auth.signOut(name))) throw new StudioRequestError(409, `Server "${name}" has not signed in with OAuth`);
       return hub.auth.view(name);
     }),
-    route('POST', `${SERVER_PATH}/oauth/cancel`, async (c) => ({ cancelled: hub.auth.cancel(known(c.params[0])) })),
+    route('POST', `${S}/oauth/cancel`, async (c) => ({ cancelled: hub.auth.cancel(known(c.params[0])) })),
   ];
 }

@@ -3,7 +3,7 @@
 // allowed or denied, the approval and tool search settings, and a search of the tools.
 import { ChatError, type StudioChat } from './chat.js';
 import { StudioRequestError } from './confirm.js';
-import { route, type Route } from './route-kit.js';
+import { route, type Route } from './api-route.js';
 
 export function chatRoutes(chat: StudioChat): Route[] {
   const run = async <T>(f: () => T | Promise<T>): Promise<T> => {

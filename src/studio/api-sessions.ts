@@ -4,7 +4,7 @@
 import { StudioRequestError } from './confirm.js';
 import type { StudioHub } from './hub.js';
 import { buildRecording, liveCatalog } from './record.js';
-import { route, SERVER_PATH, type Route } from './route-kit.js';
+import { route, S, type Route } from './api-route.js';
 
 export function sessionRoutes(hub: StudioHub): Route[] {
   return [
@@ -26,7 +26,7 @@ export function sessionRoutes(hub: StudioHub): Route[] {
       );
     }),
     route('GET', '/api/snapshots', async () => hub.snapshots.list()),
-    route('POST', `${SERVER_PATH}/snapshot`, async (c) => {
+    route('POST', `${S}/snapshot`, async (c) => {
       const name = c.params[0];
       if (!hub.has(name)) throw new StudioRequestError(404, `No server is named "${name}"`);
       const client = hub.client(name);
