@@ -70,7 +70,9 @@ test('the README names every entry point, and links to the table', () => {
 test("the README's set-up and test commands are the ones .ci/run runs", () => {
   const block = /```sh\n([\s\S]*?)```/.exec(section('README.md', 'Set up and test (source checkout)'))?.[1];
   assert.ok(block, 'the section has a sh block');
-  const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8').split('\n').map((l) => l.trim());
+  const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
   const commands = block
     .split('\n')
     .map((l) => l.replace(/#.*$/, '').trim())
@@ -78,7 +80,11 @@ test("the README's set-up and test commands are the ones .ci/run runs", () => {
     .flatMap((l) => l.split('&&').map((c) => c.trim()));
   assert.deepEqual(commands, ['npm ci', 'npm run build', 'npm test', 'npm run test:e2e']);
   // `npm ci` runs with flags there; every other command is a line of its own.
-  for (const c of commands) assert.ok(ci.some((l) => l === c || l.startsWith(`${c} `)), `.ci/run runs ${c}`);
+  for (const c of commands)
+    assert.ok(
+      ci.some((l) => l === c || l.startsWith(`${c} `)),
+      `.ci/run runs ${c}`,
+    );
 });
 
 test('every name a row shows is exported by that entry; entries it mentions exist', () => {
