@@ -15,7 +15,7 @@ import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, 
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import type { MessageMiddleware } from '../../src/engine/middleware.js';
 import { cleanEnv, ROOT, TSX } from './helpers.js';
-import { waitFor, within } from '../support/index.js';
+import { patient, waitFor, within } from '../support/index.js';
 
 const MAIN = join(ROOT, 'dist/cli/main.js');
 const FIXTURE = join(ROOT, 'test/fixtures/cli/ask-caller-server.ts');
@@ -105,7 +105,10 @@ describe('bridge --http: a question from the stdio server goes to the caller who
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c));
     child.stderr!.on('data', (c: Buffer) => (stderr += c));
-    url = await waitFor(() => /listening on (http:\/\/\S+\/mcp)/.exec(out)?.[1], { what: `the bridge to listen (stderr: ${stderr})`, timeoutMs: 60_000 });
+    url = await waitFor(() => /listening on (http:\/\/\S+\/mcp)/.exec(out)?.[1], {
+      what: `the bridge to listen (stderr: ${stderr})`,
+      timeoutMs: patient(60_000),
+    });
   });
   after(async () => {
     if (child && child.exitCode === null && child.signalCode === null) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { CAPS, startTaskServer, TASKS, type TaskServer } from '../fixtures/tasks-server.js';
 import { cleanEnv, CLI, mcpkit, ROOT, TSX } from './helpers.js';
-import { waitFor } from '../support/index.js';
+import { waitFor, patient } from '../support/index.js';
 
 let server: TaskServer;
 
@@ -73,7 +73,7 @@ test('mcpkit call: Ctrl-C cancels the running task (tasks/cancel) and exits 130'
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c));
   const code = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await waitFor(() => /still going/.test(stderr), { what: 'the task status on stderr', timeoutMs: 30_000 });
+  await waitFor(() => /still going/.test(stderr), { what: 'the task status on stderr', timeoutMs: patient(30_000) });
   child.kill('SIGINT');
   assert.equal(await code, 130, stderr);
   const cancels = server.bodies('tasks/cancel').slice(before);

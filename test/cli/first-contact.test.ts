@@ -9,7 +9,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { join } from 'node:path';
 import { CLI, CLI_LINE, mcpkit, ROOT, startListening } from './helpers.js';
-import { tempDir, waitFor } from '../support/index.js';
+import { tempDir, waitFor, patient } from '../support/index.js';
 
 /** A loopback port nobody listens on (bound, then let go). */
 function refusedPort(): Promise<number> {
@@ -52,7 +52,7 @@ test('serve --redis with no Redis there: one line that says it cannot start and 
 
 test('mcpkit tools of an OpenAPI server: the summary once (the title), not again as the description begins', async () => {
   const spec = join(ROOT, 'test/fixtures/openapi/petstore-3.0.json');
-  const r = await mcpkit(['tools', `${CLI_LINE} serve --stdio --openapi "${spec}"`], { timeoutMs: 60_000 });
+  const r = await mcpkit(['tools', `${CLI_LINE} serve --stdio --openapi "${spec}"`], { timeoutMs: patient(60_000) });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^updatePet {2}Update an existing pet\n {2}PUT \/pet\n/m);
   assert.equal(r.stdout.match(/Update an existing pet/g)?.length, 1, r.stdout);
@@ -110,6 +110,6 @@ test('counts say "1 tool", not "1 tools": serve --openapi, and a gateway backend
   );
   const gateway = await startListening(['gateway', '--config', config, '--port', '0']);
   t.after(() => gateway.stop());
-  await waitFor(() => (/one: connected/.test(gateway.stderr()) ? true : undefined), { what: 'the backend to connect', timeoutMs: 30_000 });
+  await waitFor(() => (/one: connected/.test(gateway.stderr()) ? true : undefined), { what: 'the backend to connect', timeoutMs: patient(30_000) });
   assert.match(gateway.stderr(), /one: connected \((modern|handshake), 1 tool\)/);
 });

@@ -11,7 +11,7 @@ import { request, Agent } from 'node:http';
 import { join } from 'node:path';
 import { connect } from '../../src/client/connect.js';
 import { cleanEnv, ROOT } from './helpers.js';
-import { gatewayBackend, tempDir, waitFor } from '../support/index.js';
+import { gatewayBackend, tempDir, waitFor, patient } from '../support/index.js';
 
 /** mulberry32: a small seeded generator, so a failing frame can be found again from the seed. */
 function prng(seed: number): () => number {
@@ -204,7 +204,10 @@ async function start(args: string[]): Promise<{ url: string; child: ChildProcess
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c));
   child.stderr!.on('data', (c: Buffer) => (err += c));
-  const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], { what: `the URL mcpkit ${args.join(' ')} prints`, timeoutMs: 60_000 });
+  const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], {
+    what: `the URL mcpkit ${args.join(' ')} prints`,
+    timeoutMs: patient(60_000),
+  });
   return { url, child, err: () => err };
 }
 
@@ -261,7 +264,7 @@ test('mcpkit gateway stays up with bounded memory under 600 hostile frames', asy
       await c.close();
       return names.includes('b_echo');
     },
-    { what: 'the gateway to list its backend', timeoutMs: 60_000 },
+    { what: 'the gateway to list its backend', timeoutMs: patient(60_000) },
   );
   await fuzz(url, child, 0xface, 'b_echo', 'text', err);
 });

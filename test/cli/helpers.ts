@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { join, resolve } from 'node:path';
 import type { CliIo, CliSignal } from '../../src/cli/io.js';
 import { run } from '../../src/cli/run.js';
-import { deferred, tempDir, within } from '../support/index.js';
+import { deferred, tempDir, within, patient } from '../support/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** tsx by absolute URL, so that children started in another directory find it. */
@@ -90,7 +90,7 @@ export function mcpkitProcess(args: string[], options: { cwd?: string; env?: Nod
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`mcpkit ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 60_000);
+    }, options.timeoutMs ?? patient(60_000));
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -169,7 +169,7 @@ export function startListeningProcess(args: string[], options: { env?: NodeJS.Pr
     let out = '';
     let err = '';
     let done = false;
-    const timer = setTimeout(() => fail(new Error(`no URL printed by mcpkit ${args.join(' ')}\nstdout: ${out}\nstderr: ${err}`)), 30_000);
+    const timer = setTimeout(() => fail(new Error(`no URL printed by mcpkit ${args.join(' ')}\nstdout: ${out}\nstderr: ${err}`)), patient(30_000));
     const fail = (e: Error) => {
       if (done) return;
       done = true;

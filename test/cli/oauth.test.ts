@@ -11,6 +11,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
 import { CLI, cleanEnv, mcpkit, ROOT, withBrowser } from './helpers.js';
+import { patient } from '../support/index.js';
 
 let as: MockAs;
 let running: RunningServer;
@@ -122,7 +123,7 @@ describe('mcpkit against an OAuth-protected server', () => {
     const lines: Array<{ id?: number; result?: { content?: Array<{ text?: string }> } }> = [];
     const answered = (id: number) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no answer to ${id}\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
+        const timer = setTimeout(() => reject(new Error(`no answer to ${id}\nstdout: ${stdout}\nstderr: ${stderr}`)), patient(20_000));
         const check = () => {
           if (lines.some((l) => l.id === id)) {
             clearTimeout(timer);

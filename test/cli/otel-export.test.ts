@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
-import { deferred, startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within } from '../support/index.js';
+import { deferred, startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within, patient } from '../support/index.js';
 import { CLI, CLI_LINE, cleanEnv, mcpkit, mcpkitProcess, ROOT } from './helpers.js';
 
 interface OtlpSpan {
@@ -54,7 +54,7 @@ async function otlpReceiver() {
     while (!ok()) {
       const d = deferred<void>();
       waiters.push(d.resolve);
-      await within(d.promise, what, 30_000);
+      await within(d.promise, what, patient(30_000));
     }
   };
   return {
@@ -87,13 +87,13 @@ async function serveJson(args: string[], env: NodeJS.ProcessEnv, command = 'serv
     }
   });
   void ended.then(() => listening.reject(new Error(`mcpkit ${command} exited: ${err}`)));
-  const url = await within(listening.promise, `mcpkit ${command} to listen`, 30_000);
+  const url = await within(listening.promise, `mcpkit ${command} to listen`, patient(30_000));
   return {
     url,
     lines,
     stop: async () => {
       child.kill('SIGTERM');
-      await within(ended, `mcpkit ${command} to stop (and flush its telemetry)`, 30_000);
+      await within(ended, `mcpkit ${command} to stop (and flush its telemetry)`, patient(30_000));
     },
   };
 }

@@ -9,7 +9,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { createServer as createTcpServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, cleanEnv } from './helpers.js';
-import { waitFor, within } from '../support/index.js';
+import { waitFor, within, patient } from '../support/index.js';
 
 export const MAIN = join(ROOT, 'dist/cli/main.js');
 export const FIXTURE = 'test/fixtures/cli/scaled-server.mjs';
@@ -42,7 +42,7 @@ export async function startInstance(name: string, redisUrl: string, prefix: stri
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await within(
     Promise.race([
-      waitFor(() => /listening on (http:\/\/\S+)\/mcp/.exec(out)?.[1], { what: `instance ${name} to listen`, timeoutMs: 30_000 }),
+      waitFor(() => /listening on (http:\/\/\S+)\/mcp/.exec(out)?.[1], { what: `instance ${name} to listen`, timeoutMs: patient(30_000) }),
       exited.then((code) => {
         throw new Error(`instance ${name} exited (${code}) before listening\nstdout: ${out}\nstderr: ${err}`);
       }),

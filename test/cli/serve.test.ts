@@ -11,7 +11,7 @@ import { delimiter, join } from 'node:path';
 import { connectAny as connect } from '../../src/client/connect-stdio.js';
 import { splitCommandLine } from '../../src/pool/shell-words.js';
 import { CLI, cleanEnv, mcpkit, ROOT, startListening } from './helpers.js';
-import { sleep, tempDir, waitFor } from '../support/index.js';
+import { sleep, tempDir, waitFor, patient } from '../support/index.js';
 
 const SERVER_INDEX = join(ROOT, 'src/entries/server.ts');
 
@@ -178,7 +178,7 @@ describe('serve --watch', () => {
         async () => (s.stdout().match(/listening on/g) ?? []).length >= 2 && (await mcpkit(['call', s.url, 'hello'])).stdout === 'second version\n',
         {
           what: 'the restarted server to answer "second version"',
-          timeoutMs: 30_000,
+          timeoutMs: patient(30_000),
           intervalMs: 100,
         },
       );
@@ -217,7 +217,7 @@ describe('serve --watch', () => {
         save(`v${i + 1}`);
         await waitFor(
           async () => (s.stderr().match(/restarting the server/g) ?? []).length > restarts && (await mcpkit(['call', s.url, 'hello'])).stdout === `v${i + 1}\n`,
-          { what: `the server reloaded after ${what} to answer "v${i + 1}"`, timeoutMs: 30_000, intervalMs: 100 },
+          { what: `the server reloaded after ${what} to answer "v${i + 1}"`, timeoutMs: patient(30_000), intervalMs: 100 },
         );
       }
     } finally {
@@ -242,7 +242,7 @@ describe('serve --watch', () => {
           const r = await client.callTool('hello').catch((e: Error) => ({ content: [{ type: 'text', text: e.message }] }));
           return (r.content[0] as { text: string }).text === 'after';
         },
-        { what: 'the restarted server to answer "after"', timeoutMs: 30_000, intervalMs: 100 },
+        { what: 'the restarted server to answer "after"', timeoutMs: patient(30_000), intervalMs: 100 },
       );
     } finally {
       await client.close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { skills } from '../../src/extensions/skills/extension.js';
 import { serve } from '../../src/hosting/node.js';
-import { tempDir } from '../support/index.js';
+import { tempDir, patient } from '../support/index.js';
 import { CLI_LINE, mcpkit, startListening, type Running } from './helpers.js';
 
 const SKILL_MD = '---\nname: git-workflow\ndescription: Follow the branching conventions\n---\nBranch from main.\n';
@@ -42,7 +42,7 @@ for (const era of ['modern', 'handshake']) {
 }
 
 test('mcpkit skills over stdio: serve --skills --stdio as the TARGET', async () => {
-  const r = await mcpkit(['skills', `${CLI_LINE} serve --stdio --skills "${dir}"`], { timeoutMs: 60_000 });
+  const r = await mcpkit(['skills', `${CLI_LINE} serve --stdio --skills "${dir}"`], { timeoutMs: patient(60_000) });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^git-workflow {2}skill:\/\/git-workflow\/SKILL\.md/);
 });

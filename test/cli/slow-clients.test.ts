@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, ROOT } from './helpers.js';
-import { gatewayBackend, tempDir, trickle, waitFor, within } from '../support/index.js';
+import { gatewayBackend, tempDir, trickle, waitFor, within, patient } from '../support/index.js';
 
 const MAIN = join(ROOT, 'dist/cli/main.js');
 const VERSION = '2025-11-25';
@@ -38,7 +38,7 @@ async function start(args: string[]): Promise<{ child: ChildProcess; url: string
   child.stderr!.on('data', (c: Buffer) => (err += c));
   const url = await waitFor(() => /listening on (http:\/\/\S+\/mcp)/.exec(out)?.[1], {
     what: `mcpkit ${args[0]} to listen (stderr: ${err})`,
-    timeoutMs: 60_000,
+    timeoutMs: patient(60_000),
   });
   return { child, url, port: Number(new URL(url).port), stderr: () => err };
 }

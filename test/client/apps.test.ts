@@ -10,12 +10,13 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { createTestPair } from '../../src/testing/index.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { CART_HTML, CART_UI, CART_URI } from '../fixtures/ext-apps-server.js';
+import { patient } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MIME = 'text/html;profile=mcp-app';
 
 async function official(t: TestContext, era: 'modern' | 'handshake', apps = true): Promise<McpClient> {
-  const client = new McpClient({ name: 'apps-host', version: '1.0.0', era, apps, probeTimeoutMs: 30_000 });
+  const client = new McpClient({ name: 'apps-host', version: '1.0.0', era, apps, probeTimeoutMs: patient(30_000) });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/ext-apps-server.ts'], cwd: ROOT }));
   t.after(() => client.close());
   return client;

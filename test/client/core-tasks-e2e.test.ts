@@ -13,7 +13,7 @@ import { StreamableHttpClientTransport } from '../../src/transports/http/client/
 import { serve } from '../../src/hosting/node.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
-import { waitFor } from '../support/index.js';
+import { ManualClock, waitFor } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -137,12 +137,14 @@ test('core tasks HTTP: a required tool with an elicitation; abort cancels the ta
 });
 
 test('core tasks HTTP: a call that times out cancels its task', async (t) => {
-  const { client, log } = await overHttp(t);
+  // The client's clock: the call times out once its task exists, however long that takes here.
+  const clock = new ManualClock();
+  const { client, log } = await overHttp(t, { clock });
   let id: string | undefined;
-  await assert.rejects(
-    client.callTool('forever', { label: 'late' }, { timeoutMs: 200, ontask: (task) => (id ??= task.taskId) }),
-    (e: unknown) => e instanceof LocalError && e.kind === 'timeout',
-  );
+  const call = client.callTool('forever', { label: 'late' }, { timeoutMs: 200, ontask: (task) => (id ??= task.taskId) });
+  await waitFor(() => id, 'the task id');
+  clock.advance(200);
+  await assert.rejects(call, (e: unknown) => e instanceof LocalError && e.kind === 'timeout');
   assert.ok(id);
   await waitFor(() => log.aborted.includes('late'), 'the handler to see its abort');
   assert.deepEqual(log.aborted, ['late']);

@@ -10,7 +10,7 @@ import { McpClient } from '../../src/client/client.js';
 import { ProbeClosedError } from '../../src/client/era.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { EXIT_ON_UNKNOWN } from './modern/helpers.js';
-import { waitFor } from '../support/index.js';
+import { waitFor, patient } from '../support/index.js';
 
 test('default era, own stdio transport: a server killed by the probe → ProbeClosedError; reconnecting initializes directly', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-default-era-'));
@@ -19,7 +19,7 @@ test('default era, own stdio transport: a server killed by the probe → ProbeCl
   const target = { command: process.execPath, args: [EXIT_ON_UNKNOWN, `--tag=${dir}`], env: { EXIT_FIXTURE_LOG: log }, stderr: 'ignore' as const };
   const lines = () => readFileSync(log, 'utf8').trim().split('\n');
   try {
-    const first = new McpClient({ name: 'own-transport', version: '1', probeTimeoutMs: 30_000 });
+    const first = new McpClient({ name: 'own-transport', version: '1', probeTimeoutMs: patient(30_000) });
     const err = await first.connect(new StdioClientTransport(target)).catch((e: unknown) => e);
     assert.ok(err instanceof ProbeClosedError, String(err));
     assert.match(err.message, /Connecting to it again .* initializes without the probe; or pin era: 'handshake'/);

@@ -10,7 +10,7 @@ import { McpClient } from '../../src/client/client.js';
 import { connectStdio } from '../../src/client/connect-stdio.js';
 import { eraCache, eraKeyOf, ProbeClosedError, ServerExitedError } from '../../src/client/era.js';
 import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/transports/stdio/client.js';
-import { tempDir } from '../support/index.js';
+import { patient, tempDir } from '../support/index.js';
 
 const CRASH = fileURLToPath(new URL('../fixtures/stdio/crash-at-start.mjs', import.meta.url));
 
@@ -25,7 +25,9 @@ function crashing(stderr: StdioClientTransportOptions['stderr']) {
 for (const stderr of ['pipe', 'ignore'] as const) {
   test(`connect() to a server that exits at start (stderr: '${stderr}'): one start, how it exited, its stderr once`, async () => {
     const { target, starts } = crashing(stderr);
-    const err = await connectStdio(target).catch((e: unknown) => e);
+    // The probe waits for the server however slowly it starts and dies here (past the default
+    // 3 s, a slow server is taken for a legacy one and sent initialize instead).
+    const err = await connectStdio(target, { probeTimeoutMs: patient(30_000) }).catch((e: unknown) => e);
     assert.ok(err instanceof ServerExitedError, String(err));
     assert.equal(err.exitCode, 3);
     assert.equal(err.signal, null);

@@ -14,7 +14,7 @@ import { StreamableHttpClientTransport } from '../../src/transports/http/client/
 import { serve } from '../../src/hosting/node.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
-import { ManualClock, waitFor, within } from '../support/index.js';
+import { ManualClock, waitFor, within, patient } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAST = { minPollIntervalMs: 5 };
@@ -53,7 +53,7 @@ async function overHttp(
 
 async function overStdio(t: TestContext, options: Partial<ClientOptions> = {}): Promise<McpClient> {
   // probeTimeoutMs: the fixture starts under tsx, slower than the 3 s default on a busy machine.
-  const client = new McpClient({ name: 'e2e', version: '1.0.0', tasks: FAST, elicitation: yes, probeTimeoutMs: 30_000, ...options });
+  const client = new McpClient({ name: 'e2e', version: '1.0.0', tasks: FAST, elicitation: yes, probeTimeoutMs: patient(30_000), ...options });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/tasks-tools.ts'], cwd: ROOT }));
   t.after(() => client.close());
   return client;

@@ -13,7 +13,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { serve } from '../../src/hosting/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { startStreamableServer } from '../fixtures/http/official-servers.js';
-import { gatewayBackend as stdioBackend, latch, waitFor } from '../support/index.js';
+import { gatewayBackend as stdioBackend, latch, waitFor, patient } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
@@ -139,7 +139,7 @@ test('two clients on one shared stdio backend each answer their own elicitation,
 });
 
 test('logs reach the calling client; a cancelled call is cancelled on the backend, which stays usable; a backend that never connects offers nothing', async (t) => {
-  const gateway = createGateway({ servers: { local: stdioBackend('cancel'), gone: { url: 'http://127.0.0.1:9/mcp' } }, requestTimeoutMs: 20_000 });
+  const gateway = createGateway({ servers: { local: stdioBackend('cancel'), gone: { url: 'http://127.0.0.1:9/mcp' } }, requestTimeoutMs: patient(20_000) });
   const running = await gateway.listen({ port: 0 });
   t.after(() => gateway.close());
   await gateway.ready;

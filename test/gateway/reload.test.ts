@@ -7,7 +7,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '../../src/client/connect.js';
 import { createGateway, type GatewayEvent } from '../../src/gateway/gateway.js';
-import { gatewayBackend, tempDir, waitFor } from '../support/index.js';
+import { gatewayBackend, tempDir, waitFor, patient } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 
@@ -48,7 +48,7 @@ test('a config change adds and removes backends without dropping the session or 
 
   write({ keep: gatewayBackend('reload-keep'), added: { ...gatewayBackend('reload-added'), allow: ['echo'] } });
   // A reload ends once new servers have connected: on a loaded machine starting one takes a while.
-  const slow = { timeoutMs: 60_000, what: 'the reload' };
+  const slow = { timeoutMs: patient(60_000), what: 'the reload' };
   await waitFor(() => events.some((e) => e.type === 'reloaded'), slow);
   assert.deepEqual(
     events.find((e) => e.type === 'reloaded'),

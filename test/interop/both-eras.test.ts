@@ -16,6 +16,7 @@ import type { ElicitParams, ElicitResult } from '../../src/protocol/params.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { serve, type RunningServer } from '../../src/hosting/node.js';
 import { buildBothErasServer } from './both-eras-server.js';
+import { patient } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STDIO_SERVER = 'test/fixtures/stdio/both-eras-server.ts';
@@ -69,7 +70,7 @@ async function open(via: Via, era: EraChoice, wire: WireRecorder, asked: string[
     ...(era === 'auto' ? {} : { era }),
     // A stdio server under tsx on a busy machine can take longer than the 3 s default to answer
     // the probe, and would be taken for a legacy one.
-    probeTimeoutMs: 30_000,
+    probeTimeoutMs: patient(30_000),
     middleware: [wire],
     roots: [{ uri: 'file:///work', name: 'work' }],
     elicitation: (params: ElicitParams): ElicitResult => {

@@ -12,6 +12,7 @@ import { McpError } from '../../src/jsonrpc/errors.js';
 import type { ListenNotification } from '../../src/client/listen.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { startV2HttpServer, type V2HttpServer } from '../fixtures/v2/server.js';
+import { patient } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STDIO = { command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/v2/stdio-server.ts'], cwd: ROOT, stderr: 'pipe' as const };
@@ -82,7 +83,7 @@ function options(wire: WireRecorder, asked: string[], era?: 'handshake') {
     middleware: [wire],
     ...(era ? { era } : {}),
     // The stdio server starts under tsx: on a busy machine slower than the 3 s default probe wait.
-    probeTimeoutMs: 30_000,
+    probeTimeoutMs: patient(30_000),
     elicitation: (p: { message: string }) => {
       asked.push(p.message);
       return { action: 'accept' as const, content: { ok: true } };

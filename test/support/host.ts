@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import type { RunningServer } from '../../src/hosting/node.js';
 import type { ScriptedRequest } from './llm-wire.js';
+import { patient } from './wait.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -25,7 +26,9 @@ export const HOST_FIXTURES = {
 /** An mcpServers entry that runs a fixture of test/fixtures/host as a stdio child. */
 export function fixtureEntry(name: keyof typeof HOST_FIXTURES, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const file = fileURLToPath(new URL(`../fixtures/host/${HOST_FIXTURES[name]}`, import.meta.url));
-  return { command: process.execPath, args: ['--import', 'tsx', file], cwd: REPO_ROOT, ...extra };
+  // timeoutMs: the pool's default (60 s) for the handshake of a child started through tsx, made
+  // patient on a busy machine (MCPKIT_TEST_PATIENCE); a test about timeouts passes its own.
+  return { command: process.execPath, args: ['--import', 'tsx', file], cwd: REPO_ROOT, timeoutMs: patient(60_000), ...extra };
 }
 
 /** The demo server (`mcpkit serve`) over Streamable HTTP, both eras, on 127.0.0.1 and a free port. */

@@ -2,7 +2,7 @@
 // promises (deferred, latch), temp directories, the manual clock for TTLs and timers, and
 // compile-time type assertions (Equal, Expect), scripted model endpoints (llm.ts).
 // Test files import from here, never their own copies.
-export { aborted, flush, once, SAFETY_NET_MS, sleep, waitFor, within, type WaitOptions } from './wait.js';
+export { aborted, flush, once, PATIENCE, patient, SAFETY_NET_MS, sleep, waitFor, within, type WaitOptions } from './wait.js';
 export { deferred, latch, type Deferred, type Latch } from './latch.js';
 export { tempDir } from './fs.js';
 export { pastTinyTimeouts, trickle } from './slow-client.js';

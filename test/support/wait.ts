@@ -3,8 +3,21 @@
 // failure, never measurements, so they are generous.
 import { once as onceEvent, type EventEmitter } from 'node:events';
 
+/**
+ * How much longer than usual the machine may take for honest work: `MCPKIT_TEST_PATIENCE`
+ * (default 1; `npm run test:load` sets it for the busy loops it starts, and a CI machine known to
+ * be slow may set it too). It stretches safety nets only, never a wait: a test that passes takes
+ * no longer for it.
+ */
+export const PATIENCE = Math.max(1, Number(process.env.MCPKIT_TEST_PATIENCE) || 1);
+
+/** A safety net of `ms` on a machine of ordinary speed, stretched by PATIENCE. */
+export function patient(ms: number): number {
+  return Math.round(ms * PATIENCE);
+}
+
 /** How long `waitFor`/`once` wait before failing, unless told otherwise. */
-export const SAFETY_NET_MS = 15_000;
+export const SAFETY_NET_MS = patient(15_000);
 
 /**
  * Waits `ms` of wall-clock time. Only for a real need (letting a child process run, pacing a

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { connectAny as connect } from '../../../src/client/connect-stdio.js';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
 import { EXIT_ON_UNKNOWN, M, OFFICIAL_STDIO, Recorder, STDIO_EXAMPLE, text, V } from './helpers.js';
-import { waitFor } from '../../support/index.js';
+import { waitFor, patient } from '../../support/index.js';
 
 test('stdio auto: our example server speaks 2026-07-28', async () => {
   const wire = new Recorder();
-  const client = await connect({ ...STDIO_EXAMPLE, stderr: 'ignore' }, { era: 'auto', probeTimeoutMs: 30_000, middleware: [wire] });
+  const client = await connect({ ...STDIO_EXAMPLE, stderr: 'ignore' }, { era: 'auto', probeTimeoutMs: patient(30_000), middleware: [wire] });
   try {
     assert.equal(client.era, 'modern');
     assert.equal(client.protocolVersion, V);
@@ -53,7 +53,7 @@ test('stdio modern: cancelling a call sends notifications/cancelled for it', asy
 
 test('stdio auto: the OFFICIAL SDK v1 server answers the probe with an error → handshake', async () => {
   const wire = new Recorder();
-  const client = await connect({ ...OFFICIAL_STDIO, stderr: 'ignore' }, { era: 'auto', probeTimeoutMs: 30_000, middleware: [wire] });
+  const client = await connect({ ...OFFICIAL_STDIO, stderr: 'ignore' }, { era: 'auto', probeTimeoutMs: patient(30_000), middleware: [wire] });
   try {
     assert.equal(client.era, 'handshake');
     assert.equal(client.protocolVersion, '2025-11-25');
@@ -72,7 +72,7 @@ test('stdio auto: a legacy server that exits on the probe is started again and i
   const target = { command: process.execPath, args: [EXIT_ON_UNKNOWN], env: { EXIT_FIXTURE_LOG: log }, stderr: 'ignore' as const };
   const lines = () => readFileSync(log, 'utf8').trim().split('\n');
   try {
-    const client = await connect(target, { era: 'auto', probeTimeoutMs: 30_000 });
+    const client = await connect(target, { era: 'auto', probeTimeoutMs: patient(30_000) });
     assert.equal(client.era, 'handshake');
     assert.equal(client.serverInfo?.name, 'exit-on-unknown');
     assert.deepEqual(

@@ -13,6 +13,7 @@ import type { Tool } from '../../../src/protocol/types.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../../src/transports/stdio/client.js';
 import { appsServer, VIEW_HTML, VIEW_UI, VIEW_URI } from '../../fixtures/apps-server.js';
+import { patient } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EXT = 'io.modelcontextprotocol/ui';
@@ -34,7 +35,7 @@ const overHttp: Open = async (t, era, apps) => {
 
 const overStdio: Open = async (t, era, apps) => {
   // probeTimeoutMs: the fixture starts under tsx, slower than the default on a busy machine.
-  const client = new McpClient({ name: 'apps-e2e', version: '1.0.0', era, apps, probeTimeoutMs: 30_000 });
+  const client = new McpClient({ name: 'apps-e2e', version: '1.0.0', era, apps, probeTimeoutMs: patient(30_000) });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/apps-server.ts'], cwd: ROOT }));
   t.after(() => client.close());
   return client;

@@ -12,7 +12,7 @@ import { serve } from '../../../src/hosting/node.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../../src/transports/stdio/client.js';
 import { skillsServer } from '../../fixtures/skills-server.js';
-import { tempDir } from '../../support/index.js';
+import { tempDir, patient } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EXT = 'io.modelcontextprotocol/skills';
@@ -103,7 +103,7 @@ async function overHttp(t: TestContext, era: Era): Promise<McpClient> {
 
 async function overStdio(t: TestContext, era: Era): Promise<McpClient> {
   // probeTimeoutMs: the fixture starts under tsx, slower than the default on a busy machine.
-  const client = new McpClient({ name: 'skills-e2e', version: '1.0.0', era, probeTimeoutMs: 30_000 });
+  const client = new McpClient({ name: 'skills-e2e', version: '1.0.0', era, probeTimeoutMs: patient(30_000) });
   const args = ['--import', 'tsx', 'test/fixtures/skills-server.ts', skillFolder()];
   await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: ROOT }));
   t.after(() => client.close());

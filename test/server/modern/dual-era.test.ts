@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { M, meta, V, Wire, type Frame } from './helpers.js';
-import { flush } from '../../support/index.js';
+import { flush, patient } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INIT = (caps: Record<string, unknown> = {}) => ({ protocolVersion: '2025-11-25', capabilities: caps, clientInfo: { name: 'legacy', version: '1' } });
@@ -81,7 +81,7 @@ test('in memory: the same tool elicits with a real request (handshake) and with 
 
 // ---------------------------------------------------------------- stdio
 
-const WAIT_MS = 20_000;
+const WAIT_MS = patient(20_000);
 const children: ChildProcessWithoutNullStreams[] = [];
 after(() => {
   for (const c of children) if (c.exitCode === null) c.kill();

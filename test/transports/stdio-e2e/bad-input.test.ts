@@ -5,11 +5,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { within } from '../../support/index.js';
+import { patient, within } from '../../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Generous: only a failing test waits this long (a loaded machine may take seconds to start tsx). */
-const WAIT_MS = 20_000;
+const WAIT_MS = patient(20_000);
 
 type Msg = { jsonrpc?: string; id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown }; method?: string };
 
