@@ -12,6 +12,7 @@ import type { StudioHub } from './hub.js';
 import { sessionRoutes } from './api-sessions.js';
 import { chatRoutes } from './api-chat.js';
 import { authRoutes } from './api-auth.js';
+import { cardRoutes } from './api-card.js';
 
 export interface RouteContext {
   body: Record<string, unknown>;
@@ -139,6 +140,7 @@ export class StudioApi {
       ...sessionRoutes(hub),
       ...chatRoutes(hub.chat),
       ...authRoutes(hub),
+      ...cardRoutes(hub),
     ];
   }
 
