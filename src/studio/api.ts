@@ -18,6 +18,7 @@ import { badRequest, object, route, S, text, type ApiHelpers, type Route, type R
 import { sessionRoutes } from './api-sessions.js';
 import { chatRoutes } from './api-chat.js';
 import { authRoutes } from './api-auth.js';
+import { cardRoutes } from './api-card.js';
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const bad = badRequest;
@@ -120,6 +121,7 @@ export class StudioApi implements ApiHelpers {
       ...sessionRoutes(hub),
       ...chatRoutes(hub.chat),
       ...authRoutes(hub),
+      ...cardRoutes(hub),
     ];
   }
 

@@ -90,6 +90,8 @@ describe('the new routes behind the gate', () => {
       },
     },
     { method: 'POST', path: '/api/chat/settings', body: { approval: 'auto' }, acts: (r) => assert.equal(r.approval, 'auto') },
+    // The card route fetches: this server serves none, and says so.
+    { method: 'POST', path: '/api/servers/mem/card', body: {}, acts: (r) => assert.match(r.error, /No Server Card/) },
     { method: 'GET', path: '/api/servers/mem/oauth', acts: (r) => assert.deepEqual([r.enabled, r.signedIn, r.steps], [true, false, []]) },
     {
       method: 'POST',

@@ -12,12 +12,13 @@ import { SkillsPanel } from './skills.js';
 import { SessionsPanel } from './sessions.js';
 import { ChatPanel } from './chat.js';
 import { AuthPanel } from './auth.js';
+import { CardPanel } from './card.js';
 import { useStudio } from './store.js';
 import { TasksPanel } from './tasks.js';
 import { TimelinePanel } from './timeline.js';
 import { ToolsPanel } from './tools.js';
 
-export const TABS = ['overview', 'tools', 'resources', 'prompts', 'apps', 'tasks', 'skills', 'timeline', 'sessions', 'chat', 'auth', 'roots'] as const;
+export const TABS = ['overview', 'tools', 'resources', 'prompts', 'apps', 'tasks', 'skills', 'timeline', 'sessions', 'chat', 'auth', 'card', 'roots'] as const;
 export type Tab = (typeof TABS)[number];
 const TAB_LABEL: Record<Tab, string> = {
   overview: 'Overview',
@@ -31,6 +32,7 @@ const TAB_LABEL: Record<Tab, string> = {
   sessions: 'Sessions',
   chat: 'Chat',
   auth: 'Sign-in',
+  card: 'Card',
   roots: 'Roots',
 };
 
@@ -137,6 +139,8 @@ export function App() {
             <Overview server={server} />
           ) : place.tab === 'auth' ? (
             <AuthPanel key={server.name} server={server} />
+          ) : place.tab === 'card' ? (
+            <CardPanel key={server.name} server={server} />
           ) : place.tab === 'tools' ? (
             <ToolsPanel key={server.name} server={server} />
           ) : place.tab === 'resources' ? (
