@@ -11,7 +11,7 @@
 // is a file in a reader's skill, not ours). A path is there when it resolves from the repository
 // root, from src/ or test/, from the folder of the file that names it or a folder above it, or, in
 // docs, from a folder directly under src/ (docs/architecture.md names the `http/` files in its
-// hosting section by their path inside that layer). An import specifier's `.js` finds its `.ts`. Globs, brace lists and URLs are
+// serving section by their path inside that layer). An import specifier's `.js` finds its `.ts`. Globs, brace lists and URLs are
 // not paths here. A bare file name in a comment under src/ (`(names.ts)`) must name a file of the
 // same layer folder.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

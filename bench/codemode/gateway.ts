@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { connect } from '../../src/client/connect.js';
 import { createGateway } from '../../src/gateway/gateway.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 200);

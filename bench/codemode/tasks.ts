@@ -11,7 +11,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { runProgram } from '../../src/codemode/sandbox.js';
 import { Host } from '../../src/host/host.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { chatTools, crmTools, newLog, trackerTools, type WorkLog } from '../../test/fixtures/host/work-servers.js';
 import { sentToolResults, startScriptedOpenAI, textTurn, toolCallsTurn, type ScriptedRequest, type Turn, type TurnReply } from '../../test/support/index.js';

@@ -11,7 +11,7 @@ import { McpClient } from '../client/client.js';
 import { exitBehind } from '../client/era.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import { Bridge } from '../gateway/bridge.js';
-import { serve, type ServeOptions } from '../hosting/node.js';
+import { serve, type ServeOptions } from '../serving/node.js';
 import type { Server } from '../server/server.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { version } from './args.js';

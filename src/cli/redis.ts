@@ -1,8 +1,8 @@
 // `mcpkit serve --redis URL`: the Redis stores of mcpkit/redis behind one flag, so that several
 // `mcpkit serve` processes behind a load balancer serve the same clients. ioredis is an optional
 // peer, loaded with import() only when asked for; a missing one is a one-line install hint.
-import type { HealthOptions } from '../hosting/http/lifecycle.js';
-import type { ServeOptions } from '../hosting/node.js';
+import type { HealthOptions } from '../serving/http/lifecycle.js';
+import type { ServeOptions } from '../serving/node.js';
 import type { Server } from '../server/server.js';
 import { RedisBus } from '../state/redis/bus.js';
 import { RedisEventStore } from '../state/redis/event-store.js';

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { McpServer } from '../server/mcp-server.js';
 import { skills } from '../extensions/skills/extension.js';
 import { parseFrontmatter, parseSkill, type SkillDefinition } from '../extensions/skills/catalog.js';
-import { readSkillFolders } from '../hosting/skills-dir.js';
+import { readSkillFolders } from '../serving/skills-dir.js';
 import { UsageError } from './args.js';
 import type { StatusLine } from './term.js';
 

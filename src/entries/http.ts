@@ -2,11 +2,11 @@
 // wraps, OAuth resource-server checks, event and session stores), and the HTTP client
 // transports. The node:http adapter and `serve()` are in mcpkit/node.
 
-export { toFetchHandler, type FetchHandler } from '../hosting/fetch.js';
-export { McpHttpHandler, type HttpServerOptions } from '../hosting/http/router.js';
-export type { HealthOptions } from '../hosting/http/lifecycle.js';
-export { StreamableHttpHandler, type StreamableHttpOptions } from '../hosting/http/streamable.js';
-export { LegacySseHandler, type LegacySseOptions } from '../hosting/http/legacy-sse.js';
+export { toFetchHandler, type FetchHandler } from '../serving/fetch.js';
+export { McpHttpHandler, type HttpServerOptions } from '../serving/http/router.js';
+export type { HealthOptions } from '../serving/http/lifecycle.js';
+export { StreamableHttpHandler, type StreamableHttpOptions } from '../serving/http/streamable.js';
+export { LegacySseHandler, type LegacySseOptions } from '../serving/http/legacy-sse.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from '../state/event-store.js';
 export { InMemorySessionStore, type SessionStore, type SessionRecord } from '../state/session-store.js';
 export {
@@ -15,18 +15,18 @@ export {
   type Authenticate,
   type ApiKeyGuardOptions,
   type OriginPolicy,
-} from '../hosting/http/security.js';
-export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from '../hosting/http/exchange.js';
-export { OAuthResourceGuard, type OAuthResourceOptions } from '../hosting/http/oauth-resource.js';
-export type { DpopResourceOptions, DpopNonceOptions, DpopNonceSource } from '../hosting/http/dpop-proof.js';
+} from '../serving/http/security.js';
+export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from '../serving/http/exchange.js';
+export { OAuthResourceGuard, type OAuthResourceOptions } from '../serving/http/oauth-resource.js';
+export type { DpopResourceOptions, DpopNonceOptions, DpopNonceSource } from '../serving/http/dpop-proof.js';
 export {
   jwtAccessTokens,
   type JwtAccessTokenOptions,
   type JwtAccessTokenVerifier,
   type JwtClaims,
   type JwsAlgorithm,
-} from '../hosting/http/jwt-access-token.js';
-export type { ResponseMode } from '../hosting/http/channel.js';
+} from '../serving/http/jwt-access-token.js';
+export type { ResponseMode } from '../serving/http/channel.js';
 export { encodeEvent, SseParser, SseParseError, readSseStream, type SseEvent } from '../transports/http/sse.js';
 export type { AuthInfo } from '../engine/transport.js';
 export { connectHttp, type ConnectHttpResult, type ConnectHttpTransportOptions } from '../client/connect-http.js';
@@ -39,4 +39,4 @@ export { SseClientTransport, type SseClientTransportOptions } from '../transport
 export { HttpStatusError, SessionExpiredError, type HeadersOption } from '../transports/http/client/http-common.js';
 export { OAuthFlowError } from '../client/auth/errors.js';
 export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
-export type { ServerCardHostOptions } from '../hosting/http/server-card.js';
+export type { ServerCardHostOptions } from '../serving/http/server-card.js';

@@ -169,11 +169,11 @@ export {
   type BearerChallenge,
 } from '../client/auth/challenge.js';
 export type { DpopOptions } from '../client/auth/dpop.js';
-export { toFetchHandler, type FetchHandler } from '../hosting/fetch.js';
-export { McpHttpHandler, type HttpServerOptions } from '../hosting/http/router.js';
-export type { HealthOptions } from '../hosting/http/lifecycle.js';
-export { StreamableHttpHandler, type StreamableHttpOptions } from '../hosting/http/streamable.js';
-export { LegacySseHandler, type LegacySseOptions } from '../hosting/http/legacy-sse.js';
+export { toFetchHandler, type FetchHandler } from '../serving/fetch.js';
+export { McpHttpHandler, type HttpServerOptions } from '../serving/http/router.js';
+export type { HealthOptions } from '../serving/http/lifecycle.js';
+export { StreamableHttpHandler, type StreamableHttpOptions } from '../serving/http/streamable.js';
+export { LegacySseHandler, type LegacySseOptions } from '../serving/http/legacy-sse.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from '../state/event-store.js';
 export { InMemorySessionStore, type SessionStore, type SessionRecord } from '../state/session-store.js';
 export {
@@ -182,18 +182,18 @@ export {
   type Authenticate,
   type ApiKeyGuardOptions,
   type OriginPolicy,
-} from '../hosting/http/security.js';
-export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from '../hosting/http/exchange.js';
-export { OAuthResourceGuard, type OAuthResourceOptions } from '../hosting/http/oauth-resource.js';
-export type { DpopResourceOptions, DpopNonceOptions, DpopNonceSource } from '../hosting/http/dpop-proof.js';
+} from '../serving/http/security.js';
+export type { HttpRequestView, HttpResponder, StreamWriter, HeaderMap } from '../serving/http/exchange.js';
+export { OAuthResourceGuard, type OAuthResourceOptions } from '../serving/http/oauth-resource.js';
+export type { DpopResourceOptions, DpopNonceOptions, DpopNonceSource } from '../serving/http/dpop-proof.js';
 export {
   jwtAccessTokens,
   type JwtAccessTokenOptions,
   type JwtAccessTokenVerifier,
   type JwtClaims,
   type JwsAlgorithm,
-} from '../hosting/http/jwt-access-token.js';
-export type { ResponseMode } from '../hosting/http/channel.js';
+} from '../serving/http/jwt-access-token.js';
+export type { ResponseMode } from '../serving/http/channel.js';
 export { encodeEvent, SseParser, SseParseError, readSseStream, type SseEvent } from '../transports/http/sse.js';
 export type { AuthInfo, Transport, FrameInfo, SendOptions } from '../engine/transport.js';
 export {
@@ -202,10 +202,10 @@ export {
   type ServeOptions,
   type RunningServer,
   type NodeRequestListener,
-} from '../hosting/node.js';
+} from '../serving/node.js';
 export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
-export { skillDirectory } from '../hosting/skills-dir.js';
-export { serveStdio, type ServeStdioOptions } from '../hosting/stdio.js';
+export { skillDirectory } from '../serving/skills-dir.js';
+export { serveStdio, type ServeStdioOptions } from '../serving/stdio.js';
 export { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';
 export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from '../transports/stdio/process.js';
@@ -222,7 +222,7 @@ export {
   type CardInput,
   type CardRepository,
 } from '../server/card.js';
-export type { ServerCardHostOptions } from '../hosting/http/server-card.js';
+export type { ServerCardHostOptions } from '../serving/http/server-card.js';
 export { addOpenApiTools, type OpenApiToolsOptions, type OpenApiTools } from '../gateway/openapi/tools.js';
 export { loadSpec, type LoadSpecOptions, type LoadedSpec, type OpenApiDocument } from '../gateway/openapi/load.js';
 export { OpenApiError } from '../gateway/openapi/errors.js';

@@ -7,8 +7,8 @@ export {
   type ServeOptions,
   type RunningServer,
   type NodeRequestListener,
-} from '../hosting/node.js';
-export { skillDirectory } from '../hosting/skills-dir.js';
+} from '../serving/node.js';
+export { skillDirectory } from '../serving/skills-dir.js';
 export { loopbackAuthorization, type LoopbackOptions, type LoopbackAuthorization } from '../client/auth/loopback.js';
 export { OAuthFlowError } from '../client/auth/errors.js';
 export { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';

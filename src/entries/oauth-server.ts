@@ -4,7 +4,7 @@
 // upstream provider. The server and its fetch handler run in any runtime; `serveAuthorizationServer`
 // is the node:http one. Its Redis store, `RedisAuthorizationStore`, is in mcpkit/redis.
 
-export { AuthorizationServer, createAuthorizationServer, autoApprove } from '../hosting/oauth-server/server.js';
+export { AuthorizationServer, createAuthorizationServer, autoApprove } from '../serving/oauth-server/server.js';
 export type {
   AuthorizationServerOptions,
   AuthorizationParams,
@@ -19,15 +19,15 @@ export type {
   LoginContext,
   LoginDecision,
   RegistrationRateLimit,
-} from '../hosting/oauth-server/options.js';
+} from '../serving/oauth-server/options.js';
 export {
   serveAuthorizationServer,
   type ServeAuthorizationServerOptions,
   type RunningAuthorizationServer,
-} from '../hosting/oauth-server/node.js';
-export type { HostLookup } from '../hosting/oauth-server/cimd-get.js';
-export { InMemoryAuthorizationStore, type AuthorizationStore } from '../hosting/oauth-server/store.js';
-export { generateSigningKey, type PrivateJwk, type SigningAlgorithm, type SigningKeyInput } from '../hosting/oauth-server/signing.js';
+} from '../serving/oauth-server/node.js';
+export type { HostLookup } from '../serving/oauth-server/cimd-get.js';
+export { InMemoryAuthorizationStore, type AuthorizationStore } from '../serving/oauth-server/store.js';
+export { generateSigningKey, type PrivateJwk, type SigningAlgorithm, type SigningKeyInput } from '../serving/oauth-server/signing.js';
 export {
   githubUpstream,
   googleUpstream,
@@ -38,5 +38,5 @@ export {
   type Upstream,
   type UpstreamIdentity,
   type UpstreamTokens,
-} from '../hosting/oauth-server/upstream.js';
-export type { HttpRequestView, HttpResponder } from '../hosting/http/exchange.js';
+} from '../serving/oauth-server/upstream.js';
+export type { HttpRequestView, HttpResponder } from '../serving/http/exchange.js';

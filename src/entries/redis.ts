@@ -18,4 +18,4 @@ export {
   type NodeRedisSubscriber,
 } from '../state/redis/bus.js';
 export { RedisInstanceLease, type RedisInstanceLeaseOptions } from '../state/redis/lease.js';
-export { RedisAuthorizationStore, type RedisAuthorizationStoreOptions } from '../hosting/oauth-server/redis-store.js';
+export { RedisAuthorizationStore, type RedisAuthorizationStoreOptions } from '../serving/oauth-server/redis-store.js';

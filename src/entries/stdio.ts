@@ -1,7 +1,7 @@
 // mcpkit/stdio: stdio servers and clients (Node: process streams, child processes). Its
 // `connect` spawns a server from a command line.
 
-export { serveStdio, type ServeStdioOptions } from '../hosting/stdio.js';
+export { serveStdio, type ServeStdioOptions } from '../serving/stdio.js';
 export { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from '../transports/stdio/client.js';
 export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from '../transports/stdio/process.js';

@@ -6,7 +6,7 @@ import type { EraOption } from '../client/era.js';
 import type { Clock } from '../engine/clock.js';
 import type { MessageMiddleware } from '../engine/middleware.js';
 import type { PoolEvent } from '../pool/pool.js';
-import { serve, type RunningServer, type ServeOptions } from '../hosting/node.js';
+import { serve, type RunningServer, type ServeOptions } from '../serving/node.js';
 import { Server, type ServerOptions } from '../server/server.js';
 import type { MessageBus } from '../state/bus.js';
 import { allowAllPolicy } from './allow-all.js';

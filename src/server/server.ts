@@ -51,9 +51,9 @@ export interface ServerOptions extends Implementation {
   bus?: MessageBus;
 }
 
-// The read-only port from a Server to what serves it (the HTTP core, stdio serving, the hosting
+// The read-only port from a Server to what serves it (the HTTP core, stdio serving, the serving
 // adapters): what a transport may ask of the server it carries requests to, and nothing it could
-// change. A Server implements it; hosting code needs no more of it.
+// change. A Server implements it; serving code needs no more of it.
 /** A tool's input schema by name, as `authInfo`'s caller would call it (for header checks). */
 export type ToolSchemas = (name: string, authInfo?: AuthInfo) => object | undefined | Promise<object | undefined>;
 
@@ -108,7 +108,7 @@ export class Server implements ServerPort {
   readonly modern: ModernEra | undefined;
   /** Installed extensions' hooks, by extension name, in installation order. */
   private readonly hooks = new Map<string, ExtensionHooks>();
-  /** The hosting layer's listeners on the bus (HTTP+SSE forwarding), by channel name. */
+  /** The serving layer's listeners on the bus (HTTP+SSE forwarding), by channel name. */
   private readonly hostListeners = new Map<string, Set<(data: JsonObject) => void>>();
   /** `identity` as a function made once, shared by every session's handshake codec. */
   readonly identityOf: () => ServerIdentity = () => this.identity();
@@ -200,7 +200,7 @@ export class Server implements ServerPort {
   }
 
   /**
-   * For the hosting layer: receives what other instances `relayHost` under `name` (never this
+   * For the serving layer: receives what other instances `relayHost` under `name` (never this
    * instance's own). Returns a function that stops listening. Costs nothing without a bus.
    */
   onHostRelay(name: string, listener: (data: JsonObject) => void): () => void {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { server as notes } from '../fixtures/cli/card-server.js';
 import { serverCardErrors, serverJsonErrors } from '../fixtures/schemas/validate.js';
 import { tempDir } from '../support/index.js';

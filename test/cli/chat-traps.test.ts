@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within, type ScriptedLlm, type ScriptedRequest } from '../support/index.js';
 import { cleanEnv, ROOT, TSX, type Run } from './helpers.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { join } from 'node:path';
 import { CLI, CLI_LINE, mcpkit, ROOT, startListening } from './helpers.js';
 import { tempDir, waitFor, patient } from '../support/index.js';

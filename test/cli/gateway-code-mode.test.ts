@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { cleanEnv, ROOT } from './helpers.js';
 import { gatewayBackend, tempDir, waitFor, within } from '../support/index.js';

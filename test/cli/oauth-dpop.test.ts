@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileOAuthStore } from '../../src/cli/oauth.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
 import { decodeProof, jwkThumbprint } from '../fixtures/oauth/dpop.js';
 import { startRs, type Rs } from '../client/auth/fixture.js';

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
 import { CLI, cleanEnv, mcpkit, ROOT, withBrowser } from './helpers.js';
 import { patient } from '../support/index.js';

@@ -130,7 +130,7 @@ describe('serve HTTP options', () => {
       assert.ok(sid);
       await init.text();
       // A real server's idle sweep on the wall clock (the ManualClock versions of this live in
-      // test/hosting/http): waiting longer than needed cannot break it, so load cannot either.
+      // test/serving/http): waiting longer than needed cannot break it, so load cannot either.
       await sleep(2500);
       const later = await fetch(s.url, {
         method: 'POST',

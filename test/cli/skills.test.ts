@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { skills } from '../../src/extensions/skills/extension.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { tempDir, patient } from '../support/index.js';
 import { CLI_LINE, mcpkit, startListening, type Running } from './helpers.js';
 

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
-import { apiKeyGuard } from '../../src/hosting/http/security.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
+import { apiKeyGuard } from '../../src/serving/http/security.js';
 import { mcpkit } from './helpers.js';
 
 function echoServer(): McpServer {

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { startMockAs, type MockAs } from '../fixtures/oauth/authorization-server.js';
 import { deferred, tempDir, type Deferred } from '../support/index.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
@@ -27,7 +27,7 @@ const BUDGET_APP = 35 * 1024;
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
 function nodeModulesIn(b: Bundle): string[] {
-  return b.inputs.filter((i) => i.startsWith('node:') || /(^|\/)src\/(hosting|transports\/stdio|cli)\//.test(i));
+  return b.inputs.filter((i) => i.startsWith('node:') || /(^|\/)src\/(serving|transports\/stdio|cli)\//.test(i));
 }
 
 describe('mcpkit/client bundled for the browser', () => {

@@ -9,7 +9,7 @@ import { connect as neutralConnect } from '../../src/entries/client.js';
 import { connect as rootConnect } from '../../src/entries/index.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 
 /** A loopback port nobody listens on (bound, then let go): connecting to it is refused. */
 function refusedPort(): Promise<number> {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../../src/client/connect.js';
-import { apiKeyGuard } from '../../src/hosting/http/security.js';
+import { apiKeyGuard } from '../../src/serving/http/security.js';
 import { HttpStatusError } from '../../src/transports/http/client/http-common.js';
 import { startOurServer, text } from './http-fixture.js';
 

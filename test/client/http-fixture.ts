@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { McpClient, type ClientOptions } from '../../src/client/client.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/transports/http/client/streamable.js';
-import { serve, type RunningServer, type ServeOptions } from '../../src/hosting/node.js';
+import { serve, type RunningServer, type ServeOptions } from '../../src/serving/node.js';
 
 export const text = (r: { content: Array<{ type: string; text?: string }> }) => r.content[0]?.text;
 

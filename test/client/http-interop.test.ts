@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ElicitParams } from '../../src/protocol/params.js';
-import type { ServeOptions } from '../../src/hosting/node.js';
+import type { ServeOptions } from '../../src/serving/node.js';
 import { openClient, startOurServer, text, type OurServer } from './http-fixture.js';
 import { waitFor } from '../support/index.js';
 

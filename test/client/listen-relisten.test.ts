@@ -11,7 +11,7 @@ import type { SubscriptionFilter } from '../../src/protocol/params.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { WireRecorder } from '../../src/testing/index.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { waitFor } from '../support/index.js';
 
 interface Setup {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { connect } from '../../src/client/connect.js';
 import { checkServerCard, fetchServerCard, type FetchedServerCard } from '../../src/client/server-card.js';
 import { MODERN_VERSIONS } from '../../src/protocol/versions.js';

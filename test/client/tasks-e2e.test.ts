@@ -11,7 +11,7 @@ import type { ClientOptions } from '../../src/client/options.js';
 import type { DetailedTask } from '../../src/protocol/tasks.js';
 import { LocalError, McpError } from '../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
 import { taskToolsServer, type TaskToolLog } from '../fixtures/tasks-tools.js';
 import { ManualClock, waitFor, within, patient } from '../support/index.js';

@@ -52,7 +52,7 @@ test('toFetchHandler bundles for the browser platform with no Node built-in, and
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs);
-    const nodeInputs = inputs.filter((i) => i.startsWith('node:') || /(^|\/)src\/(hosting\/node|hosting\/stdio|transports\/stdio|cli)\b/.test(i));
+    const nodeInputs = inputs.filter((i) => i.startsWith('node:') || /(^|\/)src\/(serving\/node|serving\/stdio|transports\/stdio|cli)\b/.test(i));
     assert.deepEqual(nodeInputs, [], 'Node-only modules went into the bundle');
     const outputs = Object.entries(result.metafile.outputs);
     const outside = outputs.flatMap(([, o]) => o.imports.filter((i) => i.external === true || i.path.startsWith('node:')).map((i) => i.path));

@@ -23,7 +23,7 @@ for (const entry of ['server', 'client', 'http']) {
 }
 
 test('mcpkit/oauth-server: the authorization server and its fetch handler use nothing of Node (only serveAuthorizationServer does)', () => {
-  const { seen, problems } = walk('src/hosting/oauth-server/server.ts', nodeUses);
+  const { seen, problems } = walk('src/serving/oauth-server/server.ts', nodeUses);
   assert.ok(seen.size > 5, `the walk found only ${seen.size} modules`);
   assert.equal(problems.length, 0, `the authorization server is not runtime-neutral:\n${describe(problems)}`);
   assert.ok(walk('src/entries/oauth-server.ts', nodeUses).problems.length > 0, 'serveAuthorizationServer (node:http) is reachable from the entry');

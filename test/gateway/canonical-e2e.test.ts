@@ -9,7 +9,7 @@ import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { connect } from '../../src/client/connect.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { Server } from '../../src/server/server.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';

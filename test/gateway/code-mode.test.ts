@@ -16,7 +16,7 @@ import type { McpClient } from '../../src/client/client.js';
 import { otel, otelClient } from '../../src/entries/otel.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { McpServer, type McpServerOptions } from '../../src/server/mcp-server.js';
 import { telemetry } from '../extensions/otel/helpers.js';
 

@@ -10,7 +10,7 @@ import type { McpClient } from '../../src/client/client.js';
 import { SseClientTransport } from '../../src/transports/http/client/sse-legacy.js';
 import { McpClient as Client } from '../../src/client/client.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { startStreamableServer } from '../fixtures/http/official-servers.js';
 import { gatewayBackend as stdioBackend, latch, waitFor, patient } from '../support/index.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../../src/client/connect.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { waitFor } from '../support/index.js';
 

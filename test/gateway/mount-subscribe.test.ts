@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../../src/client/connect.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { mount } from '../../src/gateway/mount.js';
 import { waitFor } from '../support/index.js';
 

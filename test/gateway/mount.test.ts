@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { mount } from '../../src/gateway/mount.js';
 import { createTestPair } from '../../src/testing/index.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { latch, waitFor } from '../support/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { otel, otelClient, otelHost } from '../../src/entries/otel.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { Host } from '../../src/host/host.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { startScriptedOpenAI, textTurn, toolCallsTurn } from '../support/index.js';
 import { telemetry } from '../extensions/otel/helpers.js';

@@ -8,7 +8,7 @@ import { connect } from '../../src/client/connect.js';
 import type { McpError } from '../../src/jsonrpc/errors.js';
 import { ErrorCode } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;

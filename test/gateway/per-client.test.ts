@@ -11,7 +11,7 @@ import { connect } from '../../src/client/connect.js';
 import type { McpClient } from '../../src/client/client.js';
 import type { McpError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';
 import { TargetError } from '../../src/pool/errors.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { connect } from '../../src/client/connect.js';
 import type { McpClient } from '../../src/client/client.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
 import { createPolicy } from '../../src/gateway/policy/create.js';
 import type { CallLogLine } from '../../src/gateway/policy/call-log.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { connect } from '../../src/client/connect.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { latch } from '../support/index.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { connect } from '../../src/client/connect.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { Server } from '../../src/server/server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway, type GatewayEvent } from '../../src/gateway/gateway.js';
 import { deferred, ManualClock, waitFor, within } from '../support/index.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { connect } from '../../src/client/connect.js';
 import { ErrorCode, type McpError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { allowAllPolicy } from '../../src/gateway/allow-all.js';
 import { waitFor } from '../support/index.js';

@@ -8,7 +8,7 @@ import { Host } from '../../src/host/host.js';
 import type { HostEvent } from '../../src/host/loop/types.js';
 import { ServerPool } from '../../src/pool/pool.js';
 import { OpenAIProvider } from '../../src/host/providers/openai.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { ManualClock, startScriptedOpenAI, textTurn, toolCallsTurn } from '../support/index.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { skills } from '../../src/extensions/skills/extension.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { ServerPool } from '../../src/pool/pool.js';
 import { SkillCatalog, type SkillCatalogEvent } from '../../src/host/skills.js';
 import { connect } from '../../src/client/connect.js';

@@ -14,7 +14,7 @@ import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import type { ElicitParams, ElicitResult } from '../../src/protocol/params.js';
 import { WireRecorder } from '../../src/testing/index.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { buildBothErasServer } from './both-eras-server.js';
 import { patient } from '../support/index.js';
 

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { makeServer, start } from '../hosting/http/helpers.js';
+import { makeServer, start } from '../serving/http/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const N = 5;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { buildBothErasServer } from './both-eras-server.js';
 import { deferred, within, type Deferred } from '../support/index.js';
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { ServerPool, type PoolEvent } from '../../src/pool/pool.js';
 import { waitFor } from '../support/index.js';
 

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RequestContext } from '../../src/server/context.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { ServerPool } from '../../src/pool/pool.js';
 import type { PoolHandlers } from '../../src/pool/pool-types.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';

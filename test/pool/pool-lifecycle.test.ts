@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpClient } from '../../src/client/client.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { ServerPool, type PoolEvent, type PoolEventOf, type PoolEventType } from '../../src/pool/pool.js';
 import { ServerUnavailableError } from '../../src/pool/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';

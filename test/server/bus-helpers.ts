@@ -7,7 +7,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import type { MessageBus } from '../../src/state/bus.js';
 import type { TaskStore } from '../../src/state/task-store.js';
 import { connect } from '../../src/client/connect.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { M, V } from './modern/helpers.js';
 import { tasks } from '../../src/extensions/tasks/extension.js';
 import { waitFor } from '../support/index.js';

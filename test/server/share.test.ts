@@ -7,7 +7,7 @@ import { MemoryBus } from '../../src/state/bus.js';
 import { InMemoryTaskStore, type TaskRecord } from '../../src/state/task-store.js';
 import { tasks } from '../../src/extensions/tasks/extension.js';
 import { connect } from '../../src/client/connect.js';
-import { serve } from '../../src/hosting/node.js';
+import { serve } from '../../src/serving/node.js';
 import { waitFor } from '../support/index.js';
 
 class CountingStore extends InMemoryTaskStore {

@@ -109,8 +109,8 @@ test("the stale path finder sees moved files in comments and docs, and leaves gl
   write('src/pool/names.ts', "// moved from host/tool-source.ts; see ./missing.js\nexport const s = './nowhere.js'; // a string is not a comment\n");
   write('src/host/loop/code.ts', '/* the pool: pool/tool-source.ts (from src/), loop/code.ts (from src/host) */\nexport const c = /\\/ host\\/gone.ts/;\n');
   write('src/host/model.ts', '// the loop (loop.ts) and https://example.com/src/gone.ts and examples/{a,b}-server.ts\n');
-  write('docs/guide.md', 'See `http/stateless.ts` in hosting, `src/host/tool-source.ts`, `./.mcp.json`, `examples/email.md`, `docs/gone.md`.\n');
-  write('src/hosting/http/stateless.ts', 'export const x = 1;\n');
+  write('docs/guide.md', 'See `http/stateless.ts` in serving, `src/host/tool-source.ts`, `./.mcp.json`, `examples/email.md`, `docs/gone.md`.\n');
+  write('src/serving/http/stateless.ts', 'export const x = 1;\n');
   write('CHANGELOG.md', '## Unreleased\n- moved src/host/tool-source.ts\n');
   const found = stalePaths(dir).map((s) => `${s.file}:${s.line}: ${s.path}`);
   assert.deepEqual(found.sort(), [

@@ -4,7 +4,7 @@
 // from the function that builds it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { viewAllow, viewCsp } from '../../src/studio/apps.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { resolveTarget } from '../../src/pool/targets.js';

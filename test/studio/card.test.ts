@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { serve, toNodeHandler, type RunningServer } from '../../src/hosting/node.js';
+import { serve, toNodeHandler, type RunningServer } from '../../src/serving/node.js';
 import { resolveTarget } from '../../src/pool/targets.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RunningStudio } from '../../src/studio/http.js';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunningServer } from '../../src/hosting/node.js';
+import type { RunningServer } from '../../src/serving/node.js';
 import { run } from '../../src/cli/run.js';
 import { cleanEnv, mcpkit, testIo } from '../cli/helpers.js';
 import { startDemoHttp, tempDir, waitFor } from '../support/index.js';

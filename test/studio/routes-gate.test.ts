@@ -3,7 +3,7 @@
 // site (fetch metadata), from a DNS-rebinding Host; and each one seen to act for the page itself.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { resolveTarget } from '../../src/pool/targets.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RunningStudio } from '../../src/studio/http.js';

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { resolveTarget } from '../../src/pool/targets.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RunningStudio } from '../../src/studio/http.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { RunningServer } from '../../src/hosting/node.js';
+import type { RunningServer } from '../../src/serving/node.js';
 import { resolveTarget } from '../../src/pool/targets.js';
 import type { Recording } from '../../src/studio/recording.js';
 import type { RunningStudio } from '../../src/studio/http.js';

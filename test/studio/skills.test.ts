@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { skills } from '../../src/extensions/skills/extension.js';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import type { JsonObject } from '../../src/jsonrpc/messages.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RunningStudio } from '../../src/studio/http.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import type { TimelineEntry } from '../../src/studio/api-types.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { resolveTarget } from '../../src/pool/targets.js';

@@ -3,7 +3,7 @@
 // credentials masked; a message too large for the event stream fetched whole by its number.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RunningServer } from '../../src/hosting/node.js';
+import type { RunningServer } from '../../src/serving/node.js';
 import { resolveTarget } from '../../src/pool/targets.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { forStream, STREAM_BODY_LIMIT } from '../../src/studio/timeline.js';

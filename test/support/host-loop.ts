@@ -1,6 +1,6 @@
 // A host loop under test: one or more mcpkit servers over real HTTP, a scripted model endpoint
 // (llm.ts) of either wire format, and a Host between them that records every HostEvent.
-import { serve, type RunningServer } from '../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../src/serving/node.js';
 import { Host } from '../../src/host/host.js';
 import type { HostEvent, HostOptions } from '../../src/host/loop/types.js';
 import { McpServer, type McpServerOptions } from '../../src/server/mcp-server.js';

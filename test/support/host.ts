@@ -3,7 +3,7 @@
 // and readers of what a scripted model endpoint was sent, the same for both wire formats (which
 // tools it was offered, which tool results came back with which call ids).
 import { fileURLToPath } from 'node:url';
-import type { RunningServer } from '../../src/hosting/node.js';
+import type { RunningServer } from '../../src/serving/node.js';
 import type { ScriptedRequest } from './llm-wire.js';
 import { patient } from './wait.js';
 
@@ -34,7 +34,7 @@ export function fixtureEntry(name: keyof typeof HOST_FIXTURES, extra: Record<str
 /** The demo server (`mcpkit serve`) over Streamable HTTP, both eras, on 127.0.0.1 and a free port. */
 export async function startDemoHttp(): Promise<RunningServer> {
   // Loaded on demand: every test imports the support index, few need the demo server.
-  const [{ serve }, { createDemoServer }] = await Promise.all([import('../../src/hosting/node.js'), import('../../src/cli/demo/server.js')]);
+  const [{ serve }, { createDemoServer }] = await Promise.all([import('../../src/serving/node.js'), import('../../src/cli/demo/server.js')]);
   return serve(createDemoServer(), { port: 0 });
 }
 

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { createGateway, type GatewayEvent } from '../../gateway/gateway.js';
 import { PolicyConfigError } from '../../gateway/policy/config.js';
 import { createPolicy, type Policy } from '../../gateway/policy/create.js';
-import { isLoopbackHost } from '../../hosting/http/security.js';
+import { isLoopbackHost } from '../../serving/http/security.js';
 import type { MessageBus } from '../../state/bus.js';
 import { flag, parse, str, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';

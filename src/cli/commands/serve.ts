@@ -3,9 +3,9 @@
 import { resolve } from 'node:path';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { Server } from '../../server/server.js';
-import { apiKeyGuard, isLoopbackHost } from '../../hosting/http/security.js';
-import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, serve, type ServeOptions } from '../../hosting/node.js';
-import { serveStdio } from '../../hosting/stdio.js';
+import { apiKeyGuard, isLoopbackHost } from '../../serving/http/security.js';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, serve, type ServeOptions } from '../../serving/node.js';
+import { serveStdio } from '../../serving/stdio.js';
 import { flag, int, parse, seconds, str, strs, UsageError, type OptionSpecs } from '../args.js';
 import { createDemoServer } from '../demo/server.js';
 import { hasConformanceServer, loadConformanceServer, loadServerModule, lowLevel } from '../module.js';

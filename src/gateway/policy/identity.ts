@@ -9,10 +9,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
-import { jwtAccessTokens } from '../../hosting/http/jwt-access-token.js';
-import type { OAuthResourceOptions } from '../../hosting/http/oauth-resource.js';
-import type { Authenticate } from '../../hosting/http/security.js';
-import type { HttpRequestView } from '../../hosting/http/exchange.js';
+import { jwtAccessTokens } from '../../serving/http/jwt-access-token.js';
+import type { OAuthResourceOptions } from '../../serving/http/oauth-resource.js';
+import type { Authenticate } from '../../serving/http/security.js';
+import type { HttpRequestView } from '../../serving/http/exchange.js';
 import type { CallerIdentity } from '../policy-types.js';
 import { PolicyConfigError, type ApiKeyEntry, type AuthConfig } from './config.js';
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { OAuthClientAuth } from '../../../src/client/auth/oauth.js';
 import type { AuthorizationRequest, OAuthOptions } from '../../../src/client/auth/options.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { toNodeHandler } from '../../../src/hosting/node.js';
+import { toNodeHandler } from '../../../src/serving/node.js';
 import { startMockAs, type MockAs, type MockAsOptions } from '../../fixtures/oauth/authorization-server.js';
 import { checkProof } from '../../fixtures/oauth/dpop.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { McpClient } from '../../../src/client/client.js';
 import { LocalError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { deferred, sleep } from '../../support/index.js';
 

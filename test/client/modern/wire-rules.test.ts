@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from '../../../src/client/connect.js';
 import { McpError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { encodeHeaderValue } from '../../../src/protocol/headers.js';
 import { M, text, V, type Msg } from './helpers.js';
 

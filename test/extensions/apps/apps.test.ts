@@ -8,7 +8,7 @@ import { McpUiResourceMetaSchema, McpUiToolMetaSchema } from '@modelcontextproto
 import { McpClient } from '../../../src/client/client.js';
 import { AppApprovals, appTools, modelTools, readAppResource } from '../../../src/client/apps.js';
 import { McpError } from '../../../src/jsonrpc/errors.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import type { Tool } from '../../../src/protocol/types.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../../src/transports/stdio/client.js';

@@ -8,7 +8,7 @@ import { context, ROOT_CONTEXT, SpanKind, trace, type Context, type ContextManag
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { McpClient } from '../../../src/client/client.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { otel, otelClient } from '../../../src/entries/otel.js';
 import { telemetry } from './helpers.js';

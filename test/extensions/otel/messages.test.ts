@@ -7,7 +7,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { McpClient } from '../../../src/client/client.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { otel, otelClient } from '../../../src/entries/otel.js';
 import { waitFor } from '../../support/index.js';

@@ -9,7 +9,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { McpClient } from '../../../src/client/client.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { StdioServerTransport } from '../../../src/transports/stdio/server.js';
 import { createLinkedPair } from '../../../src/transports/memory/index.js';

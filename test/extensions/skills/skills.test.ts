@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '../../../src/client/client.js';
 import { McpError } from '../../../src/jsonrpc/errors.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../../src/transports/stdio/client.js';
 import { skillsServer } from '../../fixtures/skills-server.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { connect } from '../../../src/client/connect.js';
 import { createPolicy } from '../../../src/gateway/policy/create.js';
 import { PolicyConfigError } from '../../../src/gateway/policy/config.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Host } from '../../../src/entries/host.js';
 import type { HostEvent, HostObserver } from '../../../src/host/loop/types.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { chatTools, invoicesOf, makeCustomers, newLog, trackerTools } from '../../fixtures/host/work-servers.js';
 import { z } from 'zod';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import type { ElicitResult } from '../../../src/protocol/params.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { startV2HttpServer } from '../../fixtures/v2/server.js';
 import { fileURLToPath } from 'node:url';
 import {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import type { ServerPool, PoolEventOf, PoolEventType } from '../../../src/pool/pool.js';
-import { serve, type RunningServer } from '../../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../../src/serving/node.js';
 import { createDemoServer } from '../../../src/cli/demo/server.js';
 import {
   fixtureEntry,

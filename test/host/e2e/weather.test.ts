@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { Host, type HostEvent } from '../../../src/entries/host.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { weatherFor } from '../../../src/cli/demo/data.js';
 import { startOfficialWeatherHttp } from '../../fixtures/host/official-weather.js';
 import {

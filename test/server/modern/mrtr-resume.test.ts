@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer, type McpServerOptions } from '../../../src/server/mcp-server.js';
 import { createTestPair } from '../../../src/testing/index.js';
-import { serve } from '../../../src/hosting/node.js';
+import { serve } from '../../../src/serving/node.js';
 import { connect } from '../../../src/client/connect.js';
 import { assertError, M, meta, V, Wire } from './helpers.js';
 import { deferred, flush, ManualClock, waitFor } from '../../support/index.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { SseReader as HttpSseReader, type SseEvent } from '../../hosting/http/helpers.js';
+import { SseReader as HttpSseReader, type SseEvent } from '../../serving/http/helpers.js';
 
 export const REDIS_URL = process.env.MCPKIT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -3,7 +3,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { serve, type RunningServer, type ServeOptions } from '../../../src/hosting/node.js';
+import { serve, type RunningServer, type ServeOptions } from '../../../src/serving/node.js';
 import { RedisEventStore } from '../../../src/state/redis/event-store.js';
 import { RedisSessionStore } from '../../../src/state/redis/session-store.js';
 import { cleanup, connectRedis, PREFIX, SseReader } from './helpers.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import type { TaskRecord } from '../../../src/state/task-store.js';
-import { serve, type RunningServer } from '../../../src/hosting/node.js';
+import { serve, type RunningServer } from '../../../src/serving/node.js';
 import { RedisTaskStore } from '../../../src/state/redis/task-store.js';
 import { M, V } from '../../server/modern/helpers.js';
 import { cleanup, connectRedis, PREFIX } from './helpers.js';
