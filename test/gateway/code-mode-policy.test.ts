@@ -49,7 +49,7 @@ test('mcpkit gateway --code-mode: run_code is rate limited and logged like any c
   t.after(() => client.close());
   const tools = async () => (await client.listTools()).tools;
   // The backend connects after the gateway listens: wait until its tools are in the API.
-  await waitFor(async () => /function echo\(/.test((await tools())[1]?.description ?? ''), 'the backend in the API');
+  await waitFor(async () => /function echo\(/.test((await tools())[1]?.description ?? ''), { what: 'the backend in the API', intervalMs: 50 });
   assert.deepEqual(
     (await tools()).map((x) => x.name),
     ['search_api', 'run_code'],
@@ -126,7 +126,7 @@ test('gateway.codeMode follows the config file: a change turns code mode on, to 
   // On, with a limit of one tool call a program.
   write({ limits: { toolCalls: 1 } });
   // (A save may fire the watch more than once: wait on what the client sees, not on counts.)
-  await waitFor(async () => changes >= 1 && (await names()).includes('run_code'), 'the reload turning code mode on');
+  await waitFor(async () => changes >= 1 && (await names()).includes('run_code'), { what: 'the reload turning code mode on', intervalMs: 50 });
   assert.deepEqual(await names(), ['run_code', 'search_api']);
   const two = 'const a = await one.echo({ text: "a" });\nconst b = await one.echo({ text: "b" });\nreturn [a, b];';
   const limited = await client.callTool('run_code', { code: two });
@@ -137,12 +137,12 @@ test('gateway.codeMode follows the config file: a change turns code mode on, to 
   // Other limits: the same program now runs.
   write({ limits: { toolCalls: 3 } });
   const described = async () => (await client.listTools()).tools.find((x) => x.name === 'run_code')?.description ?? '';
-  await waitFor(async () => changes >= 2 && /3 tool calls/.test(await described()), 'the reload changing the limits');
+  await waitFor(async () => changes >= 2 && /3 tool calls/.test(await described()), { what: 'the reload changing the limits', intervalMs: 50 });
   assert.match(text(await client.callTool('run_code', { code: two })), /^Returned:\n\["echo:a","echo:b"\]/);
 
   // Off: the backends' tools again, in the same session.
   write(false);
-  await waitFor(async () => changes >= 3 && (await names()).includes('one_echo'), 'the reload turning code mode off');
+  await waitFor(async () => changes >= 3 && (await names()).includes('one_echo'), { what: 'the reload turning code mode off', intervalMs: 50 });
   assert.deepEqual(await names(), ['one_ask', 'one_cancelled', 'one_echo', 'one_pid', 'one_wait']);
   assert.equal(text(await client.callTool('one_echo', { text: 'back' })), 'echo:back');
   await assert.rejects(client.callTool('run_code', { code: 'return 1' }), /Unknown tool: run_code/);
