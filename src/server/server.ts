@@ -339,6 +339,16 @@ export class Server implements ServerPort {
     return this.toolSchemas?.(name, authInfo);
   }
 
+  /** The tool schema source `serveToolSchemas` set (a front that takes over tools/call may hand back to it). */
+  get toolSchemaSource(): ToolSchemas | undefined {
+    return this.toolSchemas;
+  }
+
+  /** The handler `setRequestHandler` set for a method (a later handler may delegate to the one it replaces). */
+  requestHandler(method: string): MethodHandler | undefined {
+    return this.handlers.get(method);
+  }
+
   setRequestHandler(method: string, handler: MethodHandler): void {
     this.eraHandlers.delete(method);
     this.handlers.set(method, handler);
