@@ -147,10 +147,7 @@ export async function startListening(args: string[], options: { env?: NodeJS.Pro
   });
   let url: string;
   try {
-    url = await within(
-      Promise.race([listening.promise, early]),
-      () => `the URL printed by mcpkit ${args.join(' ')}\nstdout: ${io.out()}\nstderr: ${io.err()}`,
-    );
+    url = await within(Promise.race([listening.promise, early]), () => `the URL printed by mcpkit ${args.join(' ')}\nstdout: ${io.out()}\nstderr: ${io.err()}`);
   } catch (err) {
     // No URL in time: stop the command anyway, or what it started (serve --watch's child server)
     // outlives the test and holds the file's process open.
