@@ -110,6 +110,8 @@ export interface StudioState {
   canAdd: boolean;
   /** The tasks the studio follows (started from the page, or found on a server). */
   tasks?: TaskView[];
+  /** The model given to the studio (never its key): sampling requests can be drafted by it. */
+  model?: { provider: string; model: string; endpoint: string };
 }
 
 /** The server-sent events of GET /api/events, by name. */

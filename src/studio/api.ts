@@ -119,7 +119,7 @@ export class StudioApi implements ApiHelpers {
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
       ...extensionRoutes(hub, this),
       ...sessionRoutes(hub),
-      ...chatRoutes(hub.chat),
+      ...chatRoutes(hub.chat, hub.inputs),
       ...authRoutes(hub),
       ...cardRoutes(hub),
     ];

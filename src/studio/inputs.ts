@@ -10,6 +10,8 @@ import type { PendingInput } from './api-types.js';
 
 interface Waiting {
   input: PendingInput;
+  /** Aborted when the server (or the call) gives up on the question. */
+  signal: AbortSignal;
   resolve(answer: unknown): void;
   reject(err: Error): void;
 }
@@ -32,6 +34,12 @@ export class InputQueue {
 
   sample(server: string, params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult> {
     return this.ask(server, 'sampling', params as unknown as Record<string, unknown>, signal) as Promise<CreateMessageResult>;
+  }
+
+  /** A request still waiting, and the signal of its withdrawal. */
+  pending(id: string): { input: PendingInput; signal: AbortSignal } | undefined {
+    const w = this.waiting.get(id);
+    return w ? { input: w.input, signal: w.signal } : undefined;
   }
 
   /** The page's answer. Returns false when no such request waits (answered, withdrawn). */
@@ -71,6 +79,7 @@ export class InputQueue {
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.set(id, {
         input,
+        signal,
         resolve: (a) => {
           signal.removeEventListener('abort', onAbort);
           resolve(a);
