@@ -8,6 +8,7 @@ import { toolUi } from '../../protocol/apps.js';
 import type { AppViewInfo, CallOutcome, ServerView } from '../api-types.js';
 import { post, serverPath } from './api.js';
 import { AppBridge, RpcError, type BridgeLogEntry, type DisplayMode, type HostContext } from './app-bridge.js';
+import { AppSaid } from './app-said.js';
 import { Json } from './content.js';
 import { taskKey, useStudio } from './store.js';
 import type { ToolDef } from './tools.js';
@@ -316,22 +317,7 @@ export function AppView(p: {
         </div>
       ))}
       <div ref={stage} class={`app-stage${prefersBorder === false ? ' borderless' : ''}`} data-device={p.presets.device} />
-      {messages.length > 0 || context !== undefined ? (
-        <div class="app-said">
-          {messages.map((m, i) => (
-            <div key={i}>
-              <span class="badge">ui/message</span> <span class="muted">(the studio has no conversation: shown here)</span>
-              <Json value={m} />
-            </div>
-          ))}
-          {context !== undefined ? (
-            <div>
-              <span class="badge">model context</span> <span class="muted">(the latest ui/update-model-context)</span>
-              <Json value={context} />
-            </div>
-          ) : null}
-        </div>
-      ) : null}
+      <AppSaid messages={messages} context={context} server={p.server.name} />
       <details class="app-log">
         <summary>
           Messages with the view: {log.length} <span class="muted">· ignored (not from this view): </span>
