@@ -49,7 +49,11 @@ request('ui/initialize', { appInfo: { name: 'trip', version: '1' }, appCapabilit
 
 function tripServer(): McpServer {
   const server = new McpServer({ name: 'trip', version: '1.0.0', extensions: [apps({ resources: [{ uri: VIEW_URI, name: 'trip-view', html: VIEW }] })] });
-  server.tool('pick_city', { description: 'Pick a city for the trip', input: { city: z.string() }, ui: { resourceUri: VIEW_URI } }, ({ city }) => `picked ${city}`);
+  server.tool(
+    'pick_city',
+    { description: 'Pick a city for the trip', input: { city: z.string() }, ui: { resourceUri: VIEW_URI } },
+    ({ city }) => `picked ${city}`,
+  );
   return server;
 }
 
