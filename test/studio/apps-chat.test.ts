@@ -2,10 +2,11 @@
 // apps() extension, over HTTP) sets its model context and says a message; the studio shows both,
 // and nothing reaches the model until you click "Send to the Chat". Then the message, with the
 // view's model context beside it, is the user's turn of the chat's conversation, sent to a
-// scripted OpenAI Chat Completions endpoint, and the answer shows in the Chat panel.
+// scripted OpenAI Chat Completions endpoint, and the answer shows in the Chat panel. And a view's
+// `ui/download-file`: shown (name, type, size), saved only when you say so, refused when you do not.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { z } from 'zod';
@@ -36,6 +37,15 @@ addEventListener('message', async (e) => {
   if (m && m.id !== undefined && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); return; }
   if (m && m.method === 'ui/notifications/tool-input') {
     const city = m.params.arguments.city;
+    if (city === 'Bergen') {
+      const file = (name) => ({ contents: [{ type: 'resource', resource: { uri: 'file:///trips/' + name, mimeType: 'text/plain', text: 'coat\\nboots\\n' } }] });
+      const first = await request('ui/download-file', file('packing-list.txt'));
+      const linked = await request('ui/download-file', { contents: [{ type: 'resource_link', uri: 'memo://trips/days.csv', name: 'days.csv', mimeType: 'text/csv' }] });
+      const second = await request('ui/download-file', file('second.txt'));
+      const said = (r) => (r.result && !r.result.isError ? 'saved' : 'refused');
+      document.getElementById('status').textContent = 'first ' + said(first) + ', linked ' + said(linked) + ', second ' + said(second);
+      return;
+    }
     await request('ui/update-model-context', { content: [{ type: 'text', text: 'The user picked ' + city + ' in the trip view' }], structuredContent: { city } });
     await request('ui/message', { role: 'user', content: [{ type: 'text', text: 'What should I pack for ' + city + '?' }] });
     document.getElementById('status').textContent = 'said';
@@ -49,6 +59,7 @@ request('ui/initialize', { appInfo: { name: 'trip', version: '1' }, appCapabilit
 
 function tripServer(): McpServer {
   const server = new McpServer({ name: 'trip', version: '1.0.0', extensions: [apps({ resources: [{ uri: VIEW_URI, name: 'trip-view', html: VIEW }] })] });
+  server.resource('days', 'memo://trips/days.csv', { mimeType: 'text/csv' }, () => 'city,days\nBergen,3\n');
   server.tool(
     'pick_city',
     { description: 'Pick a city for the trip', input: { city: z.string() }, ui: { resourceUri: VIEW_URI } },
@@ -57,7 +68,7 @@ function tripServer(): McpServer {
   return server;
 }
 
-describe("a view's ui/message sent to the Chat", () => {
+describe("a view's ui/message sent to the Chat, its ui/download-file saved by you", () => {
   let trip: RunningServer;
   let llm: ScriptedLlm;
   let studio: RunningStudio;
@@ -112,6 +123,35 @@ describe("a view's ui/message sent to the Chat", () => {
     await page.waitForSelector('.chat-msg.assistant:has-text("Pack a warm coat.")');
     await page.waitForSelector('.chat-msg.user:has-text("What should I pack for Oslo?")');
     assert.equal(llm.requests.length, 1);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('ui/download-file: what would be saved is shown; saved when you say so, refused when you do not', async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(studio.url);
+    await page.waitForSelector('[data-server="trip"][data-state="connected"]');
+    await page.click('[data-tab="apps"]');
+    await page.click('[data-app-tool="pick_city"]');
+    await page.fill('[name="city"]', 'Bergen');
+    await page.click('button:has-text("Run and show the view")');
+    const asking = await page.waitForSelector('[data-ask="ui/download-file"]');
+    assert.match((await asking.textContent()) ?? '', /packing-list\.txt \(text\/plain, 11 bytes\)/);
+    await page.screenshot({ path: join(SHOTS, 'apps-download.png') });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-ask="ui/download-file"] button:has-text("Save")')]);
+    assert.equal(download.suggestedFilename(), 'packing-list.txt');
+    assert.equal(readFileSync((await download.path())!, 'utf8'), 'coat\nboots\n');
+    // A resource link: read through the view's server when you save it.
+    await page.waitForSelector('[data-ask="ui/download-file"]:has-text("read from memo://trips/days.csv")');
+    const [linked] = await Promise.all([page.waitForEvent('download'), page.click('[data-ask="ui/download-file"] button:has-text("Save")')]);
+    assert.equal(linked.suggestedFilename(), 'days.csv');
+    assert.equal(readFileSync((await linked.path())!, 'utf8'), 'city,days\nBergen,3\n');
+    await page.waitForSelector('[data-ask="ui/download-file"]:has-text("second.txt")');
+    await page.click('[data-ask="ui/download-file"] button:has-text("Dismiss")');
+    const frame = await (await page.waitForSelector('iframe.app-frame')).contentFrame();
+    await frame!.waitForFunction(() => document.getElementById('status')?.textContent === 'first saved, linked saved, second refused');
     assert.deepEqual(errors, []);
     await page.close();
   });

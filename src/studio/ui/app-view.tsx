@@ -8,6 +8,7 @@ import { toolUi } from '../../protocol/apps.js';
 import type { AppViewInfo, CallOutcome, ServerView } from '../api-types.js';
 import { post, serverPath } from './api.js';
 import { AppBridge, RpcError, type BridgeLogEntry, type DisplayMode, type HostContext } from './app-bridge.js';
+import { filesOf, saveFiles, type ViewFile } from './app-download.js';
 import { AppSaid } from './app-said.js';
 import { Json } from './content.js';
 import { taskKey, useStudio } from './store.js';
@@ -70,10 +71,11 @@ function contextOf(p: Presets, mode: DisplayMode): Partial<HostContext> {
 
 interface Ask {
   id: number;
-  kind: 'tools/call' | 'ui/open-link';
+  kind: 'tools/call' | 'ui/open-link' | 'ui/download-file';
   name?: string;
   args?: unknown;
   url?: string;
+  files?: ViewFile[];
   decide(yes: boolean): void;
 }
 
@@ -148,6 +150,7 @@ export function AppView(p: {
         version,
         capabilities: {
           openLinks: {},
+          downloadFile: {},
           serverTools: {},
           serverResources: {},
           logging: {},
@@ -184,6 +187,24 @@ export function AppView(p: {
         openLink: async (url) => {
           if (!/^https?:\/\//i.test(url)) throw new RpcError(-32602, 'Only http(s) links are opened');
           if (!(await ask({ kind: 'ui/open-link', url }))) return { isError: true };
+          return {};
+        },
+        downloadFile: async (params) => {
+          let files: ViewFile[];
+          try {
+            files = filesOf(params);
+          } catch (err) {
+            throw new RpcError(-32602, (err as Error).message);
+          }
+          if (!(await ask({ kind: 'ui/download-file', files }))) return { isError: true };
+          await saveFiles(files, async (uri) => {
+            const r = await post<{ result?: { contents?: Array<{ text?: string; blob?: string; mimeType?: string }> }; error?: { message: string } }>(
+              serverPath(latest.current.server.name, 'read'),
+              { uri },
+            );
+            if (r.error) throw new RpcError(-32603, r.error.message);
+            return r.result?.contents ?? [];
+          });
           return {};
         },
         message: async (params) => {
@@ -295,15 +316,26 @@ export function AppView(p: {
               </div>
               <Json value={a.args} />
             </>
+          ) : a.kind === 'ui/download-file' ? (
+            <div>
+              The view asks to save {a.files?.length === 1 ? 'a file' : `${a.files?.length} files`}:{' '}
+              {a.files?.map((f, i) => (
+                <span key={i} data-testid="download-file">
+                  {i > 0 ? ', ' : ''}
+                  <code>{f.name}</code> ({f.mimeType}
+                  {f.size !== undefined ? `, ${f.size} bytes` : `, read from ${f.link}`})
+                </span>
+              ))}
+            </div>
           ) : (
             <div>
               The view asks to open <code>{a.url}</code>
             </div>
           )}
           <div class="actions">
-            {a.kind === 'tools/call' ? (
+            {a.kind === 'tools/call' || a.kind === 'ui/download-file' ? (
               <button type="button" class="primary" onClick={() => a.decide(true)}>
-                Allow
+                {a.kind === 'tools/call' ? 'Allow' : 'Save'}
               </button>
             ) : (
               <a class="button primary" href={a.url} target="_blank" rel="noopener noreferrer" onClick={() => a.decide(true)}>
