@@ -80,6 +80,8 @@ export interface PendingInput {
   id: string;
   server: string;
   kind: 'elicitation' | 'sampling';
+  /** `view`: asked by an MCP App view of the server (its sampling/createMessage), not the server. */
+  from?: 'view';
   params: Record<string, unknown>;
   /** Epoch ms. */
   since: number;

@@ -37,6 +37,11 @@ addEventListener('message', async (e) => {
   if (m && m.id !== undefined && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); return; }
   if (m && m.method === 'ui/notifications/tool-input') {
     const city = m.params.arguments.city;
+    if (city === 'ask') {
+      const r = await request('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'Name a fjord' } }], maxTokens: 30 });
+      document.getElementById('status').textContent = r.error ? 'refused: ' + r.error.message : 'sampled: ' + r.result.content.text + ' (' + r.result.model + ')';
+      return;
+    }
     if (city === 'Bergen') {
       const file = (name) => ({ contents: [{ type: 'resource', resource: { uri: 'file:///trips/' + name, mimeType: 'text/plain', text: 'coat\\nboots\\n' } }] });
       const first = await request('ui/download-file', file('packing-list.txt'));
@@ -87,6 +92,11 @@ describe("a view's ui/message sent to the Chat, its ui/download-file saved by yo
         assert.match(text, /\\"city\\":\\"Oslo\\"/);
         return textTurn('Pack a warm coat.');
       },
+      (req) => {
+        assert.match(JSON.stringify(req.body.messages), /Name a fjord/);
+        assert.equal(req.body.tools, undefined);
+        return textTurn('Geirangerfjord');
+      },
     ]);
     studio = await startTestStudio({
       servers: [{ name: 'trip', origin: 'command-line', target: resolveTarget(trip.url) }],
@@ -123,6 +133,31 @@ describe("a view's ui/message sent to the Chat, its ui/download-file saved by yo
     await page.waitForSelector('.chat-msg.assistant:has-text("Pack a warm coat.")');
     await page.waitForSelector('.chat-msg.user:has-text("What should I pack for Oslo?")');
     assert.equal(llm.requests.length, 1);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("a view's sampling/createMessage: put to you like a server's, drafted by the model, your answer to the view", async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(studio.url);
+    await page.waitForSelector('[data-server="trip"][data-state="connected"]');
+    await page.click('[data-tab="apps"]');
+    await page.click('[data-app-tool="pick_city"]');
+    await page.fill('[name="city"]', 'ask');
+    await page.click('button:has-text("Run and show the view")');
+    await page.waitForSelector('[role="dialog"][data-input-kind="sampling"]:has-text("An app view asks the model")');
+    assert.equal(studio.hub.inputs.list()[0]?.from, 'view');
+    await page.click('[role="dialog"] button:has-text("Answer with the model")');
+    await page.waitForSelector('[data-testid="sampling-drafted"]');
+    assert.equal(await page.inputValue('[name="sampling-text"]'), 'Geirangerfjord');
+    await page.fill('[name="sampling-text"]', 'Geirangerfjord, in Norway');
+    await page.click('[role="dialog"] button:has-text("Send answer")');
+    const frame = await (await page.waitForSelector('iframe.app-frame')).contentFrame();
+    await frame!.waitForFunction(() => document.getElementById('status')?.textContent === 'sampled: Geirangerfjord, in Norway (scripted-openai)');
+    // The view's question never went to the server.
+    assert.ok(!studio.hub.timeline.since(0, 100_000).some((e) => e.method === 'sampling/createMessage'));
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -132,6 +132,22 @@ describe('the new routes behind the gate', () => {
         assert.match(JSON.stringify(JSON.parse(call.body).result.content), /the model said: drafted by the model/);
       },
     },
+    {
+      method: 'POST',
+      path: '/api/servers/mem/apps/sample',
+      body: { params: { messages: [{ role: 'user', content: { type: 'text', text: 'from a view' } }], maxTokens: 10 } },
+      // A view's sampling request waits for the person: answered here as the page would.
+      async setup() {
+        void waitFor(() => studio.hub.inputs.list().find((i) => i.from === 'view'), { what: "the view's request waiting", timeoutMs: 60_000 })
+          .then((i) =>
+            studio.hub.inputs.answer(i.id, { role: 'assistant', content: { type: 'text', text: 'from the person' }, model: 'person', stopReason: 'endTurn' }),
+          )
+          // Never found: the page's own request then fails its assertion, which says so.
+          .catch(() => {});
+        return undefined;
+      },
+      acts: (r) => assert.deepEqual(r.result.content, { type: 'text', text: 'from the person' }),
+    },
   ];
 
   for (const c of cases) {

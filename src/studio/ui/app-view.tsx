@@ -151,6 +151,7 @@ export function AppView(p: {
         capabilities: {
           openLinks: {},
           downloadFile: {},
+          sampling: {},
           serverTools: {},
           serverResources: {},
           logging: {},
@@ -188,6 +189,14 @@ export function AppView(p: {
           if (!/^https?:\/\//i.test(url)) throw new RpcError(-32602, 'Only http(s) links are opened');
           if (!(await ask({ kind: 'ui/open-link', url }))) return { isError: true };
           return {};
+        },
+        sample: async (params) => {
+          const r = await post<{ result?: Record<string, unknown>; error?: { code?: number; message: string } }>(
+            serverPath(latest.current.server.name, 'apps/sample'),
+            { params },
+          );
+          if (r.error) throw new RpcError(r.error.code ?? -1, r.error.message);
+          return r.result ?? {};
         },
         downloadFile: async (params) => {
           let files: ViewFile[];

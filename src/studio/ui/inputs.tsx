@@ -23,15 +23,19 @@ export function InputDialog({ inputs }: { inputs: PendingInput[] }) {
     <div class="overlay">
       <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="input-title" ref={box} data-input-kind={input.kind}>
         <h2 id="input-title">
-          {input.kind === 'elicitation' ? 'The server asks you' : hasModel ? 'The server asks the model' : 'The server asks the model (you)'}{' '}
+          {input.kind === 'elicitation'
+            ? 'The server asks you'
+            : `${input.from === 'view' ? 'An app view' : 'The server'} asks the model${hasModel ? '' : ' (you)'}`}{' '}
           <span class="muted">· {input.server}</span>
         </h2>
         <div class="muted small-print">
-          {era === 'modern'
-            ? 'asked in a 2026-07-28 input_required round: the call resumes with your answer'
-            : era === 'handshake'
-              ? 'asked by a server request (handshake era)'
-              : ''}
+          {input.from === 'view'
+            ? 'asked by an MCP App view of this server (sampling/createMessage): the view gets your answer, the server does not'
+            : era === 'modern'
+              ? 'asked in a 2026-07-28 input_required round: the call resumes with your answer'
+              : era === 'handshake'
+                ? 'asked by a server request (handshake era)'
+                : ''}
         </div>
         {inputs.length > 1 ? <div class="muted">{inputs.length - 1} more waiting</div> : null}
         {input.kind === 'elicitation' ? <Elicitation key={input.id} input={input} /> : <Sampling key={input.id} input={input} />}
