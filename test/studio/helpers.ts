@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { buildStudioUi, type StudioUiSizes } from '../../scripts/studio-ui.mjs';
 import { startStudio, type RunningStudio, type StudioOptions } from '../../src/studio/http.js';
-import { tempDir } from '../support/index.js';
+import { patient, tempDir } from '../support/index.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 
 export { CHROMIUM, CHROMIUM_ARGS };
@@ -86,8 +86,27 @@ export function apiCall(s: Session, path: string, body?: unknown, override: Reco
   });
 }
 
-export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
+/**
+ * Playwright's waits (30 s by default) are safety nets here, not measurements: a page waiting for
+ * a stdio server started through tsx on a loaded machine gets the patience the other nets get.
+ */
+export const PAGE_TIMEOUT_MS = patient(60_000);
+
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  const newPage = browser.newPage.bind(browser);
+  const newContext = browser.newContext.bind(browser);
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+    return page;
+  };
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(PAGE_TIMEOUT_MS);
+    return context;
+  };
+  return browser;
 }
 
 /** A command line that, if it ever runs, leaves `marker` behind. */

@@ -34,6 +34,8 @@ export interface StdioClientTransportOptions {
 
 /** How long to wait for the child's pipes to close after it exited (a grandchild may hold them). */
 const PIPE_GRACE_MS = 500;
+/** How long a failed write waits for the server's exit to explain it. */
+const EXIT_AFTER_PIPE_ERROR_MS = 2_000;
 /** Unread stderr kept for a `'pipe'` consumer before further output is dropped. */
 const STDERR_BUFFER = 64 * 1024;
 
@@ -69,6 +71,8 @@ export class StdioClientTransport implements Transport {
   private closing: Promise<void> | undefined;
   private finished = false;
   private finishedSignal: (() => void) | undefined;
+  /** Why the process ended when nobody asked it to (set once it has). */
+  private exitError: Error | undefined;
   private readonly finishedPromise = new Promise<void>((resolve) => (this.finishedSignal = resolve));
 
   constructor(options: StdioClientTransportOptions) {
@@ -139,7 +143,21 @@ export class StdioClientTransport implements Transport {
     if (this.state !== 'open' || this.closeRequested || this.exited || !this.writer) {
       return Promise.reject(new Error('Cannot send: StdioClientTransport is not connected'));
     }
-    return this.writer.write(encodeMessage(message) + '\n');
+    return this.writer.write(encodeMessage(message) + '\n').catch((e: Error) => this.sendFailed(e));
+  }
+
+  /**
+   * A write fails (EPIPE, the stream closed) when the server is going away, often before its
+   * exit is known: wait a moment for the exit, whose code and stderr say why, and fail with that
+   * rather than with the pipe's error.
+   */
+  private async sendFailed(e: Error): Promise<never> {
+    if (!this.closeRequested && !this.finished) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.finishedPromise, new Promise<void>((r) => (timer = setTimeout(r, EXIT_AFTER_PIPE_ERROR_MS)))]);
+      clearTimeout(timer);
+    }
+    throw this.exitError ?? e;
   }
 
   /**
@@ -230,14 +248,14 @@ export class StdioClientTransport implements Transport {
     this.child?.stdout?.destroy();
     this.stderrSink?.end();
     this.state = 'closed';
-    const reason = expected
+    const reason = (this.exitError = expected
       ? undefined
       : new ServerExitError({
           exitCode: code,
           signal,
           stderr: this.tail.text(),
           stderrSeen: (this.options.stderr ?? 'inherit') !== 'inherit',
-        });
+        }));
     this.finish(reason);
   }
 
