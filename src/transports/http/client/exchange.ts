@@ -1,6 +1,6 @@
 /**
  * The one seam between the HTTP client transports and the HTTP stack under them: send a request
- * (method, URL, headers, body), get the status, the headers and either the whole body as text
+ * (method, URL, headers, body, abort signal), get the status, the headers and either the whole body as text
  * (JSON) or its SSE events. Two implementations: `fetch` (every runtime, and whenever the caller
  * passes their own `fetch`), and node:http with a keep-alive agent on Node, where `fetch` costs
  * several times what the call behind it costs (./node-exchange.ts). Both behave the same for the
@@ -8,30 +8,8 @@
  */
 import { readSseStream, type SseEvent } from '../sse.js';
 
-/** One request. Header names are lower-case. */
-export interface ExchangeRequest {
-  method: 'GET' | 'POST' | 'DELETE';
-  url: URL;
-  headers: Record<string, string>;
-  body?: string;
-  /** Aborts the request, and the reading of its body. */
-  signal?: AbortSignal | Cancel;
-}
-
-/**
- * A request as an object of a class, not a literal: V8 pretenures a literal's allocation site
- * after a burst of requests that were all alive at a GC, and a request born old keeps its young
- * signal, listeners and connection alive through scavenges (see Pending in engine/pending.ts).
- */
-export class Outgoing implements ExchangeRequest {
-  constructor(
-    readonly method: ExchangeRequest['method'],
-    readonly url: URL,
-    readonly headers: Record<string, string>,
-    readonly body: string | undefined,
-    readonly signal: AbortSignal | Cancel | undefined,
-  ) {}
-}
+/** What aborts a request, and the reading of its body. */
+export type AbortInput = AbortSignal | Cancel | undefined;
 
 /**
  * What the transports abort their requests with: the surface of an AbortSignal (`aborted`,
@@ -42,26 +20,26 @@ export class Outgoing implements ExchangeRequest {
 export class Cancel {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: Set<() => void> | undefined;
+  private readonly listeners = new Set<() => void>();
   private controller: AbortController | undefined;
 
-  abort(reason?: unknown): void {
+  /** The transports always give a reason (an Error saying why). */
+  abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
-    this.controller?.abort(this.reason);
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (listeners) for (const f of listeners) f();
+    this.reason = reason;
+    this.controller?.abort(reason);
+    for (const f of this.listeners) f();
+    this.listeners.clear();
   }
 
   /** Called once, when aborted (never after). */
   addEventListener(_type: 'abort', f: () => void, _options?: unknown): void {
-    if (!this.aborted) (this.listeners ??= new Set()).add(f);
+    if (!this.aborted) this.listeners.add(f);
   }
 
   removeEventListener(_type: 'abort', f: () => void): void {
-    this.listeners?.delete(f);
+    this.listeners.delete(f);
   }
 
   /** An AbortSignal that follows this. */
@@ -97,11 +75,23 @@ export interface ExchangeResponse {
   discard(): void;
 }
 
-export type HttpExchange = (request: ExchangeRequest) => Promise<ExchangeResponse>;
+/**
+ * Sends one request (header names lower-case) and resolves once the answer's head has arrived.
+ * Positional arguments rather than a request object: nothing per request that V8 could pretenure
+ * (see Pending in engine/pending.ts) and that would then keep the signal and everything behind it
+ * alive through scavenges.
+ */
+export type HttpExchange = (
+  method: 'GET' | 'POST' | 'DELETE',
+  url: URL,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortInput,
+) => Promise<ExchangeResponse>;
 
 /** The exchange over a `fetch` function. */
 export function fetchExchange(f: typeof fetch): HttpExchange {
-  return async ({ method, url, headers, body, signal: abort }) => {
+  return async (method, url, headers, body, abort) => {
     const signal = abort instanceof Cancel ? abort.signal : abort;
     const init: RequestInit = { method, headers: new Headers(headers), signal };
     if (body !== undefined) init.body = body;

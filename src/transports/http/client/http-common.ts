@@ -75,7 +75,9 @@ export async function resolveHeaders(option: HeadersOption | undefined): Promise
  * are the protocol). Names are lower-cased and values trimmed, as `Headers` does; a user header
  * repeated in another case is joined with ", ", as `Headers.append` does.
  */
-export function mergeHeaders(user: Record<string, string> | undefined, own: Record<string, string | undefined>): Record<string, string> {
+export function mergeHeaders(user: Record<string, string> | undefined, own: Record<string, string>): Record<string, string> {
+  // The common case: no headers option. `own` is made per request by the caller.
+  if (user === undefined) return own;
   const out: Record<string, string> = {};
   // A Headers object or a list of pairs, where a record is typed: what `new Headers()` took.
   if (user instanceof Headers || Array.isArray(user)) user = Object.fromEntries(new Headers(user) as unknown as Iterable<[string, string]>);
@@ -84,21 +86,23 @@ export function mergeHeaders(user: Record<string, string> | undefined, own: Reco
     const v = String(user[k]).replace(EDGE_WHITESPACE, '');
     out[name] = out[name] === undefined ? v : `${out[name]}, ${v}`;
   }
-  for (const k in own) if (own[k] !== undefined) out[k] = own[k];
-  return out;
+  return Object.assign(out, own);
 }
 
 /** HTTP whitespace at either end of a header value (fetch's header value normalization). */
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 /** {@link mergeHeaders} with the user's headers option resolved (a function is called). */
-export async function buildHeaders(option: HeadersOption | undefined, own: Record<string, string | undefined>): Promise<Record<string, string>> {
+export async function buildHeaders(option: HeadersOption | undefined, own: Record<string, string>): Promise<Record<string, string>> {
   return mergeHeaders(typeof option === 'function' ? await option() : option, own);
 }
 
 /** The media type of a response, lower-cased, without parameters. */
 export function mediaType(res: ExchangeResponse): string {
-  return (res.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const type = res.header('content-type') ?? '';
+  // What servers send nearly always, parameters and all, needs no parsing.
+  if (type === 'application/json' || type === 'text/event-stream') return type;
+  return type.split(';')[0].trim().toLowerCase();
 }
 
 export async function bodyText(res: ExchangeResponse): Promise<string> {
@@ -107,11 +111,6 @@ export async function bodyText(res: ExchangeResponse): Promise<string> {
   } catch {
     return '';
   }
-}
-
-/** Drops a body we do not read, so the connection can be reused. */
-export function discard(res: ExchangeResponse): void {
-  res.discard();
 }
 
 export function isAbort(err: unknown, signal: { readonly aborted: boolean }): boolean {

@@ -2,8 +2,8 @@ import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonObject, JsonRpcErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
 import { encodeHeaderValue, nameParamOf } from '../../../protocol/headers.js';
 import { META } from '../../../protocol/modern.js';
-import { Cancel, Outgoing, type ExchangeResponse, type HttpExchange } from './exchange.js';
-import { bodyText, buildHeaders, discard, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
+import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
+import { bodyText, buildHeaders, HttpStatusError, isAbort, mediaType, mergeHeaders, networkError, type HeadersOption } from './http-common.js';
 
 /** What the 2026-07-28 POST path borrows from the transport that owns it. */
 export interface ModernPostHost {
@@ -85,8 +85,10 @@ export class ModernPoster {
       own['content-type'] = 'application/json';
       own.accept = ACCEPT_BOTH;
       // Per-message headers (Mcp-Param-* mirrors, lower-case) under the transport's own, which win.
-      const headers = await buildHeaders(this.host.userHeaders, extra ? Object.assign({}, extra, own) : own);
-      res = await this.host.exchange(new Outgoing('POST', this.host.url, headers, encodeMessage(message), signal));
+      const all = extra ? Object.assign({}, extra, own) : own;
+      const user = this.host.userHeaders;
+      const headers = typeof user === 'function' ? mergeHeaders(await user(), all) : mergeHeaders(user, all);
+      res = await this.host.exchange('POST', this.host.url, headers, encodeMessage(message), signal);
     } catch (err) {
       done();
       // Cancelled by the caller: the engine has already settled the request.
@@ -105,7 +107,7 @@ export class ModernPoster {
     const type = mediaType(res);
     if (id === undefined || res.status === 202 || !res.hasBody) {
       done();
-      discard(res);
+      res.discard();
       if (id !== undefined)
         throw new HttpStatusError(
           'POST',
@@ -128,7 +130,7 @@ export class ModernPoster {
       return;
     }
     done();
-    discard(res);
+    res.discard();
     throw new HttpStatusError(
       'POST',
       url,
@@ -167,7 +169,7 @@ export class ModernPoster {
       own['content-type'] = 'application/json';
       own.accept = ACCEPT_BOTH;
       const headers = await buildHeaders(this.host.userHeaders, own);
-      res = await this.host.exchange(new Outgoing('POST', this.host.url, headers, encodeMessage(message), signal));
+      res = await this.host.exchange('POST', this.host.url, headers, encodeMessage(message), signal);
     } catch (err) {
       if (this.host.closed.aborted) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       if (timeout.aborted) return { status: 0 };
@@ -194,7 +196,7 @@ export class ModernPoster {
       }
       return { status: timeout.aborted ? 0 : res.status };
     }
-    discard(res);
+    res.discard();
     return { status: res.status };
   }
 

@@ -20,7 +20,7 @@
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { SseParser, type SseEvent } from '../sse.js';
-import type { ExchangeRequest, ExchangeResponse, HttpExchange } from './exchange.js';
+import type { AbortInput, ExchangeResponse, HttpExchange } from './exchange.js';
 
 type Http = typeof import('node:http');
 
@@ -74,9 +74,9 @@ function terminated(cause: unknown): TypeError {
   return new TypeError('terminated', { cause });
 }
 
-export const nodeExchange: HttpExchange = (request) =>
+export const nodeExchange: HttpExchange = (method, url, headers, body, signal) =>
   new Promise<ExchangeResponse>((resolve, reject) => {
-    new NodeCall(request, resolve, reject).start();
+    new NodeCall(method, url, headers, body, signal, resolve, reject).start();
   });
 
 /**
@@ -186,7 +186,7 @@ class NodeCall {
   private method: string;
   private headers: Record<string, string>;
   private body: string | undefined;
-  readonly signal: ExchangeRequest['signal'];
+  readonly signal: AbortInput;
   private redirects = 0;
   private retried = false;
   private req: ClientRequest | undefined;
@@ -196,15 +196,19 @@ class NodeCall {
   private onAbort: (() => void) | undefined;
 
   constructor(
-    request: ExchangeRequest,
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortInput,
     private readonly resolve: (res: ExchangeResponse) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    this.url = request.url;
-    this.method = request.method;
-    this.headers = request.headers;
-    this.body = request.body;
-    this.signal = request.signal;
+    this.method = method;
+    this.url = url;
+    this.headers = headers;
+    this.body = body;
+    this.signal = signal;
   }
 
   start(): void {
@@ -256,6 +260,8 @@ class NodeCall {
     const list: string[] = [];
     if (h.host === undefined) list.push('host', target.host);
     for (const k in h) list.push(k, h[k]);
+    // What fetch adds when the caller did not say.
+    if (h.accept === undefined) list.push('accept', '*/*');
     if (h['user-agent'] === undefined) list.push('user-agent', 'node');
     if (h['accept-encoding'] === undefined) list.push('accept-encoding', 'gzip, deflate, br');
     if (this.body !== undefined) list.push('content-length', String(Buffer.byteLength(this.body)));
@@ -276,9 +282,10 @@ class NodeCall {
 
   onError(req: ClientRequest, err: NodeJS.ErrnoException): void {
     if (this.settled || req !== this.req) return;
-    // A keep-alive connection the server closed while it sat in the pool: the request never
-    // reached it, so it is sent again, once, on a fresh connection.
-    if (req.reusedSocket && !this.retried && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+    // A pooled keep-alive connection that broke before any answer: most likely the server
+    // closed it while idle, as the request went out. A GET or DELETE (idempotent) is sent again,
+    // once, on a fresh connection; a POST is not, since the server may have acted on it.
+    if (req.reusedSocket && !this.retried && this.method !== 'POST' && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
       this.retried = true;
       return this.send();
     }

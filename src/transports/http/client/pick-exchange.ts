@@ -22,5 +22,6 @@ export function pickExchange(url: URL, f: typeof fetch | undefined): HttpExchang
   const loading = (nodeModule ??= import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_EXCHANGE).catch(() => undefined)).then(
     (m) => (chosen = m?.nodeExchangeFor(url) ?? viaFetch),
   );
-  return (request) => (chosen ? chosen(request) : loading.then((exchange) => exchange(request)));
+  return (method, u, headers, body, signal) =>
+    chosen ? chosen(method, u, headers, body, signal) : loading.then((exchange) => exchange(method, u, headers, body, signal));
 }

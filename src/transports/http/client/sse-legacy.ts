@@ -1,9 +1,9 @@
 import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/messages.js';
 import type { SendOptions, Transport } from '../../../engine/transport.js';
-import { Cancel, Outgoing, type ExchangeResponse, type HttpExchange } from './exchange.js';
+import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
 import { pickExchange } from './pick-exchange.js';
-import { bodyText, buildHeaders, discard, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
+import { bodyText, buildHeaders, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
 
 export interface SseClientTransportOptions {
   /** The SSE endpoint (GET). */
@@ -54,7 +54,7 @@ export class SseClientTransport implements Transport {
     let res: ExchangeResponse;
     try {
       const headers = await buildHeaders(this.options.headers, { accept: 'text/event-stream' });
-      res = await this.exchange(new Outgoing('GET', this.url, headers, undefined, this.abort));
+      res = await this.exchange('GET', this.url, headers, undefined, this.abort);
     } catch (err) {
       this.state = 'closed';
       if (isAbort(err, this.abort)) throw new Error('SseClientTransport was closed while connecting', { cause: err });
@@ -66,7 +66,7 @@ export class SseClientTransport implements Transport {
     }
     if (mediaType(res) !== 'text/event-stream' || !res.hasBody) {
       this.state = 'closed';
-      discard(res);
+      res.discard();
       throw new Error(`GET ${url} answered with content type ${JSON.stringify(mediaType(res))} instead of text/event-stream`);
     }
     const body = res;
@@ -146,13 +146,13 @@ export class SseClientTransport implements Transport {
     let res: ExchangeResponse;
     try {
       const headers = await buildHeaders(this.options.headers, { 'content-type': 'application/json' });
-      res = await this.exchange(new Outgoing('POST', endpoint, headers, encodeMessage(message), this.abort));
+      res = await this.exchange('POST', endpoint, headers, encodeMessage(message), this.abort);
     } catch (err) {
       if (isAbort(err, this.abort)) throw new Error('Cannot send: SseClientTransport was closed', { cause: err });
       throw networkError('POST', endpoint.href, err);
     }
     if (!res.ok) throw new HttpStatusError('POST', endpoint.href, res.status, res.statusText, await bodyText(res), res.headers);
-    discard(res);
+    res.discard();
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,11 @@
 import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { SendOptions, Transport } from '../../../engine/transport.js';
-import { Cancel, Outgoing, type ExchangeResponse, type HttpExchange } from './exchange.js';
+import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
 import { pickExchange } from './pick-exchange.js';
 import {
   bodyText,
   mergeHeaders,
-  discard,
   HttpStatusError,
   isAbort,
   mediaType,
@@ -185,7 +184,7 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       let headers = this.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH });
       if (headers instanceof Promise) headers = await headers;
-      res = await this.exchange(new Outgoing('POST', this.url, headers, encodeMessage(message), this.abort));
+      res = await this.exchange('POST', this.url, headers, encodeMessage(message), this.abort);
     } catch (err) {
       if (isAbort(err, this.abort)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       throw networkError('POST', url, err);
@@ -198,7 +197,7 @@ export class StreamableHttpClientTransport implements Transport {
 
     const type = mediaType(res);
     if (res.status === 202 || !res.hasBody) {
-      discard(res);
+      res.discard();
     } else if (type === 'text/event-stream') {
       // The answers arrive while send() has long returned; a drop is resumed with GET.
       void this.followStream(res, { requests: requestIds }, 'request');
@@ -215,7 +214,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
       }
     } else {
-      discard(res);
+      res.discard();
       if (requestIds.size > 0) {
         throw new HttpStatusError(
           'POST',
@@ -243,9 +242,9 @@ export class StreamableHttpClientTransport implements Transport {
     if (sid !== undefined) {
       try {
         const signal = AbortSignal.timeout(this.options.closeTimeoutMs ?? 3000);
-        const res = await this.exchange(new Outgoing('DELETE', this.url, await this.headers({}), undefined, signal));
+        const res = await this.exchange('DELETE', this.url, await this.headers({}), undefined, signal);
         // 405: the server does not let clients end sessions. Nothing to do either way.
-        discard(res);
+        res.discard();
       } catch {
         // The server is gone or slow: the session will expire on its side.
       }
@@ -273,9 +272,9 @@ export class StreamableHttpClientTransport implements Transport {
   // ------------------------------------------------------------------ internals
 
   /** A request's headers: a promise only when the headers option is a function to call. */
-  private headers(own: Record<string, string | undefined>): Record<string, string> | Promise<Record<string, string>> {
-    own['mcp-session-id'] = this._sessionId;
-    own['mcp-protocol-version'] = this._protocolVersion;
+  private headers(own: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+    if (this._sessionId !== undefined) own['mcp-session-id'] = this._sessionId;
+    if (this._protocolVersion !== undefined) own['mcp-protocol-version'] = this._protocolVersion;
     const user = this.options.headers;
     return typeof user === 'function' ? Promise.resolve(user()).then((u) => mergeHeaders(u, own)) : mergeHeaders(user, own);
   }
@@ -367,13 +366,13 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       const own: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== undefined) own['last-event-id'] = lastEventId;
-      res = await this.exchange(new Outgoing('GET', this.url, await this.headers(own), undefined, this.abort));
+      res = await this.exchange('GET', this.url, await this.headers(own), undefined, this.abort);
     } catch (err) {
       if (isAbort(err, this.abort)) return { fatal: null };
       return { transient: networkError('GET', url, err) };
     }
     if (res.status === 405) {
-      discard(res);
+      res.discard();
       return { fatal: null };
     }
     if (!res.ok) {
@@ -381,7 +380,7 @@ export class StreamableHttpClientTransport implements Transport {
       return err instanceof SessionExpiredError || (res.status < 500 && res.status !== 409 && res.status !== 429) ? { fatal: err } : { transient: err };
     }
     if (mediaType(res) !== 'text/event-stream' || !res.hasBody) {
-      discard(res);
+      res.discard();
       return { fatal: new Error(`GET ${url} answered with content type ${JSON.stringify(mediaType(res))} instead of text/event-stream`) };
     }
     return { res };
