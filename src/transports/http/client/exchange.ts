@@ -8,6 +8,9 @@
  */
 import { readSseStream, type SseEvent } from '../sse.js';
 
+/** An abort listener: a function, or an object whose `handleEvent` is called (no closure needed). */
+type Listener = (() => void) | { handleEvent(): void };
+
 /** What aborts a request, and the reading of its body. */
 export type AbortInput = AbortSignal | Cancel | undefined;
 
@@ -20,7 +23,7 @@ export type AbortInput = AbortSignal | Cancel | undefined;
 export class Cancel {
   aborted = false;
   reason: unknown = undefined;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<Listener>();
   private controller: AbortController | undefined;
 
   /** The transports always give a reason (an Error saying why). */
@@ -29,16 +32,19 @@ export class Cancel {
     this.aborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
-    for (const f of this.listeners) f();
+    for (const f of this.listeners) {
+      if (typeof f === 'function') f();
+      else f.handleEvent();
+    }
     this.listeners.clear();
   }
 
-  /** Called once, when aborted (never after). */
-  addEventListener(_type: 'abort', f: () => void, _options?: unknown): void {
+  /** Called once, when aborted (never after): a function, or an object's `handleEvent`, as EventTarget calls them. */
+  addEventListener(_type: 'abort', f: Listener, _options?: unknown): void {
     if (!this.aborted) this.listeners.add(f);
   }
 
-  removeEventListener(_type: 'abort', f: () => void): void {
+  removeEventListener(_type: 'abort', f: Listener): void {
     this.listeners.delete(f);
   }
 

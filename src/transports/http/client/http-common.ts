@@ -69,6 +69,18 @@ export class SessionExpiredError extends HttpStatusError {
   }
 }
 
+/** The error for a send or resume attempted after the server ended the session (it answered 404 earlier). */
+export function expiredSessionError(method: string, url: string, sid: string): SessionExpiredError {
+  return new SessionExpiredError(
+    method,
+    url,
+    sid,
+    '',
+    new Headers(),
+    `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`,
+  );
+}
+
 export async function resolveHeaders(option: HeadersOption | undefined): Promise<Record<string, string>> {
   if (!option) return {};
   return typeof option === 'function' ? await option() : option;

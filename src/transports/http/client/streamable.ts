@@ -14,6 +14,7 @@ import {
   credentialDigest,
   isIdentifiedError,
   SessionExpiredError,
+  expiredSessionError,
 } from './http-common.js';
 import { ModernPoster, type ProbeAnswer } from './modern-post.js';
 import type { Cursor, GetOutcome, StreamableHttpClientTransportOptions } from './streamable-options.js';
@@ -151,7 +152,7 @@ export class StreamableHttpClientTransport implements Transport {
     } else if (this._sessionId === undefined && this.expiredSession !== undefined) {
       // Sent without a session id it would only be refused (400): say what is really wrong.
       for (const id of requestIds) this.initIds.delete(id);
-      throw this.expiredError('POST');
+      throw expiredSessionError('POST', this.url.href, this.expiredSession!);
     }
     for (const id of requestIds) this.awaiting.add(id);
     try {
@@ -335,20 +336,6 @@ export class StreamableHttpClientTransport implements Transport {
     return new HttpStatusError(method, url, res.status, res.statusText, body, res.headers);
   }
 
-  /** The error for a send or resume attempted after the server ended the session. */
-  private expiredError(method: string): SessionExpiredError {
-    const sid = this.expiredSession!;
-    const url = this.url.href;
-    return new SessionExpiredError(
-      method,
-      url,
-      sid,
-      '',
-      new Headers(),
-      `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`,
-    );
-  }
-
   private openGetStream(): void {
     if (this.getStreamRunning || this.closed) return;
     this.getStreamRunning = true;
@@ -359,7 +346,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** GET the endpoint for a stream (resuming after `lastEventId` when given). */
   private async get(lastEventId: string | undefined): Promise<GetOutcome> {
-    if (this._sessionId === undefined && this.expiredSession !== undefined) return { fatal: this.expiredError('GET') };
+    if (this._sessionId === undefined && this.expiredSession !== undefined) return { fatal: expiredSessionError('GET', this.url.href, this.expiredSession!) };
     const sentSession = this._sessionId;
     const url = this.url.href;
     let res: ExchangeResponse;
@@ -471,7 +458,8 @@ export class StreamableHttpClientTransport implements Transport {
         // The session ended (or was replaced by a re-initialization): this stream's event ids
         // belong to the old one. The standalone stream starts afresh in the new session.
         if (kind === 'request') {
-          const cause = this._sessionId === undefined && this.expiredSession !== undefined ? this.expiredError('GET') : undefined;
+          const cause =
+            this._sessionId === undefined && this.expiredSession !== undefined ? expiredSessionError('GET', this.url.href, this.expiredSession!) : undefined;
           return giveUp(
             new Error(`Cannot resume the SSE stream answering request ${named()}: its session ${JSON.stringify(cursor.sessionId)} has ended`, { cause }),
           );
