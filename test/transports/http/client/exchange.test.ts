@@ -13,7 +13,7 @@ import { pickExchange } from '../../../../src/transports/http/client/pick-exchan
 import { StreamableHttpClientTransport } from '../../../../src/transports/http/client/streamable.js';
 import { McpClient } from '../../../../src/client/client.js';
 import { McpServer } from '../../../../src/server/mcp-server.js';
-import { toNodeHandler } from '../../../../src/hosting/node.js';
+import { toNodeHandler } from '../../../../src/serving/node.js';
 import { deferred } from '../../../support/index.js';
 
 const STACKS: Array<[string, HttpExchange]> = [
