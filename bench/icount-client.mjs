@@ -10,10 +10,11 @@
 // figures can be set side by side.
 //
 //   node bench/icount-client.mjs [--side=client|server|both] [--era=modern|handshake] [--fetch]
-//                                [--impl=mcpkit|bare] [--m=2000] [--warm=4000] [--root=DIR]
+//                                [--impl=mcpkit|bare|socket] [--m=2000] [--warm=4000] [--root=DIR]
 //
 // --impl=bare replaces mcpkit's client by a bare node:http one (keep-alive agent, the same
 // request bytes, JSON.parse of the answer): the floor of any client on node:http.
+// --impl=socket goes below node:http: HTTP/1.1 written and read by hand on keep-alive sockets.
 // --fetch makes the client use the global fetch (the path every runtime but Node takes, and the
 // one Node takes when a `fetch` option is given); --root measures another checkout's build (its
 // dist/ and bench/servers/http.mjs).
@@ -24,12 +25,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const argv = process.argv.slice(2);
+// The server children sample nothing on a timer (lib/child-stats.mjs): only per-call work is counted.
+process.env.BENCH_RSS_SAMPLER = '0';
 const value = (name, d) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d;
 const here = fileURLToPath(import.meta.url);
 const root = value('root', dirname(dirname(here)));
 const era = value('era', 'modern');
 const useFetch = argv.includes('--fetch');
-const bare = value('impl', 'mcpkit') === 'bare';
+const impl = value('impl', 'mcpkit');
+const bare = impl === 'bare' || impl === 'socket';
 const CONCURRENCY = 32;
 // The same deterministic V8 settings as bench/icount.mjs (ICOUNT_FLAGS replaces them, as there).
 const V8_FLAGS = (
@@ -41,7 +45,7 @@ const V8_FLAGS = (
 if (value('child')) {
   // The client: connect, warm up, make exactly `n` measured calls, close.
   const url = `http://127.0.0.1:${value('port')}/mcp`;
-  const { call, close } = bare ? await bareClient(url) : await mcpkitClient(url);
+  const { call, close } = impl === 'socket' ? await socketClient(url) : bare ? await bareClient(url) : await mcpkitClient(url);
   const drive = async (n) => {
     let left = n;
     await Promise.all(
@@ -104,6 +108,60 @@ async function bareClient(url) {
   return { call, close: async () => agent.destroy() };
 }
 
+/**
+ * Below node:http: HTTP/1.1 written and read on keep-alive sockets by hand (one socket per call in
+ * flight, the request as one string, the answer's head scanned for Content-Length). What a client
+ * pays when node:http's request and response objects are left out.
+ */
+async function socketClient(url) {
+  const net = await import('node:net');
+  const { MODERN, MODERN_CALL, PROTOCOL, ECHO_CALL } = await import(pathToFileURL(join(root, 'bench/lib/requests.mjs')).href);
+  const modern = era === 'modern';
+  const template = JSON.parse(modern ? MODERN_CALL : ECHO_CALL);
+  const { hostname, port, pathname, host } = new URL(url);
+  let nextId = 1;
+  const head = `POST ${pathname} HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: ${modern ? MODERN : PROTOCOL}\r\n${modern ? 'mcp-method: tools/call\r\nmcp-name: echo\r\n' : ''}`;
+  const idle = [];
+  const open = () =>
+    new Promise((resolve, reject) => {
+      const s = net.connect({ host: hostname, port: Number(port) }, () => resolve(s));
+      s.setNoDelay(true);
+      s.once('error', reject);
+    });
+  const call = async () => {
+    const s = idle.pop() ?? (await open());
+    template.id = nextId++;
+    const body = JSON.stringify(template);
+    return new Promise((resolve, reject) => {
+      let buf = '';
+      const onData = (chunk) => {
+        buf += chunk.toString('latin1');
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const m = /content-length: *(\d+)/i.exec(buf.slice(0, end));
+        if (!m) return reject(new Error('no content-length'));
+        const len = Number(m[1]);
+        if (buf.length - end - 4 < len) return;
+        s.off('data', onData);
+        idle.push(s);
+        try {
+          resolve(JSON.parse(Buffer.from(buf.slice(end + 4, end + 4 + len), 'latin1').toString('utf8')).result);
+        } catch (err) {
+          reject(err);
+        }
+      };
+      s.on('data', onData);
+      s.write(`${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+  };
+  return {
+    call,
+    close: async () => {
+      for (const s of idle) s.destroy();
+    },
+  };
+}
+
 const side = value('side', 'both');
 const m = Number(value('m', 4000));
 const warm = Number(value('warm', 4000));
@@ -136,7 +194,7 @@ function runClient(port, n, underValgrind, out) {
     `--root=${root}`,
     `--port=${port}`,
     `--era=${era}`,
-    `--impl=${bare ? 'bare' : 'mcpkit'}`,
+    `--impl=${impl}`,
     `--warm=${warm}`,
     `--n=${n}`,
     ...(useFetch ? ['--fetch'] : []),
@@ -170,7 +228,7 @@ async function count(which, n) {
   }
 }
 
-const path = bare ? 'bare node:http' : useFetch ? 'fetch' : 'default';
+const path = impl === 'socket' ? 'raw sockets' : bare ? 'bare node:http' : useFetch ? 'fetch' : 'default';
 for (const which of side === 'both' ? ['client', 'server'] : [side]) {
   const a = await count(which, m);
   const b = await count(which, 2 * m);
