@@ -8,7 +8,9 @@
 // over it, as `b` (the tool is `b_echo`). Variants:
 //   plain   the gateway with no policy section;
 //   policy  API keys, visibility rules and a rate limit (bench/lib/policy.mjs; the load sends a key);
-//   stdio   the backend as the gateway's stdio child (`mcpkit serve bench/servers/echo.mjs --stdio`).
+//   stdio   the backend as the gateway's stdio child (`mcpkit serve bench/servers/echo.mjs --stdio`);
+//   bare    no gateway: a bare node:http JSON-RPC server (servers/http.mjs bare json) answering the
+//           same call, the floor `mcpkit serve` is held to (issue 25: direct ≥ 0.85 of bare).
 // autocannon sends stateless JSON requests (32 connections by default), alternating direct and
 // each gateway, every run after a warm-up of each. Reports medians over the runs: req/s (and its
 // ratio to direct), p50/p99 latency (and p50 added), and CPU per call of the gateway and of the
@@ -19,7 +21,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childPids, procStats } from './lib/child.mjs';
+import { childPids, procStats, startChild } from './lib/child.mjs';
 import { load } from './lib/load.mjs';
 import { BENCH_POLICY } from './lib/policy.mjs';
 import { ECHO_CALL, headers } from './lib/requests.mjs';
@@ -32,7 +34,7 @@ const quick = argv.includes('--quick');
 const runs = value('runs', quick ? 2 : 5);
 const duration = value('duration', quick ? 2 : 8);
 const connections = value('connections', 32);
-const variants = str('variants', 'plain,policy,stdio').split(',');
+const variants = str('variants', 'plain,policy,stdio,bare').split(',');
 const CLI = join(root, 'dist/cli/main.js');
 const MODULE = join(root, 'bench/servers/echo.mjs');
 const GATEWAY_CALL = ECHO_CALL.replace('"name":"echo"', '"name":"b_echo"');
@@ -75,6 +77,12 @@ try {
   const url = `http://127.0.0.1:${backend.port}/mcp`;
   const cases = [{ name: 'direct', port: backend.port, body: ECHO_CALL, headers: headers(), backendPid: backend.pid, rows: [] }];
   for (const v of variants) {
+    if (v === 'bare') {
+      const bare = await startChild(join(root, 'bench/servers/http.mjs'), ['bare', 'json']);
+      procs.push({ child: bare.child });
+      cases.push({ name: 'bare node:http', port: bare.port, body: ECHO_CALL, headers: headers(), backendPid: bare.pid, rows: [], bare: true });
+      continue;
+    }
     const servers = { b: v === 'stdio' ? { command: process.execPath, args: [CLI, 'serve', MODULE, '--stdio'] } : { url } };
     const file = join(dir, `${v}.json`);
     writeFileSync(file, JSON.stringify({ mcpServers: servers, ...(v === 'policy' ? { policy: BENCH_POLICY } : {}) }));
@@ -114,7 +122,7 @@ try {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
     const rps = m(c, (r) => r.rps);
-    const isDirect = c === direct;
+    const isDirect = c === direct || c.bare === true;
     const g = m(c, (r) => r.gatewayCpuUs);
     const b = m(c, (r) => r.backendCpuUs);
     console.log(
@@ -123,6 +131,11 @@ try {
   }
   // Ratios per run (direct and each gateway measured back to back), for the spread.
   for (const c of cases.slice(1)) console.log(`\n${c.name} ÷ direct, per run: ${c.rows.map((r, i) => (r.rps / direct.rows[i].rps).toFixed(2)).join(' ')}`);
+  const bare = cases.find((c) => c.bare);
+  if (bare) {
+    const perRun = direct.rows.map((r, i) => r.rps / bare.rows[i].rps);
+    console.log(`\ndirect (mcpkit serve) ÷ bare node:http: ${median(perRun).toFixed(2)} (median of per-run ratios: ${perRun.map((x) => x.toFixed(2)).join(' ')}); CPU per call ${m(direct, (r) => r.backendCpuUs).toFixed(0)} vs ${m(bare, (r) => r.backendCpuUs).toFixed(0)} µs`);
+  }
 } finally {
   await Promise.all(procs.map(stop));
   rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { LocalError, McpError, toErrorObject } from '../jsonrpc/errors.js';
 import type { JsonObject, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/messages.js';
+import { realSignal } from './light-signal.js';
 import type { FrameInfo } from './transport.js';
 import type { RequestOptions } from './peer.js';
 
@@ -125,7 +126,7 @@ export class InboundRequest {
 
   /** A request to the peer made on behalf of this one; aborted when this one is. */
   sendRequest(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
-    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    const signal = options.signal ? AbortSignal.any([realSignal(options.signal), this.signal]) : this.signal;
     return this.peer.request(method, params, { ...options, signal, relatedRequestId: this.id });
   }
 }

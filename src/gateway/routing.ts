@@ -9,6 +9,7 @@
 // have, rather than risk showing one user's question to another. `mcpkit bridge --http` (one
 // stdio child shared by its HTTP clients) follows the same rule with this same router.
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { LightSignal } from '../engine/light-signal.js';
 import type { RequestContext } from '../server/context.js';
 import { whenCancelled } from '../server/request-facts.js';
 
@@ -43,10 +44,13 @@ export interface FlightHandle {
 /**
  * One forwarded call: its own signal, its client's request, its owner. A class that is also the
  * abort listener on the client's signal (handleEvent) and the handle the forwarder holds: no
- * closure nor handle object per call.
+ * closure nor handle object per call. Its signal is a LightSignal, not an AbortController's
+ * (microseconds per call on Node, with the listener the client's engine adds to it): the pool,
+ * the client and the engine use only its light surface, and a question's handler is given the
+ * real AbortSignal made from it (client/inputs.ts), which `find` knows as this call's too.
  */
 class Flight implements FlightHandle {
-  readonly controller = new AbortController();
+  readonly controller = new LightSignal();
   /** Notifications being relayed on this call's stream: they leave before its result. */
   pending: Array<Promise<unknown>> | undefined = undefined;
 
@@ -58,7 +62,7 @@ class Flight implements FlightHandle {
   ) {}
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.controller.asSignal;
   }
 
   /** The client's request was cancelled: so is the forwarded call. */
@@ -87,7 +91,7 @@ export interface SoleCall {
 }
 
 export class InputRouter {
-  private readonly bySignal = new WeakMap<AbortSignal, Flight>();
+  private readonly bySignal = new WeakMap<object, Flight>();
   private readonly flights = new Set<Flight>();
   private readonly idlers: Array<() => void> = [];
 
@@ -159,6 +163,9 @@ export class InputRouter {
     const exact = signal && this.bySignal.get(signal);
     if (exact) return exact.ctx;
     const candidates = [...this.flights].filter((f) => f.server === server);
+    // The real AbortSignal made from a call's own (the one its question's handler was given).
+    const made = signal && candidates.find((f) => f.controller.made(signal));
+    if (made) return made.ctx;
     const owners = new Set(candidates.map((f) => f.owner));
     if (owners.size === 1) return candidates[candidates.length - 1].ctx;
     if (owners.size === 0) return undefined;

@@ -6,57 +6,18 @@
  * several times what the call behind it costs (./node-exchange.ts). Both behave the same for the
  * transports: the same redirects, the same errors ("fetch failed" with the cause), the same abort.
  */
+import { LightSignal as Cancel } from '../../../engine/light-signal.js';
 import { readSseStream, type SseEvent } from '../sse.js';
-
-/** An abort listener: a function, or an object whose `handleEvent` is called (no closure needed). */
-type Listener = (() => void) | { handleEvent(): void };
 
 /** What aborts a request, and the reading of its body. */
 export type AbortInput = AbortSignal | Cancel | undefined;
 
 /**
- * What the transports abort their requests with: the surface of an AbortSignal (`aborted`,
- * `reason`, 'abort' listeners) without an EventTarget, which on Node costs microseconds per
- * controller and per listener, i.e. per request. The real AbortSignal that fetch needs is made
- * from it when asked for (`signal`), once.
+ * What the transports abort their requests with: the surface of an AbortSignal without an
+ * EventTarget (see engine/light-signal.ts); the real AbortSignal that fetch needs is made from
+ * it when asked for (`signal`), once.
  */
-export class Cancel {
-  aborted = false;
-  reason: unknown = undefined;
-  private readonly listeners = new Set<Listener>();
-  private controller: AbortController | undefined;
-
-  /** The transports always give a reason (an Error saying why). */
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    for (const f of this.listeners) {
-      if (typeof f === 'function') f();
-      else f.handleEvent();
-    }
-    this.listeners.clear();
-  }
-
-  /** Called once, when aborted (never after): a function, or an object's `handleEvent`, as EventTarget calls them. */
-  addEventListener(_type: 'abort', f: Listener, _options?: unknown): void {
-    if (!this.aborted) this.listeners.add(f);
-  }
-
-  removeEventListener(_type: 'abort', f: Listener): void {
-    this.listeners.delete(f);
-  }
-
-  /** An AbortSignal that follows this. */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-}
+export { Cancel };
 
 /** The answer, once its head has arrived. Its body must be read, or discarded. */
 export interface ExchangeResponse {
