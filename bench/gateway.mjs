@@ -134,7 +134,9 @@ try {
   const bare = cases.find((c) => c.bare);
   if (bare) {
     const perRun = direct.rows.map((r, i) => r.rps / bare.rows[i].rps);
-    console.log(`\ndirect (mcpkit serve) ÷ bare node:http: ${median(perRun).toFixed(2)} (median of per-run ratios: ${perRun.map((x) => x.toFixed(2)).join(' ')}); CPU per call ${m(direct, (r) => r.backendCpuUs).toFixed(0)} vs ${m(bare, (r) => r.backendCpuUs).toFixed(0)} µs`);
+    console.log(
+      `\ndirect (mcpkit serve) ÷ bare node:http: ${median(perRun).toFixed(2)} (median of per-run ratios: ${perRun.map((x) => x.toFixed(2)).join(' ')}); CPU per call ${m(direct, (r) => r.backendCpuUs).toFixed(0)} vs ${m(bare, (r) => r.backendCpuUs).toFixed(0)} µs`,
+    );
   }
 } finally {
   await Promise.all(procs.map(stop));

@@ -36,7 +36,15 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
   // admission awaited, no closure made per call).
   const admitting = !admitsAll(policy);
   const recording = !recordsNothing(policy);
-  const record = (ctx: RequestContext, who: CallerIdentity, item: GatewayItem, args: Record<string, unknown> | undefined, started: number, outcome: CallRecord['outcome'], error?: string) => {
+  const record = (
+    ctx: RequestContext,
+    who: CallerIdentity,
+    item: GatewayItem,
+    args: Record<string, unknown> | undefined,
+    started: number,
+    outcome: CallRecord['outcome'],
+    error?: string,
+  ) => {
     const entry: CallRecord = {
       time: new Date().toISOString(),
       caller: who.id,
