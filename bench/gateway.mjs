@@ -122,15 +122,16 @@ try {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
     const rps = m(c, (r) => r.rps);
+    // Rows without a gateway: direct, and the bare node:http server.
     const isDirect = c === direct || c.bare === true;
     const g = m(c, (r) => r.gatewayCpuUs);
     const b = m(c, (r) => r.backendCpuUs);
     console.log(
-      `| ${c.name} | ${rps.toFixed(0)} | ${isDirect ? '1' : (rps / m(direct, (r) => r.rps)).toFixed(2)} | ${m(c, (r) => r.p50).toFixed(1)} | ${isDirect ? '–' : (m(c, (r) => r.p50) - m(direct, (r) => r.p50)).toFixed(1)} | ${m(c, (r) => r.p99).toFixed(1)} | ${b.toFixed(0)} | ${isDirect ? '–' : g.toFixed(0)} | ${isDirect ? '–' : (g / b).toFixed(2)} |`,
+      `| ${c.name} | ${rps.toFixed(0)} | ${c === direct ? '1' : (rps / m(direct, (r) => r.rps)).toFixed(2)} | ${m(c, (r) => r.p50).toFixed(1)} | ${isDirect ? '–' : (m(c, (r) => r.p50) - m(direct, (r) => r.p50)).toFixed(1)} | ${m(c, (r) => r.p99).toFixed(1)} | ${b.toFixed(0)} | ${isDirect ? '–' : g.toFixed(0)} | ${isDirect ? '–' : (g / b).toFixed(2)} |`,
     );
   }
   // Ratios per run (direct and each gateway measured back to back), for the spread.
-  for (const c of cases.slice(1)) console.log(`\n${c.name} ÷ direct, per run: ${c.rows.map((r, i) => (r.rps / direct.rows[i].rps).toFixed(2)).join(' ')}`);
+  for (const c of cases.slice(1).filter((c) => !c.bare)) console.log(`\n${c.name} ÷ direct, per run: ${c.rows.map((r, i) => (r.rps / direct.rows[i].rps).toFixed(2)).join(' ')}`);
   const bare = cases.find((c) => c.bare);
   if (bare) {
     const perRun = direct.rows.map((r, i) => r.rps / bare.rows[i].rps);
