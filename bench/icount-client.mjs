@@ -65,7 +65,7 @@ if (value('child')) {
 
 async function mcpkitClient(url) {
   const { connect } = await import(pathToFileURL(join(root, 'dist/entries/client.js')).href);
-  const client = await connect(useFetch ? { url, fetch: globalThis.fetch } : url, { era, name: 'bench', version: '1.0.0' });
+  const client = await connect(useFetch ? { url, fetch: globalThis.fetch } : url, { era, name: 'bench', version: '1.0.0', requestTimeoutMs: 600_000 });
   return { call: () => client.callTool('echo', { message: 'hello' }), close: () => client.close() };
 }
 
