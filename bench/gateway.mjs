@@ -131,7 +131,8 @@ try {
     );
   }
   // Ratios per run (direct and each gateway measured back to back), for the spread.
-  for (const c of cases.slice(1).filter((c) => !c.bare)) console.log(`\n${c.name} ÷ direct, per run: ${c.rows.map((r, i) => (r.rps / direct.rows[i].rps).toFixed(2)).join(' ')}`);
+  for (const c of cases.slice(1).filter((c) => !c.bare))
+    console.log(`\n${c.name} ÷ direct, per run: ${c.rows.map((r, i) => (r.rps / direct.rows[i].rps).toFixed(2)).join(' ')}`);
   const bare = cases.find((c) => c.bare);
   if (bare) {
     const perRun = direct.rows.map((r, i) => r.rps / bare.rows[i].rps);
