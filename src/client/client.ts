@@ -332,11 +332,12 @@ export class McpClient extends ServerCalls {
    * when the server runs the call as a task (2026-07-28, `tasks` option on), the
    * CreateTaskResult (`resultType: "task"`), which this client then leaves alone. Follow it
    * with {@link waitForTask}, or with getTask/updateTask/cancelTask yourself. A handshake-era
-   * (2025-11-25) task is followed to its result, as by callTool.
+   * (2025-11-25) task is followed to its result, as by callTool. `meta`: the request's `_meta`.
    */
-  startToolCall(name: string, args?: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult | CreateTaskResult> {
-    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
-    if (this.core.active && !this.session) return this.callTool(name, args, options);
+  startToolCall(name: string, args?: Record<string, unknown>, options: CallOptions = {}, meta?: JsonObject): Promise<CallToolResult | CreateTaskResult> {
+    const params: JsonObject = { name, ...(args === undefined ? {} : { arguments: args as JsonObject }), ...(meta === undefined ? {} : { _meta: meta }) };
+    // Handshake era: callTool, or (with a _meta callTool cannot carry) the same call with these params.
+    if (this.core.active && !this.session) return (meta === undefined ? this.callTool(name, args, options) : this.core.call(params, options)) as Promise<never>;
     const own: CallOptions = { ...options };
     handOver.add(own);
     return this.request('tools/call', params, own) as Promise<unknown> as Promise<CallToolResult | CreateTaskResult>;

@@ -33,7 +33,7 @@ export interface GatewayConfig {
   backends: BackendDef[];
   /** Joins a server's name and its tool's or prompt's (`gateway.separator` in the file). Default `_`. */
   separator: string | undefined;
-  /** `gateway.codeMode` in the file: true, or the sandbox's limits (`{ "limits": { "cpuMs": 2000 } }`). Read at start only. */
+  /** `gateway.codeMode` in the file: true, or the sandbox's limits (`{ "limits": { "cpuMs": 2000 } }`). Followed by reloads. */
   codeMode: boolean | { limits?: Record<string, number> } | undefined;
 }
 

@@ -59,8 +59,11 @@ export interface GatewayOptions {
    * Code mode: clients are offered `search_api` and `run_code` instead of the backends' tools
    * (a TypeScript API of the tools each caller may see, and programs run against it in a
    * sandbox); every call a program makes is judged, limited, logged and traced as a direct call
-   * is. Needs the optional packages `quickjs-emscripten-core` and
-   * `@jitl/quickjs-wasmfile-release-sync`. Default: `gateway.codeMode` in the config file, else off.
+   * is, and so are search_api and run_code themselves. Needs the optional packages
+   * `quickjs-emscripten-core` and `@jitl/quickjs-wasmfile-release-sync`. Default:
+   * `gateway.codeMode` in the config file, else off; it follows reloads. `true` keeps it on
+   * whatever the file says (the file's `limits` still apply and follow reloads); `false` keeps it
+   * off; options given here are used as they are.
    */
   codeMode?: boolean | CodeModeOptions;
 }
@@ -139,8 +142,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     onEvent: (event, owner) => emit({ type: 'backend', owner, event }),
   });
   installFront(server, { backends, policy, naming });
-  const codeMode = options.codeMode ?? config.codeMode;
-  if (codeMode) installCodeFront(server, { backends, policy, code: codeMode === true ? {} : codeMode });
+  const codeFront = installCodeFront(server, { backends, policy, code: codeModeOf(options.codeMode, config.codeMode) });
 
   // Set once served over HTTP with nobody identified: per-client backends are refused from then on.
   let anonymousFront = false;
@@ -149,9 +151,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     // One reload at a time, each reading the file as it is when its turn comes.
     const run = reloading.then(async () => {
       if (closed) throw new Error('The gateway is closed');
-      const next = load().backends;
+      const loaded = load();
+      const next = loaded.backends;
       if (anonymousFront) refusePerClientWithoutIdentity(next, server);
+      const code = codeModeOf(options.codeMode, loaded.codeMode);
+      // Turned on: a gateway that cannot run programs keeps what it had.
+      if (code && !codeFront.enabled) await checkSandboxEngine();
       const summary = await backends.reload(next);
+      if (codeFront.configure(code)) announce('tools');
       emit({ type: 'reloaded', ...summary });
       return summary;
     });
@@ -183,7 +190,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     reload,
     async listen(o: ServeOptions = {}) {
       // A gateway that cannot run programs fails before it serves anything.
-      if (codeMode) await checkSandboxEngine();
+      if (codeFront.enabled) await checkSandboxEngine();
       const identified = o.authenticate !== undefined || o.oauth !== undefined;
       if (!identified) refusePerClientWithoutIdentity(backends.configured, server);
       // Probes on by default: /readyz says which backend is not ready or down (the others serve meanwhile).
@@ -203,6 +210,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       await policy.close?.();
     },
   };
+}
+
+/** The code mode in effect: the option given in code, else the config file's `gateway.codeMode`. */
+function codeModeOf(option: GatewayOptions['codeMode'], file: GatewayConfig['codeMode']): CodeModeOptions | undefined {
+  const fromFile = file === true ? {} : file || undefined;
+  if (option === false) return undefined;
+  if (option === true) return fromFile ?? {};
+  return option ?? fromFile;
 }
 
 /**

@@ -87,8 +87,12 @@ export interface ModelUsage {
 export interface ModelResponse {
   text: string;
   toolCalls: ModelToolCall[];
-  /** Why the model stopped: `tool_calls` when it wants tools run, `length` when it hit the limit. */
-  stopReason: 'end' | 'tool_calls' | 'length' | 'refusal' | 'other';
+  /**
+   * Why the model stopped: `tool_calls` when it wants tools run, `length` when it hit the limit,
+   * `pause` when the provider paused a long turn (Anthropic's `pause_turn`, while its server tools
+   * such as the tool search run): the loop sends the turn back as it came, and the model goes on.
+   */
+  stopReason: 'end' | 'tool_calls' | 'length' | 'refusal' | 'pause' | 'other';
   usage?: ModelUsage;
   /** The model that answered, as the endpoint named it. */
   model?: string;

@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { Icon } from '../protocol/types.js';
-import type { Server } from './server.js';
+import type { ServerPort } from './server.js';
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
@@ -78,7 +78,7 @@ function fail(message: string): never {
 }
 
 /** The name and description a card (or a server.json) needs, checked against the schema's rules. */
-export function cardIdentity(server: Server, options: Pick<ServerCardOptions, 'name' | 'description'> = {}): { name: string; description: string } {
+export function cardIdentity(server: ServerPort, options: Pick<ServerCardOptions, 'name' | 'description'> = {}): { name: string; description: string } {
   const info = server.info;
   const name = options.name ?? info.name;
   if (!REVERSE_DNS_NAME.test(name) || name.length > 200) {
@@ -100,13 +100,13 @@ export function cardIdentity(server: Server, options: Pick<ServerCardOptions, 'n
  * `server/discover` lists as `supportedVersions`) first, then the handshake revisions. The legacy
  * HTTP+SSE transport has only the handshake era.
  */
-export function endpointVersions(server: Server, type: CardRemote['type']): string[] {
+export function endpointVersions(server: ServerPort, type: CardRemote['type']): string[] {
   const modern = type === 'streamable-http' && server.modern ? server.modern.versions : [];
   return [...modern, ...server.versions];
 }
 
 /** The Server Card of `server`, with the given remotes (none for a server not served over HTTP). */
-export function buildServerCard(server: Server, options: ServerCardOptions = {}, remotes: readonly CardRemote[] = []): ServerCard {
+export function buildServerCard(server: ServerPort, options: ServerCardOptions = {}, remotes: readonly CardRemote[] = []): ServerCard {
   const { name, description } = cardIdentity(server, options);
   const info = server.info;
   const card: ServerCard = { $schema: SERVER_CARD_SCHEMA, name, version: info.version, description };

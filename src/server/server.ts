@@ -60,6 +60,8 @@ export type ToolSchemas = (name: string, authInfo?: AuthInfo) => object | undefi
 export interface ServerPort {
   /** Name, version, capabilities, instructions and the handshake-era revisions it accepts. */
   identity(): ServerIdentity;
+  /** What it says it is (the server card is built from it). */
+  readonly info: Implementation;
   readonly versions: readonly string[];
   readonly limits: Partial<DecodeLimits> | undefined;
   /** The 2026-07-28 era (undefined when turned off): serves stateless requests. */
@@ -68,6 +70,8 @@ export interface ServerPort {
   dispatch(method: string, params: JsonObject | undefined, ctx: RequestContext): Promise<JsonObject> | JsonObject;
   /** The schema an `Mcp-Param-*` header of a `tools/call` is checked against. */
   toolInputSchema(name: string, authInfo?: AuthInfo): object | undefined | Promise<object | undefined>;
+  /** A handshake-era session on `transport`, started (HTTP+SSE and session-table connections). */
+  connect(transport: Transport): Promise<ServerSession>;
   /** @internal A handshake-era session on `transport`, registered but not started (the HTTP core's). */
   attach(transport: Transport): ServerSession;
   readonly messageMiddleware: readonly MessageMiddleware[];
@@ -335,6 +339,16 @@ export class Server implements ServerPort {
     return this.toolSchemas?.(name, authInfo);
   }
 
+  /** The tool schema source `serveToolSchemas` set (a front that takes over tools/call may hand back to it). */
+  get toolSchemaSource(): ToolSchemas | undefined {
+    return this.toolSchemas;
+  }
+
+  /** The handler `setRequestHandler` set for a method (a later handler may delegate to the one it replaces). */
+  requestHandler(method: string): MethodHandler | undefined {
+    return this.handlers.get(method);
+  }
+
   setRequestHandler(method: string, handler: MethodHandler): void {
     this.eraHandlers.delete(method);
     this.handlers.set(method, handler);
@@ -469,6 +483,11 @@ function standardFilter(method: string, params: JsonObject | undefined): ((s: Se
  */
 export function lowLevelServer(server: Server | { readonly server: Server }): Server {
   return 'server' in server && server.server && typeof server.server === 'object' ? server.server : (server as Server);
+}
+
+/** The port serving code holds: a `Server`, an `McpServer`'s, or any other `ServerPort`. */
+export function servingPort(server: ServerPort | { readonly server: ServerPort }): ServerPort {
+  return 'dispatch' in server && typeof server.dispatch === 'function' ? server : (server as { readonly server: ServerPort }).server;
 }
 
 /** A warning is one line (its frames would only point into mcpkit); an error shows where it happened. */

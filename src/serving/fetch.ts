@@ -1,7 +1,7 @@
+import type { ServerPort } from '../server/server.js';
 import { utf8Bytes } from '../protocol/encoding.js';
 import type { AuthInfo } from '../engine/transport.js';
 import type { McpServer } from '../server/mcp-server.js';
-import type { Server } from '../server/server.js';
 import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './http/exchange.js';
 import { readCapped } from './http/read-capped.js';
 import { McpHttpHandler, type HttpServerOptions } from './http/router.js';
@@ -24,7 +24,7 @@ export type FetchHandler = ((request: Request, info?: FetchRequestInfo) => Promi
  * A web-standard `fetch` handler serving MCP, for Bun, Deno, Cloudflare Workers, Hono and any
  * runtime with Request/Response: `export default { fetch: toFetchHandler(server) }`.
  */
-export function toFetchHandler(server: McpServer | Server, options: HttpServerOptions = {}): FetchHandler {
+export function toFetchHandler(server: McpServer | ServerPort, options: HttpServerOptions = {}): FetchHandler {
   const handler = new McpHttpHandler(server, options);
   const encoder = new TextEncoder();
   const fn = (async (request: Request, info?: FetchRequestInfo) => {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server as NodeHttpServer, type
 import type { AddressInfo } from 'node:net';
 import type { AuthInfo } from '../engine/transport.js';
 import type { McpServer } from '../server/mcp-server.js';
-import type { Server } from '../server/server.js';
+import type { ServerPort } from '../server/server.js';
 import type { HeaderMap, HttpRequestView, HttpResponder, StreamWriter } from './http/exchange.js';
 import { McpHttpHandler, type HttpServerOptions } from './http/router.js';
 import { isLoopbackHost } from './http/security.js';
@@ -204,7 +204,7 @@ export type NodeRequestListener = ((req: IncomingMessage, res: ServerResponse) =
  * A node:http request listener serving MCP (Streamable HTTP, plus HTTP+SSE unless disabled).
  * It writes straight to ServerResponse: no Request/Response objects on the hot path.
  */
-export function toNodeHandler(server: McpServer | Server, options: HttpServerOptions = {}): NodeRequestListener {
+export function toNodeHandler(server: McpServer | ServerPort, options: HttpServerOptions = {}): NodeRequestListener {
   const handler = new McpHttpHandler(server, options);
   const listener = ((req: IncomingMessage, res: ServerResponse) => {
     void serveNode(handler, req, res);
@@ -283,7 +283,7 @@ export interface RunningServer {
 }
 
 /** Listens on `host:port` and serves MCP at `/mcp` (and `/sse` + `/messages`). */
-export async function serve(server: McpServer | Server, options: ServeOptions = {}): Promise<RunningServer> {
+export async function serve(server: McpServer | ServerPort, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const loopback = isLoopbackHost(host);
   // Bound to loopback: only loopback Host headers, which defeats DNS rebinding.

@@ -1,6 +1,6 @@
 import { Console } from 'node:console';
 import type { McpServer } from '../server/mcp-server.js';
-import { lowLevelServer, type Server } from '../server/server.js';
+import { servingPort, type ServerPort } from '../server/server.js';
 import type { ServerSession } from '../server/session.js';
 import { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
 
@@ -19,10 +19,10 @@ export interface ServeStdioOptions extends StdioServerTransportOptions {
 }
 
 /** Serves `server` on this process's stdin/stdout. Logs belong on stderr from here on. */
-export async function serveStdio(server: McpServer | Server, options: ServeStdioOptions = {}): Promise<ServerSession> {
+export async function serveStdio(server: McpServer | ServerPort, options: ServeStdioOptions = {}): Promise<ServerSession> {
   const { exitOnClose = true, console: consoleMode = 'stderr', ...transportOptions } = options;
   if (consoleMode === 'stderr' && (transportOptions.stdout === undefined || transportOptions.stdout === process.stdout)) consoleToStderr();
-  const low = lowLevelServer(server);
+  const low = servingPort(server);
   const session = await low.connect(new StdioServerTransport(transportOptions));
   if (exitOnClose) session.onClose(() => setImmediate(() => process.exit(0)));
   return session;

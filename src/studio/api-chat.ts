@@ -4,8 +4,10 @@
 import { ChatError, type StudioChat } from './chat.js';
 import { StudioRequestError } from './confirm.js';
 import { route, type Route } from './api-route.js';
+import type { InputQueue } from './inputs.js';
+import type { CreateMessageParams } from '../protocol/params.js';
 
-export function chatRoutes(chat: StudioChat): Route[] {
+export function chatRoutes(chat: StudioChat, inputs: InputQueue): Route[] {
   const run = async <T>(f: () => T | Promise<T>): Promise<T> => {
     try {
       return await f();
@@ -30,6 +32,16 @@ export function chatRoutes(chat: StudioChat): Route[] {
       return { ok: true };
     }),
     route('POST', '/api/chat/settings', (c) => run(() => chat.settings(c.body))),
+    // A server's sampling request drafted by the model: the answer comes back to the page, which
+    // sends it (edited or not) through /api/inputs/ID like one written by hand.
+    route('POST', '/api/inputs/([^/]+)/model', (c) =>
+      run(() => {
+        const waiting = inputs.pending(c.params[0]);
+        if (!waiting) throw new StudioRequestError(404, 'That request no longer waits for an answer');
+        if (waiting.input.kind !== 'sampling') throw new StudioRequestError(400, 'Only a sampling request can be answered by the model');
+        return chat.draft(waiting.input.params as unknown as CreateMessageParams, AbortSignal.any([c.signal, waiting.signal]));
+      }),
+    ),
     route('POST', '/api/chat/search-tools', (c) => run(() => ({ tools: chat.searchTools(c.body.query) }))),
   ];
 }

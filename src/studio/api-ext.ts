@@ -30,6 +30,19 @@ export function extensionRoutes(hub: StudioHub, api: ApiHelpers): Route[] {
       // A resource no host may render (AppResourceError) is the server's answer, shown as such.
       return api.answer(async (): Promise<AppViewInfo> => hub.appViews.add(c.params[0], await readAppResource(client, uri, { signal: c.signal }), origin));
     }),
+    // A view's sampling/createMessage: put to you as the server's are (by hand, or drafted by the
+    // model); this request waits for your answer, and a refusal is the view's error.
+    route('POST', `${S}/apps/sample`, async (c) => {
+      api.connected(c);
+      const params = object(c.body.params, 'params');
+      if (!Array.isArray(params.messages) || params.messages.length === 0) throw badRequest('params.messages must be a non-empty list');
+      if (typeof params.maxTokens !== 'number' || !(params.maxTokens > 0)) throw badRequest('params.maxTokens must be a positive number');
+      try {
+        return { result: await hub.inputs.sample(c.params[0], params as never, c.signal, 'view') };
+      } catch (err) {
+        return { error: errorOf(err) };
+      }
+    }),
     route('POST', `${S}/tasks/poll`, (c) => onTask(c, (s, id) => hub.tasks.poll(s, id))),
     route('POST', `${S}/tasks/cancel`, (c) => onTask(c, (s, id) => hub.tasks.cancel(s, id))),
     route('POST', `${S}/tasks/dismiss`, async (c) => ({ dismissed: hub.tasks.dismiss(c.params[0], taskId(c)) })),

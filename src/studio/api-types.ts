@@ -80,6 +80,8 @@ export interface PendingInput {
   id: string;
   server: string;
   kind: 'elicitation' | 'sampling';
+  /** `view`: asked by an MCP App view of the server (its sampling/createMessage), not the server. */
+  from?: 'view';
   params: Record<string, unknown>;
   /** Epoch ms. */
   since: number;
@@ -110,6 +112,8 @@ export interface StudioState {
   canAdd: boolean;
   /** The tasks the studio follows (started from the page, or found on a server). */
   tasks?: TaskView[];
+  /** The model given to the studio (never its key): sampling requests can be drafted by it. */
+  model?: { provider: string; model: string; endpoint: string };
 }
 
 /** The server-sent events of GET /api/events, by name. */

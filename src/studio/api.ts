@@ -119,7 +119,7 @@ export class StudioApi implements ApiHelpers {
       r('POST', `${S}/replay`, async (c) => this.replay(c)),
       ...extensionRoutes(hub, this),
       ...sessionRoutes(hub),
-      ...chatRoutes(hub.chat),
+      ...chatRoutes(hub.chat, hub.inputs),
       ...authRoutes(hub),
       ...cardRoutes(hub),
     ];
@@ -231,8 +231,8 @@ export class StudioApi implements ApiHelpers {
 
   /**
    * Sends the call: its result, or the task the server made of it, which the studio follows from
-   * then on. 2026-07-28: the server decides (the studio declares the tasks extension); a call
-   * with a request `_meta` is followed to its end by the client instead. 2025-11-25 (core tasks):
+   * then on. 2026-07-28: the server decides (the studio declares the tasks extension), with or
+   * without a request `_meta`. 2025-11-25 (core tasks):
    * the studio decides, as a client must: a tool that requires tasks is always called as one, an
    * optional one when the page asks.
    */
@@ -246,8 +246,7 @@ export class StudioApi implements ApiHelpers {
     const origin = { tool: name, arguments: args };
     const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) } as unknown as JsonObject;
     if (client.era === 'modern') {
-      if (meta !== undefined) return { result: (await client.request('tools/call', params, options)) as unknown as CallToolResult };
-      const r = (await client.startToolCall(name, args, options)) as unknown as Record<string, unknown>;
+      const r = (await client.startToolCall(name, args, options, meta)) as unknown as Record<string, unknown>;
       if (r.resultType === 'task') return { task: this.hub.tasks.adopt(server, r, 'extension', origin) };
       return { result: r as unknown as CallToolResult };
     }

@@ -13,6 +13,8 @@ import { createProvider, type ProviderConfig } from '../host/providers/index.js'
 import { ToolIndex } from '../pool/search/tool-index.js';
 import type { ServerPool } from '../pool/pool.js';
 import type { HostTool } from '../pool/tool-source.js';
+import type { CreateMessageParams } from '../protocol/params.js';
+import { draftSampling, type SamplingDraft } from './sampling.js';
 import type { ApprovalMode, ChatApproval, ChatEvent, ChatHistoryItem, ChatInfo, ChatMessage, ChatTool, ToolSearchMode } from './chat-types.js';
 
 interface Conv {
@@ -111,6 +113,22 @@ export class StudioChat {
     const conversations = [...this.convs.values()].map((c) => ({ id: c.id, busy: c.busy !== undefined, history: historyOf(c.conversation.messages) }));
     if (!this.provider) return { configured: false, why: this.why, ...base, conversations };
     return { configured: true, provider: this.provider.kind, model: this.provider.model, endpoint: this.endpoint, ...base, conversations };
+  }
+
+  /** The model as the page may see it (never the key); undefined without a usable one. */
+  shown(): { provider: string; model: string; endpoint: string } | undefined {
+    return this.provider ? { provider: this.provider.kind, model: this.provider.model, endpoint: this.endpoint ?? '' } : undefined;
+  }
+
+  /** The model's draft answer to a server's sampling request, for the user to check before it is sent. */
+  async draft(params: CreateMessageParams, signal: AbortSignal): Promise<SamplingDraft> {
+    if (!this.provider) throw new ChatError(409, this.why ?? 'No model is configured');
+    try {
+      return await draftSampling(this.provider, params, signal);
+    } catch (err) {
+      if (signal.aborted) throw new ChatError(409, 'The request was withdrawn (or the page went away) before the model answered');
+      throw new ChatError(502, `The model did not answer: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   settings(o: { approval?: unknown; toolSearch?: unknown }): ChatInfo {

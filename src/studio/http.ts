@@ -135,13 +135,16 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
 
   function openStream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    // close() ends the streams before their 'close' events unsubscribe them, and the hub keeps
+    // sending while it lets the servers go: a write then would throw ERR_STREAM_WRITE_AFTER_END.
+    const open = () => !res.writableEnded && !res.destroyed;
     const send = <E extends keyof StudioEvents>(event: E, data: StudioEvents[E]) => {
-      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (open()) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     send('snapshot', { state: hub.state(), timeline: hub.timeline.since(0, 5_000).map(forStream) });
     const off = hub.on(send);
     streams.add(res);
-    const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const beat = setInterval(() => open() && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     beat.unref();
     const done = () => {
       off();
@@ -188,6 +191,8 @@ function plain(res: ServerResponse, status: number, text: string): void {
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {
+  // The page may have gone (or the studio closed) while the route ran.
+  if (res.writableEnded || res.destroyed) return;
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(value));
 }

@@ -198,6 +198,7 @@ export class StudioHub {
       lastSeq: this.timeline.lastSeq,
       canAdd: this.options.canAdd !== false,
       tasks: this.tasks.list(),
+      ...(this.chat.shown() ? { model: this.chat.shown() } : {}),
     };
   }
 

@@ -10,6 +10,8 @@ import type { PendingInput } from './api-types.js';
 
 interface Waiting {
   input: PendingInput;
+  /** Aborted when the server (or the call) gives up on the question. */
+  signal: AbortSignal;
   resolve(answer: unknown): void;
   reject(err: Error): void;
 }
@@ -30,8 +32,15 @@ export class InputQueue {
     return this.ask(server, 'elicitation', params as unknown as Record<string, unknown>, signal) as Promise<ElicitResult>;
   }
 
-  sample(server: string, params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult> {
-    return this.ask(server, 'sampling', params as unknown as Record<string, unknown>, signal) as Promise<CreateMessageResult>;
+  /** `from`: `view` when an MCP App view of the server asks (not the server itself). */
+  sample(server: string, params: CreateMessageParams, signal: AbortSignal, from?: 'view'): Promise<CreateMessageResult> {
+    return this.ask(server, 'sampling', params as unknown as Record<string, unknown>, signal, from) as Promise<CreateMessageResult>;
+  }
+
+  /** A request still waiting, and the signal of its withdrawal. */
+  pending(id: string): { input: PendingInput; signal: AbortSignal } | undefined {
+    const w = this.waiting.get(id);
+    return w ? { input: w.input, signal: w.signal } : undefined;
   }
 
   /** The page's answer. Returns false when no such request waits (answered, withdrawn). */
@@ -57,11 +66,11 @@ export class InputQueue {
     for (const [id, w] of this.waiting) if (w.input.server === server) this.refuse(id, `server "${server}" was removed from the studio`);
   }
 
-  private ask(server: string, kind: PendingInput['kind'], params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  private ask(server: string, kind: PendingInput['kind'], params: Record<string, unknown>, signal: AbortSignal, from?: 'view'): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const id = randomUUID();
-      const input: PendingInput = { id, server, kind, params, since: this.clock.now() };
+      const input: PendingInput = { id, server, kind, params, since: this.clock.now(), ...(from ? { from } : {}) };
       // The server (or the call) gave up: the question disappears from the page.
       const onAbort = () => {
         if (!this.waiting.has(id)) return;
@@ -71,6 +80,7 @@ export class InputQueue {
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.set(id, {
         input,
+        signal,
         resolve: (a) => {
           signal.removeEventListener('abort', onAbort);
           resolve(a);

@@ -9,6 +9,9 @@
 import { createHash } from 'node:crypto';
 import { OAuthClientAuth } from '../client/auth/oauth.js';
 import type { AuthorizationRequest, OAuthOptions } from '../client/auth/options.js';
+import type { DpopOptions } from '../client/auth/dpop.js';
+import type { OAuthStore } from '../client/auth/store.js';
+import { keptTokensShown } from './oauth-store.js';
 import type { Clock } from '../engine/clock.js';
 import type { Target } from '../pool/targets.js';
 import { jwtClaims, maskBody, maskHeaders, StepLog, type Exchange, type OAuthStep, type OAuthView, type StepKind } from './oauth-steps.js';
@@ -21,6 +24,14 @@ export interface StudioOAuthOptions {
   clientSecret?: string;
   clientMetadataUrl?: string;
   scope?: string;
+  /**
+   * Where client registrations and tokens are kept across runs (`--oauth-file`); default: in
+   * memory for this run. `storeName` says where, in the steps the page shows.
+   */
+  store?: OAuthStore;
+  storeName?: string;
+  /** The DPoP key (kept with the store, since bound tokens work only with the key that got them). */
+  dpop?: DpopOptions;
 }
 
 interface Pending {
@@ -67,8 +78,17 @@ class ServerAuth {
       ...(o.clientSecret ? { clientSecret: o.clientSecret } : {}),
       ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
       ...(o.scope ? { scope: o.scope } : {}),
+      ...(o.store ? { store: keptTokensShown(o.store, (issuer, step) => this.kept(issuer, step), o.storeName) } : {}),
+      ...(o.dpop ? { dpop: o.dpop } : {}),
     };
     this.auth = new OAuthClientAuth(url, options, this.watchMcp(traced));
+  }
+
+  /** Tokens found in the store: a step of their own, and the next request that goes through is "authorized". */
+  private kept(issuer: string, step: Omit<OAuthStep, 'n' | 'at'>): void {
+    this.issuer = issuer;
+    this.fresh = true;
+    this.log.add(step);
   }
 
   /** A new connection's traced fetch (the client keeps its tokens). */

@@ -107,6 +107,17 @@ test('mcpkit gateway --code-mode: an official SDK client runs programs over two 
     .map((l) => JSON.parse(l) as { caller: string; item: string; outcome: string });
   assert.deepEqual(
     lines.map((l) => `${l.caller} ${l.item} ${l.outcome}`),
-    ['alice one_echo ok', 'alice inv_stock ok', 'alice inv_stock ok', 'alice one_echo ok', 'alice one_echo refused'],
+    // search_api and each run_code are logged like any call, a program after the calls it made.
+    [
+      'alice search_api ok',
+      'alice one_echo ok',
+      'alice inv_stock ok',
+      'alice run_code ok',
+      'alice inv_stock ok',
+      'alice run_code tool_error',
+      'alice one_echo ok',
+      'alice one_echo refused',
+      'alice run_code ok',
+    ],
   );
 });

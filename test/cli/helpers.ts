@@ -145,10 +145,16 @@ export async function startListening(args: string[], options: { env?: NodeJS.Pro
   const early = ended.then((code) => {
     throw new Error(`mcpkit ${args.join(' ')} exited (${code}) before listening\nstdout: ${io.out()}\nstderr: ${io.err()}`);
   });
-  const url = await within(
-    Promise.race([listening.promise, early]),
-    () => `the URL printed by mcpkit ${args.join(' ')}\nstdout: ${io.out()}\nstderr: ${io.err()}`,
-  );
+  let url: string;
+  try {
+    url = await within(Promise.race([listening.promise, early]), () => `the URL printed by mcpkit ${args.join(' ')}\nstdout: ${io.out()}\nstderr: ${io.err()}`);
+  } catch (err) {
+    // No URL in time: stop the command anyway, or what it started (serve --watch's child server)
+    // outlives the test and holds the file's process open.
+    io.signal('SIGTERM');
+    await within(ended, `mcpkit ${args.join(' ')} to stop after failing to start`).catch(() => {});
+    throw err;
+  }
   let stopped: Promise<void> | undefined;
   return {
     url,

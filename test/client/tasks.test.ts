@@ -461,3 +461,23 @@ test('tasks: listen({ taskIds }) delivers notifications/tasks, and they wake a w
   assert.deepEqual(s.server.bodies('subscriptions/listen')[0].params.notifications, { taskIds: [id] });
   await sub.close();
 });
+
+test('tasks: startToolCall sends the request _meta it is given, and still hands the task over', async (t) => {
+  const clock = new WatchedClock();
+  const metas: unknown[] = [];
+  const s = await setup(
+    t,
+    {
+      call: (params, server) => {
+        metas.push((params as { _meta?: unknown })._meta);
+        return { result: server.createTask([done('traced')]) };
+      },
+    },
+    { clock },
+  );
+  const started = await s.client.startToolCall('slow', {}, {}, { 'example.com/trace': 't-1' });
+  assert.equal(started.resultType, 'task');
+  assert.equal((metas[0] as Record<string, unknown> | undefined)?.['example.com/trace'], 't-1');
+  await flush();
+  assert.equal(polls(s, 0).length, 0, 'a handed-over task is not polled');
+});

@@ -33,7 +33,7 @@ test('every package entry is listed here, and every subpath of package.json has 
 
 for (const name of Object.keys(expected)) {
   test(`${name === 'index' ? 'mcpkit' : `mcpkit/${name}`} exports exactly the names in exports.json`, async () => {
-    const mod = (await import(`../../src/entries/${name}.ts`)) as Record<string, unknown>;
+    const mod = (await import(`../../src/entries/${name}.js`)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(mod).sort(), [...expected[name]].sort());
   });
 }

@@ -1,13 +1,15 @@
 // The module graph of src/, read from the source: what each file imports (statically or by
 // `import()`), and which Node globals it uses. Shared by the runtime-neutrality and lazy-loading
 // tests; a file is parsed once.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+// The checkout itself, also when the tests run compiled from a mirror of it (scripts/test-build.mjs),
+// where package.json is a link to the checkout's.
+export const ROOT = dirname(realpathSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')));
 
 export interface ModuleFacts {
   /** Relative imports, resolved to repository paths (src/...ts), with how they load. */

@@ -3,7 +3,8 @@
 // run_code only; each caller's API is made of the tools that caller may see; a program joins
 // the two backends; a hidden tool is not in the API and reading it fails at its line; the rate
 // limit counts each call a program makes; every inner call is in the call log; a program's
-// calls are traced under the run_code request's span; and a direct call of a backend tool is
+// calls are traced under the run_code request's span; search_api and run_code are in the call
+// log too; and a direct call of a backend tool is
 // refused (code mode replaces the tools).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -145,14 +146,23 @@ test('code mode through the gateway: per-caller APIs, a program over two backend
   const log = lines.map((l) => JSON.parse(l) as { caller: string; item: string; outcome: string; method: string });
   assert.deepEqual(
     log.map((l) => `${l.caller} ${l.item} ${l.outcome}`),
+    // search_api and run_code are calls too: each run_code's line comes after its program's calls.
     [
+      'alice search_api ok',
+      'alice search_api ok',
       'alice crm_list_customers ok',
       'alice billing_open_invoices ok',
       'alice billing_open_invoices ok',
+      'alice run_code ok',
+      'alice run_code tool_error',
+      'bob run_code tool_error',
       'alice billing_open_invoices ok',
       'alice billing_open_invoices refused',
+      'alice run_code ok',
       'alice billing_open_invoices refused',
+      'alice run_code tool_error',
       'bob billing_open_invoices ok',
+      'bob run_code ok',
     ],
   );
   assert.ok(log.every((l) => l.method === 'tools/call'));

@@ -30,9 +30,18 @@ describe('the new routes behind the gate', () => {
   let llm: ScriptedLlm;
   let sent: Promise<unknown> | undefined;
   before(async () => {
-    llm = await startScriptedOpenAI([textTurn('hello from the model'), toolCallsTurn({ name: 'ping_me', arguments: {} }), textTurn('it said pong')]);
+    llm = await startScriptedOpenAI([
+      textTurn('hello from the model'),
+      toolCallsTurn({ name: 'ping_me', arguments: {} }),
+      textTurn('it said pong'),
+      textTurn('drafted by the model'),
+    ]);
     const server = new McpServer({ name: 'gated', version: '1.0.0' });
     server.tool('ping_me', { description: 'answers pong' }, () => 'pong');
+    server.tool('ask_the_model', { description: 'samples' }, async (_args, ctx) => {
+      const r = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say something' } }], maxTokens: 20 });
+      return `the model said: ${(r.content as { text?: string }).text}`;
+    });
     mcp = await serve(server, { port: 0 });
     studio = await startTestStudio({
       servers: [{ name: 'mem', origin: 'command-line', target: resolveTarget(mcp.url) }],
@@ -56,7 +65,7 @@ describe('the new routes behind the gate', () => {
         assert.equal(r.format, 'mcpkit-studio-recording');
         assert.deepEqual(
           r.servers[0].catalog.tools.map((t: { name: string }) => t.name),
-          ['ping_me'],
+          ['ping_me', 'ask_the_model'],
         );
       },
     },
@@ -102,6 +111,43 @@ describe('the new routes behind the gate', () => {
     },
     { method: 'POST', path: '/api/servers/mem/oauth/cancel', body: {}, acts: (r) => assert.equal(r.cancelled, false) },
     { method: 'POST', path: '/api/chat/search-tools', body: { query: 'pong' }, acts: (r) => assert.equal(r.tools[0].name, 'ping_me') },
+    {
+      method: 'POST',
+      path: '/api/inputs/x/model',
+      body: {},
+      // A server's sampling request waiting in the page: the model drafts an answer, which is not sent.
+      async setup() {
+        sent = apiCall(s, '/api/servers/mem/call', { name: 'ask_the_model', arguments: {} });
+        await waitFor(() => studio.hub.inputs.list().length === 1, 'a sampling request waiting');
+        return `/api/inputs/${encodeURIComponent(studio.hub.inputs.list()[0].id)}/model`;
+      },
+      acts: async (r) => {
+        assert.deepEqual(r.result.content, { type: 'text', text: 'drafted by the model' });
+        // Only a draft: the request still waits for the page's answer.
+        const [waiting] = studio.hub.inputs.list();
+        assert.ok(waiting, 'the request still waits');
+        const answered = await apiCall(s, `/api/inputs/${encodeURIComponent(waiting.id)}`, { result: r.result });
+        assert.equal(answered.status, 200, answered.body);
+        const call = (await sent) as { body: string };
+        assert.match(JSON.stringify(JSON.parse(call.body).result.content), /the model said: drafted by the model/);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/servers/mem/apps/sample',
+      body: { params: { messages: [{ role: 'user', content: { type: 'text', text: 'from a view' } }], maxTokens: 10 } },
+      // A view's sampling request waits for the person: answered here as the page would.
+      async setup() {
+        void waitFor(() => studio.hub.inputs.list().find((i) => i.from === 'view'), { what: "the view's request waiting", timeoutMs: 60_000 })
+          .then((i) =>
+            studio.hub.inputs.answer(i.id, { role: 'assistant', content: { type: 'text', text: 'from the person' }, model: 'person', stopReason: 'endTurn' }),
+          )
+          // Never found: the page's own request then fails its assertion, which says so.
+          .catch(() => {});
+        return undefined;
+      },
+      acts: (r) => assert.deepEqual(r.result.content, { type: 'text', text: 'from the person' }),
+    },
   ];
 
   for (const c of cases) {

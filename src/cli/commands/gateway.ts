@@ -30,7 +30,8 @@ Options:
   --redis URL              share list changes with other gateway instances (needs ioredis)
   --code-mode              offer clients two tools, search_api and run_code, instead of the
                            backends' tools: programs call the tools in a sandbox, each call
-                           judged by the policy as a direct one (also "gateway.codeMode" in FILE)
+                           judged by the policy as a direct one, run_code itself too (also
+                           "gateway.codeMode" in FILE, which reloads follow)
 ${OBSERVABILITY_HELP}${HTTP_HELP}`;
 
 /** A RedisBus on `url`, through the optional peer ioredis. */

@@ -12,9 +12,10 @@ import { diagnose } from '../../host/doctor/diagnose.js';
 import type { StudioServer } from '../../studio/hub.js';
 import { startStudio } from '../../studio/http.js';
 import { isLoopbackAddress } from '../../studio/security.js';
+import type { StudioOAuthOptions } from '../../studio/oauth.js';
 import { envFrom, eraOf, flag, headersFrom, int, parse, str, strs, UsageError, version, type OptionSpecs } from '../args.js';
 import type { CliIo } from '../io.js';
-import { openBrowser } from '../oauth.js';
+import { FileOAuthStore, openBrowser } from '../oauth.js';
 import { StatusLine } from '../term.js';
 
 const OPTIONS: OptionSpecs = {
@@ -35,14 +36,15 @@ const OPTIONS: OptionSpecs = {
   'client-metadata-url': { type: 'string' },
   scope: { type: 'string' },
   'no-oauth': { type: 'boolean' },
+  'oauth-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
 const USAGE = `Usage: mcpkit studio [TARGET...] [options]
 
 A web studio to connect to, debug and play with MCP servers: tools with forms from their
-schemas, resources, prompts, elicitation and sampling answered by hand, and the protocol
-timeline. TARGET: a URL, a quoted command line, or a server name from a config (several at
+schemas, resources, prompts, elicitation and sampling (answered by hand, or drafted by the
+model given with --model), and the protocol timeline. TARGET: a URL, a quoted command line, or a server name from a config (several at
 once). With --config FILE and no TARGET, every server of FILE.
 
 It listens on 127.0.0.1 and answers only the browser that opened the address it prints (that
@@ -80,7 +82,10 @@ OAuth (URL targets that answer 401 with resource metadata; the Sign-in panel sho
   --client-metadata-url URL   an https client ID metadata document to use as the client id
   --scope "A B"          scopes to ask for (default: what the server's challenge names)
   --no-oauth             never sign in: a 401 is shown as it is
-  Default: dynamic registration. Tokens are kept in memory for this run only.
+  --oauth-file FILE      keep client registrations, tokens and the DPoP key in FILE (mode
+                         600) across runs, as the other commands do (their default file is
+                         ~/.config/mcpkit/oauth.json): the next run signs in without you
+  Default: dynamic registration, and tokens kept in memory for this run only.
 `;
 
 export async function studioCommand(argv: string[], io: CliIo): Promise<number> {
@@ -118,6 +123,7 @@ export async function studioCommand(argv: string[], io: CliIo): Promise<number> 
     requestTimeoutMs: int(values, 'timeout', 60, 0, 86_400) * 1000,
     ...(model ? { model } : {}),
     oauth: {
+      ...(await oauthFile(values, io)),
       disabled: flag(values, 'no-oauth'),
       clientId: str(values, 'client-id'),
       clientSecret: io.env.MCPKIT_CLIENT_SECRET || undefined,
@@ -248,4 +254,14 @@ export function studioServers(
     });
   }
   return out;
+}
+
+/** --oauth-file: the CLI's token file (FileOAuthStore) and its DPoP key, for the studio's sign-ins. */
+async function oauthFile(values: Parameters<typeof str>[0], io: CliIo): Promise<Pick<StudioOAuthOptions, 'store' | 'storeName' | 'dpop'>> {
+  const given = str(values, 'oauth-file');
+  if (given === undefined) return {};
+  if (flag(values, 'no-oauth')) throw new UsageError('--oauth-file and --no-oauth contradict each other');
+  const file = resolve(io.cwd, given);
+  const store = new FileOAuthStore(file);
+  return { store, storeName: file, dpop: { keyPair: await store.dpopKeyPair() } };
 }

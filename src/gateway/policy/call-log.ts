@@ -109,7 +109,8 @@ export class CallLog {
     if (e.item) {
       line.kind = e.item.kind;
       line.item = e.item.name;
-      line.server = e.item.server;
+      // The gateway's own tools (code mode's run_code and search_api) have no server.
+      if (e.item.server !== '') line.server = e.item.server;
       if (e.item.original !== e.item.name) line.original = e.item.original;
     }
     if (e.error !== undefined) line.error = e.error;

@@ -124,6 +124,8 @@ export class Conversation {
     const toolCalls: ToolCallRecord[] = [];
     let usage: ModelUsage | undefined;
     let malformedBefore: string | undefined;
+    /** The text of the paused parts of this turn (Anthropic's pause_turn), before the part that ends it. */
+    let paused = '';
     for (let step = 1; ; step++) {
       const { tools, offered } = this.stepTools();
       const last = step === maxSteps;
@@ -159,10 +161,19 @@ export class Conversation {
         ...(response.providerContent ? { providerContent: response.providerContent } : {}),
       });
       const finish = (stopReason: Answer['stopReason']): Answer => {
-        emit({ type: 'answer', text: response.text });
-        return { text: response.text, stopReason, steps: step, toolCalls, ...(usage ? { usage } : {}) };
+        const text = paused + response.text;
+        emit({ type: 'answer', text });
+        return { text, stopReason, steps: step, toolCalls, ...(usage ? { usage } : {}) };
       };
+      if (calls.length === 0 && response.stopReason === 'pause') {
+        // The provider paused a long turn: the next request sends it back as it came (the history
+        // now ends with it) and the model continues it. A step like any other.
+        if (last) return finish('max_steps');
+        paused += response.text;
+        continue;
+      }
       if (calls.length === 0) return finish(response.stopReason);
+      paused = '';
       if (last) {
         // Tool calls after the last step cannot be answered by the model: recorded, not run.
         for (const call of calls) {

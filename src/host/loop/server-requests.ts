@@ -4,7 +4,7 @@
 import { McpError } from '../../jsonrpc/errors.js';
 import type { SamplingContentBlock, SamplingMessage } from '../../protocol/types.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from '../../protocol/params.js';
-import type { ModelContent, ModelMessage, ModelRequest, ModelResponse } from '../model.js';
+import type { ModelContent, ModelMessage, ModelProvider, ModelRequest, ModelResponse } from '../model.js';
 import { completeObserved, type LoopContext } from './context.js';
 import { resultToModel } from './results.js';
 
@@ -95,18 +95,23 @@ export async function answerSampling(ctx: LoopContext, server: string, params: C
     );
   }
   if (!(await approve.call(ctx.interaction, { server, params }, signal))) throw new McpError(USER_REJECTED, 'The user rejected the sampling request');
+  return samplingResult(await completeObserved(ctx, samplingRequest(ctx.model, params, signal), undefined, server), ctx.model.model);
+}
+
+/** A sampling request as one model turn: its messages, the tools it offers (schemas made for `model`), its limits. */
+export function samplingRequest(model: Pick<ModelProvider, 'sanitizeSchema'>, params: CreateMessageParams, signal?: AbortSignal): ModelRequest {
   const tools = params.tools ?? [];
   const request: ModelRequest = {
     messages: samplingMessages(params),
-    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: ctx.model.sanitizeSchema(t.inputSchema as Record<string, unknown>) })),
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: model.sanitizeSchema(t.inputSchema as Record<string, unknown>) })),
     maxTokens: params.maxTokens,
-    signal,
   };
+  if (signal) request.signal = signal;
   // No tools offered: none may be called. Otherwise what the server asked, or the endpoint's default.
   const choice = tools.length === 0 ? 'none' : params.toolChoice?.mode;
   if (choice) request.toolChoice = choice;
   if (params.temperature !== undefined) request.temperature = params.temperature;
-  return samplingResult(await completeObserved(ctx, request, undefined, server), ctx.model.model);
+  return request;
 }
 
 /** Puts `elicitation/create` to the user; without `interaction.elicit` it is declined. */

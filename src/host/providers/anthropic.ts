@@ -41,6 +41,8 @@ const STOP_REASONS: Record<string, ModelResponse['stopReason']> = {
   tool_use: 'tool_calls',
   max_tokens: 'length',
   refusal: 'refusal',
+  // A long turn paused by the API (its server tools are still at work): sent back as it came, it goes on.
+  pause_turn: 'pause',
 };
 
 interface Block {
@@ -145,7 +147,9 @@ export class AnthropicProvider implements ModelProvider {
       }
     }
     const response: ModelResponse = { text, toolCalls, stopReason: STOP_REASONS[message.stop_reason ?? ''] ?? 'other' };
-    if (message.content.some((b) => SEARCH_BLOCKS.has(b.type ?? ''))) {
+    // A paused turn goes back as-is, every block of it (the API continues from them).
+    if (response.stopReason === 'pause') response.providerContent = { provider: 'anthropic', blocks: message.content };
+    else if (message.content.some((b) => SEARCH_BLOCKS.has(b.type ?? ''))) {
       response.providerContent = { provider: 'anthropic', blocks: message.content.filter((b) => KEPT_BLOCKS.has(b.type ?? '')) };
     }
     if (message.usage) response.usage = { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 };
@@ -156,6 +160,8 @@ export class AnthropicProvider implements ModelProvider {
 
 /** Blocks of a tool search the API ran: a turn holding them is kept in the API's own terms. */
 const SEARCH_BLOCKS = new Set(['server_tool_use', 'tool_search_tool_result']);
+/** Blocks whose deltas this provider does not keep. */
+const THINKING = new Set(['thinking', 'redacted_thinking']);
 /** The blocks such a turn is sent back with (thinking is not kept by this provider). */
 const KEPT_BLOCKS = new Set(['text', 'tool_use', 'server_tool_use', 'tool_search_tool_result']);
 
@@ -288,12 +294,17 @@ class AnthropicTurn {
       response.usage = { inputTokens: this.inputTokens ?? 0, outputTokens: this.outputTokens ?? 0 };
     if (this.model) response.model = this.model;
     const ordered = [...this.blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
-    if (ordered.some((b) => SEARCH_BLOCKS.has(b.type))) {
+    const paused = response.stopReason === 'pause';
+    if (paused || ordered.some((b) => SEARCH_BLOCKS.has(b.type))) {
       const blocks: unknown[] = [];
       for (const b of ordered) {
-        if (b.type === 'text' && b.text !== '') blocks.push({ type: 'text', text: b.text });
-        else if (b.type === 'tool_use' || b.type === 'server_tool_use') blocks.push({ type: b.type, id: b.id, name: b.name, input: inputOf(b.json) });
+        if (b.type === 'text') {
+          if (b.text !== '') blocks.push({ type: 'text', text: b.text });
+        } else if (b.type === 'tool_use' || b.type === 'server_tool_use') blocks.push({ type: b.type, id: b.id, name: b.name, input: inputOf(b.json) });
         else if (b.type === 'tool_search_tool_result') blocks.push(b.raw);
+        // A paused turn keeps the results of the API's other server tools too (web search, fetch...),
+        // whole as they came in their content_block_start; thinking is not kept by this provider.
+        else if (paused && !THINKING.has(b.type)) blocks.push(b.raw);
       }
       response.providerContent = { provider: 'anthropic', blocks };
     }

@@ -1,7 +1,7 @@
+import type { ServerPort } from '../../server/server.js';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthInfo } from '../../engine/transport.js';
 import type { McpServer } from '../../server/mcp-server.js';
-import type { Server } from '../../server/server.js';
 import { McpHttpHandler, type HttpServerOptions } from '../http/router.js';
 import { serveNode } from '../node.js';
 
@@ -26,7 +26,7 @@ const fromReqAuth = (req: Request): AuthInfo | undefined => (req as Request & { 
  * goes on to the next route. A body `express.json()` (or `text()`, `raw()`) already parsed is
  * used as it is. Paths are the application's (`req.originalUrl`), whatever router it is mounted on.
  */
-export function toExpressHandler(server: McpServer | Server, options: ExpressMcpOptions = {}): ExpressMcpHandler {
+export function toExpressHandler(server: McpServer | ServerPort, options: ExpressMcpOptions = {}): ExpressMcpHandler {
   const { authInfo = fromReqAuth, ...http } = options;
   const handler = new McpHttpHandler(server, http);
   const fn = ((req: Request, res: Response, next: NextFunction) => {

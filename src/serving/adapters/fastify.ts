@@ -1,7 +1,7 @@
+import type { ServerPort } from '../../server/server.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '../../engine/transport.js';
 import type { McpServer } from '../../server/mcp-server.js';
-import type { Server } from '../../server/server.js';
 import { McpHttpHandler, type HttpServerOptions } from '../http/router.js';
 import { serveNode } from '../node.js';
 
@@ -30,7 +30,7 @@ const METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'];
  * JSON-RPC -32700, not Fastify's error), up to `maxBodyBytes`. The application's hooks run first;
  * the response is then written by mcpkit (`reply.hijack()`). Closing Fastify closes the handler first.
  */
-export function toFastifyPlugin(server: McpServer | Server, options: FastifyMcpOptions = {}): FastifyMcpPlugin {
+export function toFastifyPlugin(server: McpServer | ServerPort, options: FastifyMcpOptions = {}): FastifyMcpPlugin {
   const { authInfo = fromRequestAuth, ...http } = options;
   const handler = new McpHttpHandler(server, http);
   // A byte over the core's limit, so that the core answers a body just too large its way (a

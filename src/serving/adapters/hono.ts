@@ -1,7 +1,7 @@
+import type { ServerPort } from '../../server/server.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthInfo } from '../../engine/transport.js';
 import type { McpServer } from '../../server/mcp-server.js';
-import type { Server } from '../../server/server.js';
 import { toFetchHandler } from '../fetch.js';
 import type { McpHttpHandler, HttpServerOptions } from '../http/router.js';
 
@@ -31,7 +31,7 @@ function nodeRemoteAddress(c: Context): string | undefined {
  * Workers). A body a middleware already read (`c.req.json()`, a validator) is taken from Hono's
  * cache.
  */
-export function toHonoMiddleware(server: McpServer | Server, options: HonoMcpOptions = {}): HonoMcpMiddleware {
+export function toHonoMiddleware(server: McpServer | ServerPort, options: HonoMcpOptions = {}): HonoMcpMiddleware {
   const { authInfo = fromVariable, ...http } = options;
   const fetchHandler = toFetchHandler(server, http);
   const handler = fetchHandler.handler;

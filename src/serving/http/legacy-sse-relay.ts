@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { AuthInfo } from '../../engine/transport.js';
-import type { Server } from '../../server/server.js';
+import type { ServerPort } from '../../server/server.js';
 
 /** The bus channel of HTTP+SSE forwarding; instances of other versions ignore it. */
 const CHANNEL = 'mcpkit/legacy-sse';
@@ -19,7 +19,7 @@ export class LegacySseRelay {
   private readonly stop: () => void;
 
   constructor(
-    private readonly server: Server,
+    private readonly server: ServerPort,
     deliver: Deliver,
     private readonly timeoutMs: number,
   ) {

@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, decodeValue } from '../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import type { Server } from '../../server/server.js';
+import type { ServerPort } from '../../server/server.js';
 import type { FrameInfo, SendOptions, Transport } from '../../engine/transport.js';
 import { afterGap, ProgressGap } from '../../transports/progress-gap.js';
 import { SSE_HEADERS } from './channel.js';
@@ -85,7 +85,7 @@ export class LegacySseHandler {
   private readonly relay: LegacySseRelay;
 
   constructor(
-    private readonly server: Server,
+    private readonly server: ServerPort,
     private readonly o: LegacySseOptions = {},
   ) {
     this.ssePath = o.ssePath ?? '/sse';

@@ -1,5 +1,5 @@
 import type { McpServer } from '../../server/mcp-server.js';
-import { lowLevelServer, type Server } from '../../server/server.js';
+import { servingPort, type ServerPort } from '../../server/server.js';
 import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { Lifecycle, type HealthOptions } from './lifecycle.js';
 import { LegacySseHandler, type LegacySseOptions, type Screen } from './legacy-sse.js';
@@ -35,8 +35,8 @@ export class McpHttpHandler {
   private lifecycle: Lifecycle | undefined;
   private readonly probes: boolean;
 
-  constructor(server: McpServer | Server, options: HttpServerOptions = {}) {
-    const low = lowLevelServer(server);
+  constructor(server: McpServer | ServerPort, options: HttpServerOptions = {}) {
+    const low = servingPort(server);
     const card = options.serverCard ?? false;
     const cardOptions = card === true ? {} : card || undefined;
     if (cardOptions) ServerCardHost.check(low, cardOptions);

@@ -6,7 +6,7 @@
  */
 import { bytesToBase64url, utf8Bytes } from '../../protocol/encoding.js';
 import { buildServerCard, endpointVersions, SERVER_CARD_MEDIA_TYPE, type CardRemote, type ServerCard, type ServerCardOptions } from '../../server/card.js';
-import type { Server } from '../../server/server.js';
+import type { ServerPort } from '../../server/server.js';
 import { requestOrigin, type HeaderMap, type HttpRequestView, type HttpResponder } from './exchange.js';
 import { accepts, sendError } from './responses.js';
 
@@ -64,7 +64,7 @@ export class ServerCardHost {
   private last: { body: string; etag: Promise<string> } | undefined;
 
   constructor(
-    private readonly server: Server,
+    private readonly server: ServerPort,
     private readonly endpoint: string,
     private readonly ssePath: string | undefined,
     private readonly o: ServerCardHostOptions,
@@ -77,7 +77,7 @@ export class ServerCardHost {
    * Refuses options that could never make a valid card, when the handler is built rather than
    * on the first GET (and before anything that would need closing is started).
    */
-  static check(server: Server, o: ServerCardHostOptions): void {
+  static check(server: ServerPort, o: ServerCardHostOptions): void {
     const age = o.maxAgeSeconds ?? 3600;
     if (!(Number.isInteger(age) && age >= 0))
       throw new RangeError(`serverCard.maxAgeSeconds must be a whole number of 0 or more, got ${String(o.maxAgeSeconds)}`);

@@ -1,5 +1,5 @@
 import { bytesToBase64url } from '../../protocol/encoding.js';
-import type { Server } from '../../server/server.js';
+import type { ServerPort } from '../../server/server.js';
 import type { ServerSession } from '../../server/session.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import type { Clock } from '../../engine/clock.js';
@@ -90,7 +90,7 @@ export class SessionTable {
   private readonly ttlMs: number;
 
   constructor(
-    private readonly server: Server,
+    private readonly server: ServerPort,
     o: SessionTableOptions,
   ) {
     this.store = o.store;

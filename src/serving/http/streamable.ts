@@ -2,7 +2,7 @@ import { decodeValue, DEFAULT_LIMITS, errorResponse, type DecodeLimits } from '.
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import type { McpServer } from '../../server/mcp-server.js';
-import { lowLevelServer, type Server } from '../../server/server.js';
+import { servingPort, type ServerPort } from '../../server/server.js';
 import { isModernVersion, requestEra } from '../../protocol/era.js';
 import { DEFAULT_HTTP_VERSION, features, HANDSHAKE_VERSIONS, negotiateVersion } from '../../protocol/versions.js';
 import type { AuthInfo, FrameInfo } from '../../engine/transport.js';
@@ -45,7 +45,7 @@ const STATELESS_ASK =
  * independent of node:http or fetch. Adapters hand it a request view and a responder.
  */
 export class StreamableHttpHandler {
-  readonly server: Server;
+  readonly server: ServerPort;
   readonly endpoint: string;
   private readonly o: StreamableHttpOptions;
   private readonly eventStore: EventStore | undefined;
@@ -74,8 +74,8 @@ export class StreamableHttpHandler {
   /** 2026-07-28 `subscriptions/listen` streams open here: idle by nature, ended first by a drain. */
   readonly listens = new Set<ResponseChannel>();
 
-  constructor(server: McpServer | Server, options: StreamableHttpOptions = {}) {
-    this.server = lowLevelServer(server);
+  constructor(server: McpServer | ServerPort, options: StreamableHttpOptions = {}) {
+    this.server = servingPort(server);
     this.o = options;
     this.endpoint = options.endpoint ?? '/mcp';
     this.eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());

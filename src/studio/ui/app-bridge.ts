@@ -53,6 +53,10 @@ export interface BridgeHandlers {
   callTool(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   readResource(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   openLink(url: string): Promise<Record<string, unknown>>;
+  /** A view's `sampling/createMessage`: answered by you (or the model's draft you send). */
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** `ui/download-file`: saved once you allow it. */
+  downloadFile(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   message(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   updateModelContext(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** The mode the host switched to (the current one when it refuses). */
@@ -197,6 +201,10 @@ export class AppBridge {
       case 'ui/open-link':
         if (typeof params.url !== 'string') throw new RpcError(-32602, 'ui/open-link needs a url');
         return this.h.openLink(params.url);
+      case 'ui/download-file':
+        return this.h.downloadFile(params);
+      case 'sampling/createMessage':
+        return this.h.sample(params);
       case 'ui/message':
         return this.h.message(params);
       case 'ui/update-model-context':

@@ -8,6 +8,8 @@ import { toolUi } from '../../protocol/apps.js';
 import type { AppViewInfo, CallOutcome, ServerView } from '../api-types.js';
 import { post, serverPath } from './api.js';
 import { AppBridge, RpcError, type BridgeLogEntry, type DisplayMode, type HostContext } from './app-bridge.js';
+import { filesOf, saveFiles, type ViewFile } from './app-download.js';
+import { AppSaid } from './app-said.js';
 import { Json } from './content.js';
 import { taskKey, useStudio } from './store.js';
 import type { ToolDef } from './tools.js';
@@ -69,10 +71,11 @@ function contextOf(p: Presets, mode: DisplayMode): Partial<HostContext> {
 
 interface Ask {
   id: number;
-  kind: 'tools/call' | 'ui/open-link';
+  kind: 'tools/call' | 'ui/open-link' | 'ui/download-file';
   name?: string;
   args?: unknown;
   url?: string;
+  files?: ViewFile[];
   decide(yes: boolean): void;
 }
 
@@ -147,6 +150,8 @@ export function AppView(p: {
         version,
         capabilities: {
           openLinks: {},
+          downloadFile: {},
+          sampling: {},
           serverTools: {},
           serverResources: {},
           logging: {},
@@ -183,6 +188,32 @@ export function AppView(p: {
         openLink: async (url) => {
           if (!/^https?:\/\//i.test(url)) throw new RpcError(-32602, 'Only http(s) links are opened');
           if (!(await ask({ kind: 'ui/open-link', url }))) return { isError: true };
+          return {};
+        },
+        sample: async (params) => {
+          const r = await post<{ result?: Record<string, unknown>; error?: { code?: number; message: string } }>(
+            serverPath(latest.current.server.name, 'apps/sample'),
+            { params },
+          );
+          if (r.error) throw new RpcError(r.error.code ?? -1, r.error.message);
+          return r.result ?? {};
+        },
+        downloadFile: async (params) => {
+          let files: ViewFile[];
+          try {
+            files = filesOf(params);
+          } catch (err) {
+            throw new RpcError(-32602, (err as Error).message);
+          }
+          if (!(await ask({ kind: 'ui/download-file', files }))) return { isError: true };
+          await saveFiles(files, async (uri) => {
+            const r = await post<{ result?: { contents?: Array<{ text?: string; blob?: string; mimeType?: string }> }; error?: { message: string } }>(
+              serverPath(latest.current.server.name, 'read'),
+              { uri },
+            );
+            if (r.error) throw new RpcError(-32603, r.error.message);
+            return r.result?.contents ?? [];
+          });
           return {};
         },
         message: async (params) => {
@@ -294,15 +325,26 @@ export function AppView(p: {
               </div>
               <Json value={a.args} />
             </>
+          ) : a.kind === 'ui/download-file' ? (
+            <div>
+              The view asks to save {a.files?.length === 1 ? 'a file' : `${a.files?.length} files`}:{' '}
+              {a.files?.map((f, i) => (
+                <span key={i} data-testid="download-file">
+                  {i > 0 ? ', ' : ''}
+                  <code>{f.name}</code> ({f.mimeType}
+                  {f.size !== undefined ? `, ${f.size} bytes` : `, read from ${f.link}`})
+                </span>
+              ))}
+            </div>
           ) : (
             <div>
               The view asks to open <code>{a.url}</code>
             </div>
           )}
           <div class="actions">
-            {a.kind === 'tools/call' ? (
+            {a.kind === 'tools/call' || a.kind === 'ui/download-file' ? (
               <button type="button" class="primary" onClick={() => a.decide(true)}>
-                Allow
+                {a.kind === 'tools/call' ? 'Allow' : 'Save'}
               </button>
             ) : (
               <a class="button primary" href={a.url} target="_blank" rel="noopener noreferrer" onClick={() => a.decide(true)}>
@@ -316,22 +358,7 @@ export function AppView(p: {
         </div>
       ))}
       <div ref={stage} class={`app-stage${prefersBorder === false ? ' borderless' : ''}`} data-device={p.presets.device} />
-      {messages.length > 0 || context !== undefined ? (
-        <div class="app-said">
-          {messages.map((m, i) => (
-            <div key={i}>
-              <span class="badge">ui/message</span> <span class="muted">(the studio has no conversation: shown here)</span>
-              <Json value={m} />
-            </div>
-          ))}
-          {context !== undefined ? (
-            <div>
-              <span class="badge">model context</span> <span class="muted">(the latest ui/update-model-context)</span>
-              <Json value={context} />
-            </div>
-          ) : null}
-        </div>
-      ) : null}
+      <AppSaid messages={messages} context={context} server={p.server.name} />
       <details class="app-log">
         <summary>
           Messages with the view: {log.length} <span class="muted">· ignored (not from this view): </span>

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { catalogDiff, pairCalls, answerDiff, type CatalogDiff, type PairedCall } from '../diff.js';
 import { readRecording, recordedServers, replayPlan, type Answer, type Catalog, type CatalogSnapshot, type PlannedCall, type Recording } from '../recording.js';
 import { ApiError, post, serverPath } from './api.js';
+import { type MappedId, ReplayIds } from '../replay-ids.js';
 import { answerValue, callLabel, CatalogDiffView, ChangeList, PairRow, SideBySide } from './diff-view.js';
 import {
   addRecording,
@@ -118,7 +119,15 @@ interface Row {
   call: PlannedCall;
   live?: Answer;
   failed?: string;
+  /** The recorded answer read with the live server's ids (what the live one is compared with). */
+  recorded?: Answer;
+  /** Recorded ids this request was sent with the live values of. */
+  sentWith?: MappedId[];
+  /** Ids this answer made: the recorded one and the live one. */
+  learned?: MappedId[];
 }
+
+const recordedOf = (r: Row): Answer | undefined => r.recorded ?? r.call.recorded;
 
 function Replay({ defaultServer }: { defaultServer?: string }) {
   const s = useSessions();
@@ -139,16 +148,23 @@ function Replay({ defaultServer }: { defaultServer?: string }) {
     setRunning(ctl);
     const done: Row[] = plan.map((call) => ({ call }));
     setRows([...done]);
+    // Ids the recorded server made (tasks, cursors, what tools created), paired with the live server's as they come.
+    const ids = new ReplayIds();
     for (const row of done) {
       if (ctl.signal.aborted) break;
       if (row.call.skip) continue;
       try {
+        const { value: params, used } = ids.apply(row.call.params);
+        if (used.length > 0) row.sentWith = used;
         const out = await post<{ result?: unknown; error?: { code?: number; message: string; data?: unknown } }>(
           serverPath(target, 'replay'),
-          { message: { jsonrpc: '2.0', id: 1, method: row.call.method, ...(row.call.params ? { params: row.call.params } : {}) } },
+          { message: { jsonrpc: '2.0', id: 1, method: row.call.method, ...(params ? { params } : {}) } },
           ctl.signal,
         );
         row.live = out.error !== undefined ? { error: out.error } : { result: out.result };
+        const learned = ids.learn(answerValue(row.call.recorded), answerValue(row.live));
+        if (learned.length > 0) row.learned = learned;
+        if (ids.size > 0 && row.call.recorded) row.recorded = ids.apply(row.call.recorded).value;
       } catch (e) {
         row.failed = e instanceof ApiError || e instanceof Error ? e.message : String(e);
       }
@@ -157,7 +173,7 @@ function Replay({ defaultServer }: { defaultServer?: string }) {
     setRunning(undefined);
   };
   const sent = rows.filter((r) => r.live || r.failed);
-  const differ = sent.filter((r) => r.failed || answerDiff(r.call.recorded, r.live).length > 0).length;
+  const differ = sent.filter((r) => r.failed || answerDiff(recordedOf(r), r.live).length > 0).length;
   return (
     <section class="card-box replay">
       <h2>Replay a recording</h2>
@@ -218,7 +234,7 @@ function Replay({ defaultServer }: { defaultServer?: string }) {
 
 function ReplayRow({ row }: { row: Row }) {
   const [open, setOpen] = useState(false);
-  const changes = row.live ? answerDiff(row.call.recorded, row.live) : [];
+  const changes = row.live ? answerDiff(recordedOf(row), row.live) : [];
   const state = row.call.skip ? 'skipped' : row.failed ? 'failed' : !row.live ? 'waiting' : changes.length > 0 ? 'differs' : 'same';
   const show = open || state === 'differs';
   return (
@@ -233,13 +249,34 @@ function ReplayRow({ row }: { row: Row }) {
         ) : null}
       </div>
       {row.failed ? <div class="error-text">{row.failed}</div> : null}
+      {row.sentWith ? <MappedIds what="sent with the live server's ids:" ids={row.sentWith} /> : null}
+      {row.learned ? <MappedIds what="ids the live server made (the recorded ones are read as these):" ids={row.learned} /> : null}
       {row.live && show ? (
         <>
           <ChangeList changes={changes} />
-          <SideBySide left={answerValue(row.call.recorded)} right={answerValue(row.live)} labels={['Recorded answer', 'Live answer']} changes={changes} />
+          <SideBySide
+            left={answerValue(recordedOf(row))}
+            right={answerValue(row.live)}
+            labels={[row.recorded ? 'Recorded answer (with the live ids)' : 'Recorded answer', 'Live answer']}
+            changes={changes}
+          />
         </>
       ) : null}
     </li>
+  );
+}
+
+function MappedIds({ what, ids }: { what: string; ids: MappedId[] }) {
+  return (
+    <div class="muted small-print ids-mapped" data-testid="ids-mapped">
+      {what}{' '}
+      {ids.map((m, i) => (
+        <span key={m.recorded}>
+          {i > 0 ? ', ' : ''}
+          <code>{m.path}</code> <code>{m.recorded}</code> → <code>{m.live}</code>
+        </span>
+      ))}
+    </div>
   );
 }
 
