@@ -16,6 +16,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const argv = process.argv.slice(2);
+// The server children sample nothing on a timer (lib/child-stats.mjs): only per-call work is counted.
+process.env.BENCH_RSS_SAMPLER = '0';
 const value = (name, d) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d;
 const root = value('root', dirname(dirname(fileURLToPath(import.meta.url))));
 const impl = value('impl', 'mcpkit');

@@ -8,8 +8,10 @@ const sample = () => {
   const r = process.memoryUsage.rss();
   if (r > peakRss) peakRss = r;
 };
-const sampler = setInterval(sample, 100);
-sampler.unref();
+// Not under the instruction counters (BENCH_RSS_SAMPLER=0): a sample every 100 ms is work that
+// grows with the run's wall time, which valgrind and a busy machine stretch, so it would not
+// cancel out of (I(2M) − I(M)) ÷ M.
+if (process.env.BENCH_RSS_SAMPLER !== '0') setInterval(sample, 100).unref();
 
 function snapshot() {
   sample();

@@ -70,12 +70,12 @@ export function procStats(pid) {
   }
 }
 
-/** Direct children of this process (Linux), to find a server a client library spawned. */
-export function childPids() {
+/** Direct children of a process, this one by default (Linux), to find a server a client library spawned. */
+export function childPids(pid = process.pid) {
   try {
     const out = [];
-    for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
-      const list = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8').trim();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
       if (list) out.push(...list.split(/\s+/).map(Number));
     }
     return out;

@@ -2,6 +2,7 @@ import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { ClientCapabilities, Root } from '../protocol/types.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequests, InputResponses } from '../protocol/params.js';
+import { realSignal } from '../engine/light-signal.js';
 import { applyElicitationDefaults, validateElicitationSchema } from '../schema/elicitation.js';
 
 export type SamplingHandler = (params: CreateMessageParams, ctx: { signal: AbortSignal }) => Promise<CreateMessageResult> | CreateMessageResult;
@@ -67,7 +68,9 @@ export class ClientInputs {
    * handler for fails the whole call with a LocalError naming the missing handler: a server
    * should not ask for what the request did not declare, and guessing an answer would be worse.
    */
-  async fulfil(requests: InputRequests, declared: ClientCapabilities, signal: AbortSignal): Promise<InputResponses> {
+  async fulfil(requests: InputRequests, declared: ClientCapabilities, given: AbortSignal): Promise<InputResponses> {
+    // The handlers get a real AbortSignal, whatever the call was given (a relay's is a LightSignal).
+    const signal = realSignal(given);
     const out: InputResponses = {};
     for (const [key, req] of Object.entries(requests)) {
       if (!req || typeof req !== 'object' || typeof req.method !== 'string') {

@@ -168,8 +168,11 @@ export class Peer {
     const id = this.nextId++;
     let sentParams = params;
     if (options.onprogress) {
-      const meta = (params?._meta as JsonObject | undefined) ?? {};
-      sentParams = { ...params, _meta: { ...meta, progressToken: id } };
+      // Object.assign, not spreads: on Node 20 `{ ...a, k: v }` costs several times as much.
+      const meta: JsonObject = Object.assign({}, params?._meta as JsonObject | undefined);
+      meta.progressToken = id;
+      sentParams = Object.assign({}, params);
+      sentParams._meta = meta;
     }
     // Built from an empty object, not as a literal, for the reason given at Pending: a request
     // message is alive until its response comes, like the Pending record, and holds the params.

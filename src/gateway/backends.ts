@@ -79,7 +79,8 @@ export class Backends {
 
   /** Whom a request's per-client backends belong to: its session, or (stateless) its caller. */
   ownerOf(ctx: Pick<RequestContext, 'session'>, callerId: string): string {
-    return ctx.session ? this.owners.session(ctx.session) : `caller:${callerId}`;
+    // A session's own lane closes with it.
+    return ctx.session ? this.owners.session(ctx.session, true) : `caller:${callerId}`;
   }
 
   /**

@@ -23,6 +23,8 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/;
 /** RFC 3986 appendix B: scheme, authority, path, query, fragment. */
 const PARTS = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s;
 
+const PRINTABLE_ASCII = /^[!-~]*$/;
+
 const encodeByte = (b: number) => `%${HEX[b >> 4]}${HEX[b & 15]}`;
 const utf8 = new TextEncoder();
 
@@ -159,6 +161,9 @@ export function parseGatewayUri(uri: string): GatewayResource | undefined {
  * otherwise. Names are compared exactly, case included, by routing and by every rule alike.
  */
 export function canonicalName(name: string): string | undefined {
+  // Printable ASCII without spaces (nearly every name) is in NFC and has no control, format or
+  // separator character: no normalisation to run.
+  if (PRINTABLE_ASCII.test(name)) return name;
   return name.normalize('NFC') === name && !/[\p{Cc}\p{Cf}\p{Z}]/u.test(name) ? name : undefined;
 }
 

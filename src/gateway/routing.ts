@@ -9,7 +9,9 @@
 // have, rather than risk showing one user's question to another. `mcpkit bridge --http` (one
 // stdio child shared by its HTTP clients) follows the same rule with this same router.
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { LightSignal } from '../engine/light-signal.js';
 import type { RequestContext } from '../server/context.js';
+import { whenCancelled } from '../server/request-facts.js';
 
 /** What a refusal says, for the component using the router (the gateway's words by default). */
 export interface RouterWords {
@@ -26,23 +28,59 @@ const GATEWAY_WORDS: RouterWords = {
     'give it "session": "per-client" in the gateway config, or use a 2026-07-28 server',
 };
 
-interface Flight {
-  readonly server: string;
-  readonly ctx: RequestContext;
-  readonly owner: string;
-  readonly controller: AbortController;
-  /** Notifications being relayed on this call's stream: they leave before its result. */
-  relayed: Array<Promise<unknown>> | undefined;
-}
-
 /** A call in flight, as its forwarder holds it. */
 export interface FlightHandle {
   /** Goes with the forwarded call: aborted when the client cancels, or the call must stop. */
   readonly signal: AbortSignal;
-  /** Settles once what was relayed on the call's stream (progress, log lines) has been sent. */
-  relayed(): Promise<void>;
+  /**
+   * What was relayed on the call's stream (progress, log lines) that must be sent before its
+   * result: a promise to wait for, or undefined when nothing is (the usual case, no await).
+   */
+  relayed(): Promise<void> | undefined;
   /** The call settled. */
   end(): void;
+}
+
+/**
+ * One forwarded call: its own signal, its client's request, its owner. A class that is also the
+ * abort listener on the client's signal (handleEvent) and the handle the forwarder holds: no
+ * closure nor handle object per call. Its signal is a LightSignal, not an AbortController's
+ * (microseconds per call on Node, with the listener the client's engine adds to it): the pool,
+ * the client and the engine use only its light surface, and a question's handler is given the
+ * real AbortSignal made from it (client/inputs.ts), which `find` knows as this call's too.
+ */
+class Flight implements FlightHandle {
+  readonly controller = new LightSignal();
+  /** Notifications being relayed on this call's stream: they leave before its result. */
+  pending: Array<Promise<unknown>> | undefined = undefined;
+
+  constructor(
+    private readonly router: InputRouter,
+    readonly server: string,
+    readonly ctx: RequestContext,
+    readonly owner: unknown,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.asSignal;
+  }
+
+  /** The client's request was cancelled: so is the forwarded call. */
+  handleEvent(): void {
+    this.controller.abort(this.ctx.signal.reason);
+  }
+
+  relayed(): Promise<void> | undefined {
+    const p = this.pending;
+    if (p === undefined) return undefined;
+    this.pending = undefined;
+    return Promise.all(p).then(() => {});
+  }
+
+  end(): void {
+    // Still listening to the client's request (see begin): the listener goes with that request.
+    this.router.ended(this);
+  }
 }
 
 /** A call a message that names none belongs to, to relay it on that call's stream. */
@@ -53,39 +91,37 @@ export interface SoleCall {
 }
 
 export class InputRouter {
-  private readonly bySignal = new WeakMap<AbortSignal, Flight>();
+  private readonly bySignal = new WeakMap<object, Flight>();
   private readonly flights = new Set<Flight>();
   private readonly idlers: Array<() => void> = [];
 
   constructor(private readonly words: RouterWords = GATEWAY_WORDS) {}
 
   /**
-   * A call is forwarded to `server` for the client `owner` (a session, or a caller). The signal
-   * returned goes with the forwarded call; `end` must be called when it settles.
+   * A call is forwarded to `server` for the client `owner` (a session's key, or anything that
+   * stands for one stateless request). The handle's signal goes with the forwarded call; `end`
+   * must be called when it settles.
    */
-  begin(server: string, ctx: RequestContext, owner: string): FlightHandle {
-    const controller = new AbortController();
-    const flight: Flight = { server, ctx, owner, controller, relayed: undefined };
-    const onAbort = () => controller.abort(ctx.signal.reason);
-    if (ctx.signal.aborted) onAbort();
-    else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    this.bySignal.set(controller.signal, flight);
+  begin(server: string, ctx: RequestContext, owner: unknown): FlightHandle {
+    const flight = new Flight(this, server, ctx, owner);
+    // Without making the client request's own AbortSignal (the request ends soon after the call,
+    // and the listener with it, so it is never removed).
+    whenCancelled(ctx, flight);
+    this.bySignal.set(flight.signal, flight);
     this.flights.add(flight);
-    return {
-      signal: controller.signal,
-      relayed: () => (flight.relayed === undefined ? Promise.resolve() : Promise.all(flight.relayed).then(() => {})),
-      end: () => {
-        ctx.signal.removeEventListener('abort', onAbort);
-        this.flights.delete(flight);
-        if (this.flights.size === 0) for (const idle of this.idlers.splice(0)) idle();
-      },
-    };
+    return flight;
+  }
+
+  /** @internal A flight ended. */
+  ended(flight: Flight): void {
+    this.flights.delete(flight);
+    if (this.flights.size === 0 && this.idlers.length > 0) for (const idle of this.idlers.splice(0)) idle();
   }
 
   /** Relays `sending` on the stream of the call `signal` names (its progress), ahead of its result. */
   relay(signal: AbortSignal, sending: Promise<unknown>): void {
     const f = this.bySignal.get(signal);
-    if (f) (f.relayed ??= []).push(sending.catch(() => {}));
+    if (f) (f.pending ??= []).push(sending.catch(() => {}));
   }
 
   /**
@@ -109,7 +145,7 @@ export class InputRouter {
     const candidates = [...this.flights].filter((f) => f.server === server);
     if (new Set(candidates.map((f) => f.owner)).size !== 1) return undefined;
     const f = candidates[candidates.length - 1];
-    return { ctx: f.ctx, relay: (sending) => (f.relayed ??= []).push(sending.catch(() => {})) };
+    return { ctx: f.ctx, relay: (sending) => (f.pending ??= []).push(sending.catch(() => {})) };
   }
 
   /**
@@ -127,6 +163,9 @@ export class InputRouter {
     const exact = signal && this.bySignal.get(signal);
     if (exact) return exact.ctx;
     const candidates = [...this.flights].filter((f) => f.server === server);
+    // The real AbortSignal made from a call's own (the one its question's handler was given).
+    const made = signal && candidates.find((f) => f.controller.made(signal));
+    if (made) return made.ctx;
     const owners = new Set(candidates.map((f) => f.owner));
     if (owners.size === 1) return candidates[candidates.length - 1].ctx;
     if (owners.size === 0) return undefined;

@@ -234,7 +234,8 @@ export class ServerPool implements ToolSource {
     const link = this.links.get(t.server);
     if (!link) throw new UnknownToolError(t.name);
     const tool = t.tool.name;
-    const client = await link.ready(tool, options.signal);
+    // Connected, the usual case: no await.
+    const client = link.state === 'connected' && link.client ? link.client : await link.ready(tool, options.signal);
     const generation = link.generation;
     const timeoutMs = options.timeoutMs ?? link.def.settings.timeoutMs ?? this.options.requestTimeoutMs;
     const onprogress = options.onprogress;

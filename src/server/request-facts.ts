@@ -5,6 +5,17 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from '../protoc
 import type { AuthInfo } from '../engine/transport.js';
 
 /**
+ * @internal Calls `listener.handleEvent()` once when `ctx`'s request is cancelled (its signal
+ * fires), without making its AbortSignal when the context is one of ours: a relay forwarding
+ * every request through needs to hear of the rare cancellation, not to pay for a signal per call.
+ */
+export function whenCancelled(ctx: { readonly signal: AbortSignal }, listener: { handleEvent(): void }): void {
+  if (ctx instanceof RequestFacts) RequestFacts.onAbort(ctx, listener);
+  else if (ctx.signal.aborted) listener.handleEvent();
+  else ctx.signal.addEventListener('abort', listener, { once: true });
+}
+
+/**
  * What both eras' contexts know about a request, read from the engine's request and the era's
  * envelope. The eras differ only in how they log and ask the client for input.
  */
@@ -14,6 +25,11 @@ export abstract class RequestFacts {
     protected inbound: InboundRequest,
     protected envelope: RequestEnvelope,
   ) {}
+
+  /** @internal See {@link whenCancelled}. */
+  static onAbort(ctx: RequestFacts, listener: { handleEvent(): void }): void {
+    ctx.inbound.onAbort(listener);
+  }
 
   get requestId(): RequestId {
     return this.inbound.id;

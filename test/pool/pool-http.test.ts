@@ -165,3 +165,27 @@ for (const server of ['hs', 'mo'] as const) {
     }
   });
 }
+
+test('clientFetch is honoured: every HTTP exchange of both eras goes through the fetch it returns (not the Node socket path)', async () => {
+  const f = await start();
+  const seen: string[] = [];
+  const p = pool(f.running.url, {
+    clientFetch: (server) => (input, init) => {
+      seen.push(`${server} ${init?.method ?? 'GET'}`);
+      return fetch(input, init);
+    },
+  });
+  try {
+    await p.start();
+    const before = seen.length;
+    assert.equal(text(await p.call('mo_echo', { text: 'modern' })), 'modern');
+    assert.equal(text(await p.call('hs_echo', { text: 'handshake' })), 'handshake');
+    const calls = seen.slice(before);
+    assert.ok(calls.includes('mo POST'), `the modern call went through clientFetch: ${calls.join(', ')}`);
+    assert.ok(calls.includes('hs POST'), `the handshake call went through clientFetch: ${calls.join(', ')}`);
+    assert.ok(seen.some((s) => s.startsWith('hs ')) && seen.some((s) => s.startsWith('mo ')), 'each server connected through its own fetch');
+  } finally {
+    await p.close();
+    await f.running.close();
+  }
+});

@@ -8,12 +8,10 @@ import { UnknownToolError } from '../../pool/errors.js';
 import type { RequestContext } from '../../server/context.js';
 import { InputRequiredSignal } from '../../server/mrtr.js';
 import { admitsAll, recordsNothing } from '../allow-all.js';
-import type { Admission, CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../policy-types.js';
+import type { CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../policy-types.js';
 import type { Lane, ToolEntry } from './lane.js';
 import type { RelayNaming } from './naming.js';
 import type { Owners } from './owners.js';
-
-const ADMITTED: Admission = { ok: true };
 
 /** The JSON-RPC error code of a call the policy refused (rate limit, quota); `data.retryAfterMs` says when to try again. */
 export const GATEWAY_REFUSED = -32029;
@@ -34,34 +32,44 @@ export type Forward = <R extends JsonObject>(
  * it when it settles. `onCall` sees each admitted request first.
  */
 export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: RequestContext) => void, reword?: Reword): Forward {
-  // The allow-all policy's parts ask nothing and keep nothing: a call skips them.
+  // The allow-all policy's parts ask nothing and keep nothing: a call skips them (no record, no
+  // admission awaited, no closure made per call).
   const admitting = !admitsAll(policy);
   const recording = !recordsNothing(policy);
+  const record = (
+    ctx: RequestContext,
+    who: CallerIdentity,
+    item: GatewayItem,
+    args: Record<string, unknown> | undefined,
+    started: number,
+    outcome: CallRecord['outcome'],
+    error?: string,
+  ) => {
+    const entry: CallRecord = {
+      time: new Date().toISOString(),
+      caller: who.id,
+      method: ctx.method,
+      item,
+      durationMs: performance.now() - started,
+      outcome,
+      ...(ctx.session ? { session: owners.session(ctx.session) } : {}),
+      // For a call log configured to keep them; policies leave them out by default.
+      ...(args !== undefined && { arguments: args }),
+    };
+    try {
+      policy.record(error === undefined ? entry : { ...entry, error });
+    } catch {
+      // The call log must never change the answer.
+    }
+  };
   return async (ctx, who, lane, item, args, run) => {
     const started = recording ? performance.now() : 0;
-    const log = (outcome: CallRecord['outcome'], error?: string) => {
-      if (!recording) return;
-      const entry: CallRecord = {
-        time: new Date().toISOString(),
-        caller: who.id,
-        method: ctx.method,
-        item,
-        durationMs: performance.now() - started,
-        outcome,
-        ...(ctx.session ? { session: owners.session(ctx.session) } : {}),
-        // For a call log configured to keep them; policies leave them out by default.
-        ...(args !== undefined && { arguments: args }),
-      };
-      try {
-        policy.record(error === undefined ? entry : { ...entry, error });
-      } catch {
-        // The call log must never change the answer.
+    if (admitting) {
+      const admission = await policy.admit(who, item);
+      if (!admission.ok) {
+        if (recording) record(ctx, who, item, args, started, 'refused', admission.reason);
+        throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
       }
-    };
-    const admission = admitting ? await policy.admit(who, item) : ADMITTED;
-    if (!admission.ok) {
-      log('refused', admission.reason);
-      throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
     }
     onCall?.(ctx);
     // Whose question it may be: a session is one client; stateless requests are each their own
@@ -69,16 +77,17 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
     const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
     try {
       const result = await run(flight.signal);
-      // Its progress and log lines leave before it.
-      await flight.relayed();
-      log(result.isError === true ? 'tool_error' : 'ok');
+      // Its progress and log lines leave before it (usually there are none: no await then).
+      const relayed = flight.relayed();
+      if (relayed !== undefined) await relayed;
+      if (recording) record(ctx, who, item, args, started, result.isError === true ? 'tool_error' : 'ok');
       return result;
     } catch (thrown) {
       // A question's answer its round could not use: the round answers that, whatever the backend did.
       const reason = flight.signal.reason;
       const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
       await flight.relayed();
-      log(ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
+      if (recording) record(ctx, who, item, args, started, ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
       throw err;
     } finally {
       flight.end();

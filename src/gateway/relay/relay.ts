@@ -100,7 +100,9 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       const sent = typeof params?.name === 'string' ? params.name : '';
       // Found by its exact canonical name; the call is routed by the name of the item the policy judged.
       const name = naming.name(sent);
-      const lanes = await lanesOf(ctx, who);
+      // Usually an array already (the shared lane): no await then.
+      const got = lanesOf(ctx, who);
+      const lanes = got instanceof Promise ? await got : got;
       let lane: Lane | undefined;
       let e: ReturnType<Lane['tool']>;
       for (let i = 0; name !== undefined && i < lanes.length && e === undefined; i++) e = (lane = lanes[i]).tool(name);

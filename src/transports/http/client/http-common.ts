@@ -1,6 +1,7 @@
 /** Pieces shared by the HTTP client transports: errors, headers, small response helpers. */
 import { type Clock, systemClock } from '../../../engine/clock.js';
 import { LocalError } from '../../../jsonrpc/errors.js';
+import type { Cancel, ExchangeResponse } from './exchange.js';
 
 /** Extra request headers: fixed, or computed before every request (e.g. a fresh access token). */
 export type HeadersOption = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -68,24 +69,59 @@ export class SessionExpiredError extends HttpStatusError {
   }
 }
 
+/** The error for a send or resume attempted after the server ended the session (it answered 404 earlier). */
+export function expiredSessionError(method: string, url: string, sid: string): SessionExpiredError {
+  return new SessionExpiredError(
+    method,
+    url,
+    sid,
+    '',
+    new Headers(),
+    `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`,
+  );
+}
+
 export async function resolveHeaders(option: HeadersOption | undefined): Promise<Record<string, string>> {
   if (!option) return {};
   return typeof option === 'function' ? await option() : option;
 }
 
-/** User headers first; the transport's own headers win on conflicts (they are the protocol). */
-export async function buildHeaders(option: HeadersOption | undefined, own: Record<string, string | undefined>): Promise<Headers> {
-  const headers = new Headers(await resolveHeaders(option));
-  for (const [k, v] of Object.entries(own)) if (v !== undefined) headers.set(k, v);
-  return headers;
+/**
+ * The headers of one request: the user's first, the transport's own winning on conflicts (they
+ * are the protocol). Names are lower-cased and values trimmed, as `Headers` does; a user header
+ * repeated in another case is joined with ", ", as `Headers.append` does.
+ */
+export function mergeHeaders(user: Record<string, string> | undefined, own: Record<string, string>): Record<string, string> {
+  // The common case: no headers option. `own` is made per request by the caller.
+  if (user === undefined) return own;
+  const out: Record<string, string> = {};
+  // A Headers object or a list of pairs, where a record is typed: what `new Headers()` took.
+  if (user instanceof Headers || Array.isArray(user)) user = Object.fromEntries(new Headers(user) as unknown as Iterable<[string, string]>);
+  for (const k in user) {
+    const name = k.toLowerCase();
+    const v = String(user[k]).replace(EDGE_WHITESPACE, '');
+    out[name] = out[name] === undefined ? v : `${out[name]}, ${v}`;
+  }
+  return Object.assign(out, own);
+}
+
+/** HTTP whitespace at either end of a header value (fetch's header value normalization). */
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** {@link mergeHeaders} with the user's headers option resolved (a function is called). */
+export async function buildHeaders(option: HeadersOption | undefined, own: Record<string, string>): Promise<Record<string, string>> {
+  return mergeHeaders(typeof option === 'function' ? await option() : option, own);
 }
 
 /** The media type of a response, lower-cased, without parameters. */
-export function mediaType(res: Response): string {
-  return (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+export function mediaType(res: ExchangeResponse): string {
+  const type = res.header('content-type') ?? '';
+  // What servers send nearly always, parameters and all, needs no parsing.
+  if (type === 'application/json' || type === 'text/event-stream') return type;
+  return type.split(';')[0].trim().toLowerCase();
 }
 
-export async function bodyText(res: Response): Promise<string> {
+export async function bodyText(res: ExchangeResponse): Promise<string> {
   try {
     return await res.text();
   } catch {
@@ -110,12 +146,7 @@ function readableBody(body: string): string {
   return text;
 }
 
-/** Drops a body we do not read, so the connection can be reused. */
-export function discard(res: Response): void {
-  res.body?.cancel().catch(() => {});
-}
-
-export function isAbort(err: unknown, signal: AbortSignal): boolean {
+export function isAbort(err: unknown, signal: { readonly aborted: boolean }): boolean {
   return signal.aborted || (err instanceof Error && err.name === 'AbortError');
 }
 
@@ -154,7 +185,7 @@ export async function credentialDigest(option: HeadersOption | undefined): Promi
 }
 
 /** Waits `ms` on `clock` (a reconnection delay), or until `signal` aborts; never rejects. */
-export function pause(ms: number, signal: AbortSignal, clock: Clock = systemClock): Promise<void> {
+export function pause(ms: number, signal: AbortSignal | Cancel, clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clock.clearTimeout(timer);

@@ -2,16 +2,16 @@ import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonObject, JsonRpcErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
 import { encodeHeaderValue, nameParamOf } from '../../../protocol/headers.js';
 import { META } from '../../../protocol/modern.js';
-import { readSseStream } from '../sse.js';
-import { bodyText, buildHeaders, discard, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
+import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
+import { bodyText, buildHeaders, HttpStatusError, isAbort, mediaType, mergeHeaders, networkError, type HeadersOption } from './http-common.js';
 
 /** What the 2026-07-28 POST path borrows from the transport that owns it. */
 export interface ModernPostHost {
   readonly url: URL;
-  readonly fetchFn: typeof fetch;
+  readonly exchange: HttpExchange;
   readonly userHeaders: HeadersOption | undefined;
   /** Aborted when the transport closes: every request in flight ends with it. */
-  readonly closed: AbortSignal;
+  readonly closed: Cancel;
   /** Hands one JSON-RPC frame (text) up to the engine. */
   deliver(text: string): void;
   /** Tells the engine a request can no longer be answered. */
@@ -38,9 +38,15 @@ export interface ProbeAnswer {
  * and `notifications/cancelled` for it becomes an abort instead of a POST.
  */
 export class ModernPoster {
-  private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly inflight = new Map<RequestId, Cancel>();
 
-  constructor(private readonly host: ModernPostHost) {}
+  constructor(private readonly host: ModernPostHost) {
+    // Closing the transport aborts every request in flight through its own Cancel: one
+    // listener here rather than an AbortSignal.any per request (costly on Node).
+    host.closed.addEventListener('abort', () => {
+      for (const ctl of this.inflight.values()) ctl.abort(host.closed.reason);
+    });
+  }
 
   /** Aborts a request's POST (its cancellation). False when it is not one of ours in flight. */
   cancel(id: RequestId | undefined, reason: string): boolean {
@@ -60,26 +66,34 @@ export class ModernPoster {
     if (!('method' in message)) throw new Error('2026-07-28 clients never send responses');
     const id = 'id' in message ? message.id : undefined;
     const url = this.host.url.href;
-    const ctl = new AbortController();
-    if (id !== undefined) this.inflight.set(id, ctl);
-    const signal = AbortSignal.any([ctl.signal, this.host.closed]);
+    const closed = this.host.closed;
+    // A request has its own controller (cancelling it aborts its POST), which closing the
+    // transport aborts too (see the constructor); a notification only ends with the transport.
+    let ctl: Cancel | undefined;
+    if (id !== undefined) {
+      if (closed.aborted) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: closed.reason });
+      ctl = new Cancel();
+      this.inflight.set(id, ctl);
+    }
+    const signal = ctl ?? closed;
     const done = () => {
       if (id !== undefined && this.inflight.get(id) === ctl) this.inflight.delete(id);
     };
-    let res: Response;
+    let res: ExchangeResponse;
     try {
-      const headers = await buildHeaders(this.host.userHeaders, {
-        ...extra,
-        ...routingHeaders(message),
-        'content-type': 'application/json',
-        accept: ACCEPT_BOTH,
-      });
-      res = await this.host.fetchFn(this.host.url, { method: 'POST', headers, body: encodeMessage(message), signal });
+      const own = routingHeaders(message);
+      own['content-type'] = 'application/json';
+      own.accept = ACCEPT_BOTH;
+      // Per-message headers (Mcp-Param-* mirrors, lower-case) under the transport's own, which win.
+      const all = extra ? Object.assign({}, extra, own) : own;
+      const user = this.host.userHeaders;
+      const headers = typeof user === 'function' ? mergeHeaders(await user(), all) : mergeHeaders(user, all);
+      res = await this.host.exchange('POST', this.host.url, headers, encodeMessage(message), signal);
     } catch (err) {
       done();
       // Cancelled by the caller: the engine has already settled the request.
-      if (ctl.signal.aborted) return;
-      if (isAbort(err, this.host.closed)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
+      if (ctl?.aborted && !closed.aborted) return;
+      if (isAbort(err, closed)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       throw networkError('POST', url, err);
     }
     if (!res.ok) {
@@ -91,9 +105,9 @@ export class ModernPoster {
       throw new HttpStatusError('POST', url, res.status, res.statusText, body, res.headers);
     }
     const type = mediaType(res);
-    if (id === undefined || res.status === 202 || !res.body) {
+    if (id === undefined || res.status === 202 || !res.hasBody) {
       done();
-      discard(res);
+      res.discard();
       if (id !== undefined)
         throw new HttpStatusError(
           'POST',
@@ -108,15 +122,15 @@ export class ModernPoster {
     }
     if (type === 'application/json') {
       const text = await bodyText(res).finally(done);
-      if (ctl.signal.aborted) return;
+      if (ctl!.aborted) return;
       return this.host.deliver(text);
     }
     if (type === 'text/event-stream') {
-      void this.follow(res, id, ctl, signal).finally(done);
+      void this.follow(res, id, ctl!).finally(done);
       return;
     }
     done();
-    discard(res);
+    res.discard();
     throw new HttpStatusError(
       'POST',
       url,
@@ -140,7 +154,7 @@ export class ModernPoster {
     const timer = new AbortController();
     const handle = setTimeout(() => timer.abort(new Error('probe timed out')), timeoutMs);
     const timeout = timer.signal;
-    const signal = AbortSignal.any([timeout, this.host.closed]);
+    const signal = AbortSignal.any([timeout, this.host.closed.signal]);
     try {
       return await this.probeWith(message, url, timeout, signal);
     } finally {
@@ -149,10 +163,13 @@ export class ModernPoster {
   }
 
   private async probeWith(message: JsonRpcRequest, url: string, timeout: AbortSignal, signal: AbortSignal): Promise<ProbeAnswer> {
-    let res: Response;
+    let res: ExchangeResponse;
     try {
-      const headers = await buildHeaders(this.host.userHeaders, { ...routingHeaders(message), 'content-type': 'application/json', accept: ACCEPT_BOTH });
-      res = await this.host.fetchFn(this.host.url, { method: 'POST', headers, body: encodeMessage(message), signal });
+      const own = routingHeaders(message);
+      own['content-type'] = 'application/json';
+      own.accept = ACCEPT_BOTH;
+      const headers = await buildHeaders(this.host.userHeaders, own);
+      res = await this.host.exchange('POST', this.host.url, headers, encodeMessage(message), signal);
     } catch (err) {
       if (this.host.closed.aborted) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       if (timeout.aborted) return { status: 0 };
@@ -168,9 +185,9 @@ export class ModernPoster {
     }
     const type = mediaType(res);
     if (type === 'application/json') return { status: res.status, response: responseIn(await bodyText(res), message.id) };
-    if (type === 'text/event-stream' && res.body) {
+    if (type === 'text/event-stream' && res.hasBody) {
       try {
-        for await (const ev of readSseStream(res.body, { signal })) {
+        for await (const ev of res.events()) {
           const response = ev.event === 'message' ? responseIn(ev.data, message.id) : undefined;
           if (response) return { status: res.status, response };
         }
@@ -179,15 +196,15 @@ export class ModernPoster {
       }
       return { status: timeout.aborted ? 0 : res.status };
     }
-    discard(res);
+    res.discard();
     return { status: res.status };
   }
 
   /** Reads a request's SSE answer until its response; a stream that ends first loses it. */
-  private async follow(res: Response, id: RequestId, ctl: AbortController, signal: AbortSignal): Promise<void> {
+  private async follow(res: ExchangeResponse, id: RequestId, ctl: Cancel): Promise<void> {
     let why = '';
     try {
-      for await (const ev of readSseStream(res.body!, { signal })) {
+      for await (const ev of res.events()) {
         if (ev.event !== 'message' || ev.data === '') continue;
         this.host.deliver(ev.data);
         if (answers(ev.data, id)) return;
@@ -195,7 +212,7 @@ export class ModernPoster {
     } catch (err) {
       why = err instanceof Error ? ` (${err.message})` : '';
     }
-    if (ctl.signal.aborted || this.host.closed.aborted) return;
+    if (ctl.aborted || this.host.closed.aborted) return;
     // No resumption in this era: the caller has to send the request again, with a new id.
     this.host.lose(
       id,

@@ -1,15 +1,16 @@
 import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/messages.js';
 import type { SendOptions, Transport } from '../../../engine/transport.js';
-import { readSseStream } from '../sse.js';
-import { bodyText, buildHeaders, discard, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
+import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
+import { pickExchange } from './pick-exchange.js';
+import { bodyText, buildHeaders, HttpStatusError, isAbort, mediaType, networkError, type HeadersOption } from './http-common.js';
 
 export interface SseClientTransportOptions {
   /** The SSE endpoint (GET). */
   url: string | URL;
   /** Extra headers for every request; a function is called per request. */
   headers?: HeadersOption;
-  /** The fetch to use (default: the global one). */
+  /** The fetch to use. Default: node:http on Node, the global fetch elsewhere (as for Streamable HTTP). */
   fetch?: typeof fetch;
   /** How long start() waits for the server's `endpoint` event (ms). Default 10 000. */
   endpointTimeoutMs?: number;
@@ -29,8 +30,8 @@ export class SseClientTransport implements Transport {
 
   readonly url: URL;
   private readonly options: SseClientTransportOptions;
-  private readonly fetchFn: typeof fetch;
-  private readonly abort = new AbortController();
+  private readonly exchange: HttpExchange;
+  private readonly abort = new Cancel();
   private _endpoint: URL | undefined;
   private state: 'new' | 'starting' | 'open' | 'closed' = 'new';
   private closeFired = false;
@@ -38,7 +39,7 @@ export class SseClientTransport implements Transport {
   constructor(options: SseClientTransportOptions) {
     this.options = options;
     this.url = new URL(options.url);
-    this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.exchange = pickExchange(this.url, options.fetch);
   }
 
   /** Where messages are POSTed, once the server announced it. */
@@ -50,25 +51,25 @@ export class SseClientTransport implements Transport {
     if (this.state !== 'new') throw new Error('SseClientTransport already started');
     this.state = 'starting';
     const url = this.url.href;
-    let res: Response;
+    let res: ExchangeResponse;
     try {
       const headers = await buildHeaders(this.options.headers, { accept: 'text/event-stream' });
-      res = await this.fetchFn(this.url, { method: 'GET', headers, signal: this.abort.signal });
+      res = await this.exchange('GET', this.url, headers, undefined, this.abort);
     } catch (err) {
       this.state = 'closed';
-      if (isAbort(err, this.abort.signal)) throw new Error('SseClientTransport was closed while connecting', { cause: err });
+      if (isAbort(err, this.abort)) throw new Error('SseClientTransport was closed while connecting', { cause: err });
       throw networkError('GET', url, err);
     }
     if (!res.ok) {
       this.state = 'closed';
       throw new HttpStatusError('GET', url, res.status, res.statusText, await bodyText(res), res.headers);
     }
-    if (mediaType(res) !== 'text/event-stream' || !res.body) {
+    if (mediaType(res) !== 'text/event-stream' || !res.hasBody) {
       this.state = 'closed';
-      discard(res);
+      res.discard();
       throw new Error(`GET ${url} answered with content type ${JSON.stringify(mediaType(res))} instead of text/event-stream`);
     }
-    const body = res.body;
+    const body = res;
     await new Promise<void>((resolve, reject) => {
       const timeoutMs = this.options.endpointTimeoutMs ?? 10_000;
       const timer = setTimeout(() => fail(new Error(`GET ${url}: no "endpoint" event within ${timeoutMs} ms`)), timeoutMs);
@@ -91,11 +92,11 @@ export class SseClientTransport implements Transport {
     });
   }
 
-  private async read(body: ReadableStream<Uint8Array>, ready: () => void, fail: (err: Error) => void): Promise<void> {
+  private async read(body: ExchangeResponse, ready: () => void, fail: (err: Error) => void): Promise<void> {
     let error: unknown;
     try {
-      for await (const ev of readSseStream(body, { signal: this.abort.signal })) {
-        if (this.abort.signal.aborted) break;
+      for await (const ev of body.events()) {
+        if (this.abort.aborted) break;
         if (ev.event === 'endpoint') {
           if (this._endpoint) continue;
           const endpoint = this.resolveEndpoint(ev.data);
@@ -116,7 +117,7 @@ export class SseClientTransport implements Transport {
     }
     if (!this._endpoint) {
       // Ended, or close() was called, while start() still waits: settle it now.
-      const why = this.abort.signal.aborted ? ': the transport was closed' : error instanceof Error ? `: ${error.message}` : '';
+      const why = this.abort.aborted ? ': the transport was closed' : error instanceof Error ? `: ${error.message}` : '';
       return fail(new Error(`GET ${this.url.href}: the SSE stream ended before the "endpoint" event${why}`));
     }
     if (this.state === 'closed') return;
@@ -142,16 +143,16 @@ export class SseClientTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
     const endpoint = this._endpoint;
     if (this.state !== 'open' || !endpoint) throw new Error('Cannot send: SseClientTransport is not connected');
-    let res: Response;
+    let res: ExchangeResponse;
     try {
       const headers = await buildHeaders(this.options.headers, { 'content-type': 'application/json' });
-      res = await this.fetchFn(endpoint, { method: 'POST', headers, body: encodeMessage(message), signal: this.abort.signal });
+      res = await this.exchange('POST', endpoint, headers, encodeMessage(message), this.abort);
     } catch (err) {
-      if (isAbort(err, this.abort.signal)) throw new Error('Cannot send: SseClientTransport was closed', { cause: err });
+      if (isAbort(err, this.abort)) throw new Error('Cannot send: SseClientTransport was closed', { cause: err });
       throw networkError('POST', endpoint.href, err);
     }
     if (!res.ok) throw new HttpStatusError('POST', endpoint.href, res.status, res.statusText, await bodyText(res), res.headers);
-    discard(res);
+    res.discard();
   }
 
   async close(): Promise<void> {

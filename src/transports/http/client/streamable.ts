@@ -1,11 +1,11 @@
 import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { SendOptions, Transport } from '../../../engine/transport.js';
-import { readSseStream } from '../sse.js';
+import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
+import { pickExchange } from './pick-exchange.js';
 import {
   bodyText,
-  buildHeaders,
-  discard,
+  mergeHeaders,
   HttpStatusError,
   isAbort,
   mediaType,
@@ -14,6 +14,7 @@ import {
   credentialDigest,
   isIdentifiedError,
   SessionExpiredError,
+  expiredSessionError,
 } from './http-common.js';
 import { ModernPoster, type ProbeAnswer } from './modern-post.js';
 import type { Cursor, GetOutcome, StreamableHttpClientTransportOptions } from './streamable-options.js';
@@ -47,8 +48,8 @@ export class StreamableHttpClientTransport implements Transport {
 
   readonly url: URL;
   private readonly options: StreamableHttpClientTransportOptions;
-  private readonly fetchFn: typeof fetch;
-  private readonly abort = new AbortController();
+  private readonly exchange: HttpExchange;
+  private readonly abort = new Cancel();
   private _sessionId: string | undefined;
   private _protocolVersion: string | undefined;
   /** The session the server ended (404), until the next initialize starts a new one. */
@@ -66,13 +67,14 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(options: StreamableHttpClientTransportOptions) {
     this.options = options;
     this.url = new URL(options.url);
-    this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.exchange = pickExchange(this.url, options.fetch);
     this.modern = new ModernPoster({
       url: this.url,
-      fetchFn: this.fetchFn,
+      exchange: this.exchange,
       userHeaders: options.headers,
-      closed: this.abort.signal,
-      deliver: (text) => this.deliver(text),
+      closed: this.abort,
+      // 2026-07-28 requests never enter the session bookkeeping deliver() keeps.
+      deliver: (text) => this.emit(text),
       lose: (id, error) => this.lose([id], error, true),
       report: (error) => this.report(error),
     });
@@ -150,7 +152,7 @@ export class StreamableHttpClientTransport implements Transport {
     } else if (this._sessionId === undefined && this.expiredSession !== undefined) {
       // Sent without a session id it would only be refused (400): say what is really wrong.
       for (const id of requestIds) this.initIds.delete(id);
-      throw this.expiredError('POST');
+      throw expiredSessionError('POST', this.url.href, this.expiredSession!);
     }
     for (const id of requestIds) this.awaiting.add(id);
     try {
@@ -179,32 +181,41 @@ export class StreamableHttpClientTransport implements Transport {
   private async post(message: JsonRpcMessage | JsonRpcMessage[], requestIds: Set<RequestId>, isInit: boolean): Promise<void> {
     const sentSession = this._sessionId;
     const url = this.url.href;
-    let res: Response;
+    let res: ExchangeResponse;
     try {
-      const headers = await this.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH });
-      res = await this.fetchFn(this.url, { method: 'POST', headers, body: encodeMessage(message), signal: this.abort.signal });
+      let headers = this.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH });
+      if (headers instanceof Promise) headers = await headers;
+      res = await this.exchange('POST', this.url, headers, encodeMessage(message), this.abort);
     } catch (err) {
-      if (isAbort(err, this.abort.signal)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
+      if (isAbort(err, this.abort)) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       throw networkError('POST', url, err);
     }
     if (!res.ok) throw await this.httpError('POST', res, sentSession, !isInit);
     if (isInit) {
-      const sid = res.headers.get('mcp-session-id');
+      const sid = res.header('mcp-session-id');
       if (sid) this._sessionId = sid;
     }
 
     const type = mediaType(res);
-    if (res.status === 202 || !res.body) {
-      discard(res);
+    if (res.status === 202 || !res.hasBody) {
+      res.discard();
     } else if (type === 'text/event-stream') {
       // The answers arrive while send() has long returned; a drop is resumed with GET.
       void this.followStream(res, { requests: requestIds }, 'request');
     } else if (type === 'application/json') {
       const text = await bodyText(res);
       // Only requests are answered; a body for notifications/responses is not a message.
-      if (requestIds.size > 0 && text.trim() !== '') this.deliver(text);
+      if (requestIds.size > 0 && text.trim() !== '') {
+        // The body answers the requests it was POSTed with: only an initialize result must be
+        // read here (for its version), the engine parses the rest.
+        if (isInit) this.deliver(text);
+        else {
+          for (const id of requestIds) this.awaiting.delete(id);
+          this.emit(text);
+        }
+      }
     } else {
-      discard(res);
+      res.discard();
       if (requestIds.size > 0) {
         throw new HttpStatusError(
           'POST',
@@ -232,9 +243,9 @@ export class StreamableHttpClientTransport implements Transport {
     if (sid !== undefined) {
       try {
         const signal = AbortSignal.timeout(this.options.closeTimeoutMs ?? 3000);
-        const res = await this.fetchFn(this.url, { method: 'DELETE', headers: await this.headers({}), signal });
+        const res = await this.exchange('DELETE', this.url, await this.headers({}), undefined, signal);
         // 405: the server does not let clients end sessions. Nothing to do either way.
-        discard(res);
+        res.discard();
       } catch {
         // The server is gone or slow: the session will expire on its side.
       }
@@ -261,8 +272,12 @@ export class StreamableHttpClientTransport implements Transport {
 
   // ------------------------------------------------------------------ internals
 
-  private headers(own: Record<string, string>): Promise<Headers> {
-    return buildHeaders(this.options.headers, { ...own, 'mcp-session-id': this._sessionId, 'mcp-protocol-version': this._protocolVersion });
+  /** A request's headers: a promise only when the headers option is a function to call. */
+  private headers(own: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+    if (this._sessionId !== undefined) own['mcp-session-id'] = this._sessionId;
+    if (this._protocolVersion !== undefined) own['mcp-protocol-version'] = this._protocolVersion;
+    const user = this.options.headers;
+    return typeof user === 'function' ? Promise.resolve(user()).then((u) => mergeHeaders(u, own)) : mergeHeaders(user, own);
   }
 
   private report(err: Error): void {
@@ -289,6 +304,11 @@ export class StreamableHttpClientTransport implements Transport {
       this.awaiting.delete(id);
       if (this.initIds.delete(id) && typeof result?.protocolVersion === 'string') this._protocolVersion = result.protocolVersion;
     }
+    this.emit(text);
+  }
+
+  /** Hands a frame up as it is. */
+  private emit(text: string): void {
     try {
       this.onmessage?.(text);
     } catch (err) {
@@ -297,7 +317,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** The error for an HTTP error status; a 404 on a session means the session is gone. */
-  private async httpError(method: string, res: Response, sentSession: string | undefined, deliverErrors: boolean): Promise<HttpStatusError> {
+  private async httpError(method: string, res: ExchangeResponse, sentSession: string | undefined, deliverErrors: boolean): Promise<HttpStatusError> {
     const body = await bodyText(res);
     const url = this.url.href;
     if (res.status === 404 && sentSession !== undefined) {
@@ -316,20 +336,6 @@ export class StreamableHttpClientTransport implements Transport {
     return new HttpStatusError(method, url, res.status, res.statusText, body, res.headers);
   }
 
-  /** The error for a send or resume attempted after the server ended the session. */
-  private expiredError(method: string): SessionExpiredError {
-    const sid = this.expiredSession!;
-    const url = this.url.href;
-    return new SessionExpiredError(
-      method,
-      url,
-      sid,
-      '',
-      new Headers(),
-      `MCP session ${JSON.stringify(sid)} has expired or was terminated by the server (it answered 404 earlier); ${method} ${url} not sent: re-initialize to start a new session`,
-    );
-  }
-
   private openGetStream(): void {
     if (this.getStreamRunning || this.closed) return;
     this.getStreamRunning = true;
@@ -340,38 +346,38 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** GET the endpoint for a stream (resuming after `lastEventId` when given). */
   private async get(lastEventId: string | undefined): Promise<GetOutcome> {
-    if (this._sessionId === undefined && this.expiredSession !== undefined) return { fatal: this.expiredError('GET') };
+    if (this._sessionId === undefined && this.expiredSession !== undefined) return { fatal: expiredSessionError('GET', this.url.href, this.expiredSession!) };
     const sentSession = this._sessionId;
     const url = this.url.href;
-    let res: Response;
+    let res: ExchangeResponse;
     try {
       const own: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== undefined) own['last-event-id'] = lastEventId;
-      res = await this.fetchFn(this.url, { method: 'GET', headers: await this.headers(own), signal: this.abort.signal });
+      res = await this.exchange('GET', this.url, await this.headers(own), undefined, this.abort);
     } catch (err) {
-      if (isAbort(err, this.abort.signal)) return { fatal: null };
+      if (isAbort(err, this.abort)) return { fatal: null };
       return { transient: networkError('GET', url, err) };
     }
     if (res.status === 405) {
-      discard(res);
+      res.discard();
       return { fatal: null };
     }
     if (!res.ok) {
       const err = await this.httpError('GET', res, sentSession, false);
       return err instanceof SessionExpiredError || (res.status < 500 && res.status !== 409 && res.status !== 429) ? { fatal: err } : { transient: err };
     }
-    if (mediaType(res) !== 'text/event-stream' || !res.body) {
-      discard(res);
+    if (mediaType(res) !== 'text/event-stream' || !res.hasBody) {
+      res.discard();
       return { fatal: new Error(`GET ${url} answered with content type ${JSON.stringify(mediaType(res))} instead of text/event-stream`) };
     }
     return { res };
   }
 
   /** Reads events from one response; returns whether anything arrived, and why it ended. */
-  private async pump(res: Response, cursor: Cursor): Promise<{ progressed: boolean; error?: unknown }> {
+  private async pump(res: ExchangeResponse, cursor: Cursor): Promise<{ progressed: boolean; error?: unknown }> {
     let progressed = false;
     try {
-      for await (const ev of readSseStream(res.body!, { signal: this.abort.signal })) {
+      for await (const ev of res.events()) {
         if (this.closed) break;
         progressed = true;
         if (ev.id !== undefined) cursor.lastEventId = ev.id;
@@ -392,7 +398,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   private sleep(ms: number): Promise<void> {
-    return pause(ms, this.abort.signal, this.options.clock);
+    return pause(ms, this.abort, this.options.clock);
   }
 
   /**
@@ -400,7 +406,7 @@ export class StreamableHttpClientTransport implements Transport {
    * response it owes has arrived, or the standalone stream until the transport closes. When a
    * request stream cannot go on, the requests it still owes are reported lost.
    */
-  private async followStream(first: Response | undefined, cursor: Cursor, kind: 'request' | 'standalone'): Promise<void> {
+  private async followStream(first: ExchangeResponse | undefined, cursor: Cursor, kind: 'request' | 'standalone'): Promise<void> {
     const maxRetries = this.options.reconnect?.maxRetries ?? 2;
     const owed = () => [...(cursor.requests ?? [])].filter((id) => this.awaiting.has(id));
     const named = () =>
@@ -452,7 +458,8 @@ export class StreamableHttpClientTransport implements Transport {
         // The session ended (or was replaced by a re-initialization): this stream's event ids
         // belong to the old one. The standalone stream starts afresh in the new session.
         if (kind === 'request') {
-          const cause = this._sessionId === undefined && this.expiredSession !== undefined ? this.expiredError('GET') : undefined;
+          const cause =
+            this._sessionId === undefined && this.expiredSession !== undefined ? expiredSessionError('GET', this.url.href, this.expiredSession!) : undefined;
           return giveUp(
             new Error(`Cannot resume the SSE stream answering request ${named()}: its session ${JSON.stringify(cursor.sessionId)} has ended`, { cause }),
           );

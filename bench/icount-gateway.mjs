@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// Instructions per forwarded tools/call in the gateway's process and in its backend's, counted by
+// valgrind (callgrind) over real sockets: a bare node:http load (32 calls in flight, keep-alive)
+// calls `b_echo` on mcpkit/gateway (servers/gateway.mjs), which forwards it to the mcpkit server
+// of servers/http.mjs (`mcpkit json`), or to servers/stdio.mjs over stdio. The measured process
+// runs under callgrind and gets M, then 2M calls after the same warm-up; (I(2M) − I(M)) ÷ M is
+// one call's cost in that process, node:http's parsing and socket handling included. `--side=both`
+// (the default) counts the gateway, then the backend answering the same calls through it, so the
+// issue's "gateway CPU per forwarded call ≤ 2× the backend's" can be read in instructions, which
+// a busy machine does not disturb. Compare bench/icount-http.mjs (the backend loaded directly).
+//
+//   node bench/icount-gateway.mjs [--side=gateway|backend|both] [--backend=http|stdio] [--policy]
+//                                 [--m=4000] [--warm=4000] [--root=DIR]
+//
+// --policy: the gateway runs with API keys, visibility rules and a rate limit (servers/gateway.mjs).
+// --backend=stdio counts the gateway only (the backend is its child).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const argv = process.argv.slice(2);
+// The server children sample nothing on a timer (lib/child-stats.mjs): only per-call work is counted.
+process.env.BENCH_RSS_SAMPLER = '0';
+const value = (name, d) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d;
+const root = value('root', dirname(dirname(fileURLToPath(import.meta.url))));
+const m = Number(value('m', 4000));
+const warm = Number(value('warm', 4000));
+const side = value('side', 'both');
+const backendKind = value('backend', 'http');
+const policy = argv.includes('--policy');
+if (!['gateway', 'backend', 'both'].includes(side)) throw new Error(`--side must be gateway, backend or both (got ${side})`);
+if (!['http', 'stdio'].includes(backendKind)) throw new Error(`--backend must be http or stdio (got ${backendKind})`);
+if (backendKind === 'stdio' && side !== 'gateway') throw new Error('--backend=stdio counts the gateway only: add --side=gateway');
+const V8_FLAGS = (
+  process.env.ICOUNT_FLAGS ?? '--predictable --hash-seed=1 --random-seed=1 --min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512'
+)
+  .split(' ')
+  .filter(Boolean);
+
+const R = await import(join(root, 'bench/lib/requests.mjs'));
+const body = R.ECHO_CALL.replace('"name":"echo"', '"name":"b_echo"');
+const headers = { ...R.headers(policy ? { authorization: 'Bearer bench-key-1' } : {}), 'content-length': String(Buffer.byteLength(body)) };
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+
+function post(port) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => (res.statusCode === 200 && text.includes('hello') ? resolve() : reject(new Error(`unexpected answer ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function drive(port, n) {
+  let left = n;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (left-- > 0) await post(port);
+    }),
+  );
+}
+
+/** A server child (optionally under callgrind writing to `out`): its port once it is ready, and a way to stop it. */
+function start(script, args, out) {
+  const child = out
+    ? spawn('valgrind', ['-q', '--tool=callgrind', `--callgrind-out-file=${out}`, '--dump-instr=no', process.execPath, ...V8_FLAGS, script, ...args], {
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      })
+    : spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const ready = new Promise((resolve, reject) => {
+    child.on('message', (msg) => msg?.type === 'ready' && resolve(msg.port));
+    child.on('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+  });
+  const stop = () => {
+    if (child.exitCode !== null) return Promise.resolve();
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.send({ type: 'exit' }); // a normal exit, so callgrind writes its totals
+    return exited;
+  };
+  return { ready, stop };
+}
+
+async function count(which, n) {
+  const dir = mkdtempSync(join(os.tmpdir(), 'icount-gateway-'));
+  const out = join(dir, 'out');
+  const gatewayArgs = (target) => [...(policy ? ['--policy'] : []), target];
+  try {
+    let backend;
+    let target;
+    if (backendKind === 'http') {
+      backend = start(join(root, 'bench/servers/http.mjs'), ['mcpkit', 'json'], which === 'backend' ? out : undefined);
+      target = String(await backend.ready);
+    } else target = `stdio:${join(root, 'bench/servers/stdio.mjs')}`;
+    const gateway = start(join(root, 'bench/servers/gateway.mjs'), gatewayArgs(target), which === 'gateway' ? out : undefined);
+    try {
+      const port = await gateway.ready;
+      await drive(port, warm);
+      await drive(port, n);
+    } finally {
+      await gateway.stop();
+      await backend?.stop();
+    }
+    const total = /summary:\s+(\d+)/.exec(readFileSync(out, 'utf8'));
+    if (!total) throw new Error('callgrind wrote no summary');
+    return Number(total[1]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const which of side === 'both' ? ['gateway', 'backend'] : [side]) {
+  const a = await count(which, m);
+  const b = await count(which, 2 * m);
+  console.log(
+    `${which} (${backendKind} backend${policy ? ', policy on' : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
+  );
+}
+agent.destroy();
