@@ -4,12 +4,21 @@
 // raw JSON Schemas, the OAuth client only when `auth` is given.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describe, isNodeBuiltin, walk, type ModuleFacts } from './graph.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, isNodeBuiltin, ROOT, walk, type ModuleFacts } from './graph.js';
 
-function nodeUses(_path: string, facts: ModuleFacts): string[] {
+// The one import the walker cannot follow: the client transports' HTTP stack on Node
+// (pick-exchange.ts loads node-exchange.ts through a specifier held in a variable, so that bundlers
+// for browsers and Workers leave it out, and only where `process.getBuiltinModule` exists). The
+// test below checks what it loads.
+const NODE_ONLY_LOADER = 'src/transports/http/client/pick-exchange.ts';
+
+function nodeUses(path: string, facts: ModuleFacts): string[] {
   const out: string[] = [];
   for (const b of facts.bare)
-    if (isNodeBuiltin(b.specifier) || b.specifier === '<computed import()>') out.push(`imports ${b.specifier}${b.dynamic ? ' (dynamic)' : ''}`);
+    if (isNodeBuiltin(b.specifier) || (b.specifier === '<computed import()>' && path !== NODE_ONLY_LOADER))
+      out.push(`imports ${b.specifier}${b.dynamic ? ' (dynamic)' : ''}`);
   for (const g of facts.nodeGlobals) out.push(`uses the Node global ${g}`);
   return out;
 }
@@ -21,6 +30,17 @@ for (const entry of ['server', 'client', 'http']) {
     assert.equal(problems.length, 0, `mcpkit/${entry} is not runtime-neutral:\n${describe(problems)}`);
   });
 }
+
+test('the Node HTTP stack of the client transports: loaded only where process.getBuiltinModule exists, and it imports nothing of Node', () => {
+  const loader = readFileSync(join(ROOT, NODE_ONLY_LOADER), 'utf8');
+  assert.match(loader, /const NODE_EXCHANGE = '\.\/node-exchange\.js';/);
+  assert.match(loader, /if \(typeof globalThis\.process\?\.getBuiltinModule !== 'function'\) return viaFetch;/);
+  // What it loads reaches node:net and node:tls through process.getBuiltinModule, never an import;
+  // it uses the globals process and Buffer, which exist wherever it is loaded.
+  const { problems } = walk('src/transports/http/client/node-exchange.ts', nodeUses);
+  const kinds = [...new Set(problems.map((p) => p.what))].sort();
+  assert.deepEqual(kinds, ['uses the Node global Buffer', 'uses the Node global process'], describe(problems));
+});
 
 test('mcpkit/oauth-server: the authorization server and its fetch handler use nothing of Node (only serveAuthorizationServer does)', () => {
   const { seen, problems } = walk('src/serving/oauth-server/server.ts', nodeUses);
