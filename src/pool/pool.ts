@@ -235,7 +235,10 @@ export class ServerPool implements ToolSource {
     if (!link) throw new UnknownToolError(t.name);
     const tool = t.tool.name;
     // Connected, the usual case: no await.
-    const client = link.state === 'connected' && link.client ? link.client : await link.ready(tool, options.signal);
+    // Awaited even when connected: skipping it (a perf change) reordered the call against the
+    // server's list_changed notification, and the host's next step missed a tool the call had
+    // added (test/host/e2e/tools-changed.test.ts).
+    const client = await link.ready(tool, options.signal);
     const generation = link.generation;
     const timeoutMs = options.timeoutMs ?? link.def.settings.timeoutMs ?? this.options.requestTimeoutMs;
     const onprogress = options.onprogress;
