@@ -28,7 +28,7 @@ import type { Backends } from './backends.js';
 import type { RequestContext } from '../server/context.js';
 import { admitsAll, recordsNothing } from './allow-all.js';
 import type { CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from './policy-types.js';
-import { callTool, forwarder, GATEWAY_REFUSED } from './relay/forward.js';
+import { callTool, forwarder, GATEWAY_REFUSED, recordCall } from './relay/forward.js';
 import type { Lane, ToolEntry } from './relay/lane.js';
 
 export interface CodeFrontOptions {
@@ -169,22 +169,7 @@ function ownCalls(policy: GatewayPolicy, sessionOf: (s: NonNullable<RequestConte
     const item: GatewayItem = { kind: 'tool', name, server: '', original: name };
     const started = recording ? performance.now() : 0;
     const log = (outcome: CallRecord['outcome'], error?: string) => {
-      if (!recording) return;
-      try {
-        policy.record({
-          time: new Date().toISOString(),
-          caller: who.id,
-          method: ctx.method,
-          item,
-          durationMs: performance.now() - started,
-          outcome,
-          ...(ctx.session ? { session: sessionOf(ctx.session) } : {}),
-          arguments: args,
-          ...(error === undefined ? {} : { error }),
-        });
-      } catch {
-        // The call log must never change the answer.
-      }
+      if (recording) recordCall(policy, ctx, who, item, args, started, outcome, error, ctx.session ? sessionOf(ctx.session) : undefined);
     };
     const admission = admitting ? await policy.admit(who, item) : undefined;
     if (admission && !admission.ok) {

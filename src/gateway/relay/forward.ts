@@ -27,6 +27,40 @@ export type Forward = <R extends JsonObject>(
 ) => Promise<R>;
 
 /**
+ * One line of the call log for a call that settled (or was refused), as the gateway's forwarded
+ * calls and its own tools (code mode's search_api and run_code) write it. `started` is
+ * `performance.now()` when the call came in.
+ */
+export function recordCall(
+  policy: GatewayPolicy,
+  ctx: RequestContext,
+  who: CallerIdentity,
+  item: GatewayItem,
+  args: Record<string, unknown> | undefined,
+  started: number,
+  outcome: CallRecord['outcome'],
+  error: string | undefined,
+  session: string | undefined,
+): void {
+  const entry: CallRecord = {
+    time: new Date().toISOString(),
+    caller: who.id,
+    method: ctx.method,
+    item,
+    durationMs: performance.now() - started,
+    outcome,
+    ...(session !== undefined ? { session } : {}),
+    // For a call log configured to keep them; policies leave them out by default.
+    ...(args !== undefined && { arguments: args }),
+  };
+  try {
+    policy.record(error === undefined ? entry : { ...entry, error });
+  } catch {
+    // The call log must never change the answer.
+  }
+}
+
+/**
  * Forwards calls: the policy admits each, the lane's router knows it while it is out (a backend's
  * question during it goes to its client, and its cancellation to the backend), the policy records
  * it when it settles. `onCall` sees each admitted request first.
@@ -44,24 +78,7 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
     started: number,
     outcome: CallRecord['outcome'],
     error?: string,
-  ) => {
-    const entry: CallRecord = {
-      time: new Date().toISOString(),
-      caller: who.id,
-      method: ctx.method,
-      item,
-      durationMs: performance.now() - started,
-      outcome,
-      ...(ctx.session ? { session: owners.session(ctx.session) } : {}),
-      // For a call log configured to keep them; policies leave them out by default.
-      ...(args !== undefined && { arguments: args }),
-    };
-    try {
-      policy.record(error === undefined ? entry : { ...entry, error });
-    } catch {
-      // The call log must never change the answer.
-    }
-  };
+  ) => recordCall(policy, ctx, who, item, args, started, outcome, error, ctx.session ? owners.session(ctx.session) : undefined);
   return async (ctx, who, lane, item, args, run) => {
     const started = recording ? performance.now() : 0;
     if (admitting) {
