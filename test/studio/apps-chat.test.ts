@@ -112,16 +112,22 @@ describe("a view's ui/message sent to the Chat, its ui/download-file saved by yo
     await llm?.close();
   });
 
-  test('shown first; sent, with the model context, only when you click; answered in the Chat panel', async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  /** A page of the studio, signed in, with pick_city run for `city` and its view shown. */
+  async function runPickCity(city: string, options: { acceptDownloads?: boolean } = {}) {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 }, ...options });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(studio.url);
     await page.waitForSelector('[data-server="trip"][data-state="connected"]');
     await page.click('[data-tab="apps"]');
     await page.click('[data-app-tool="pick_city"]');
-    await page.fill('[name="city"]', 'Oslo');
+    await page.fill('[name="city"]', city);
     await page.click('button:has-text("Run and show the view")');
+    return { page, errors };
+  }
+
+  test('shown first; sent, with the model context, only when you click; answered in the Chat panel', async () => {
+    const { page, errors } = await runPickCity('Oslo');
     const said = await page.waitForSelector('[data-testid="app-message"]:has-text("What should I pack for Oslo?")');
     await page.waitForSelector('.app-said:has-text("The user picked Oslo")');
     assert.equal(llm.requests.length, 0, 'nothing reaches the model before you choose');
@@ -138,15 +144,7 @@ describe("a view's ui/message sent to the Chat, its ui/download-file saved by yo
   });
 
   test("a view's sampling/createMessage: put to you like a server's, drafted by the model, your answer to the view", async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(studio.url);
-    await page.waitForSelector('[data-server="trip"][data-state="connected"]');
-    await page.click('[data-tab="apps"]');
-    await page.click('[data-app-tool="pick_city"]');
-    await page.fill('[name="city"]', 'ask');
-    await page.click('button:has-text("Run and show the view")');
+    const { page, errors } = await runPickCity('ask');
     await page.waitForSelector('[role="dialog"][data-input-kind="sampling"]:has-text("An app view asks the model")');
     assert.equal(studio.hub.inputs.list()[0]?.from, 'view');
     await page.click('[role="dialog"] button:has-text("Answer with the model")');
@@ -163,15 +161,7 @@ describe("a view's ui/message sent to the Chat, its ui/download-file saved by yo
   });
 
   test('ui/download-file: what would be saved is shown; saved when you say so, refused when you do not', async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(studio.url);
-    await page.waitForSelector('[data-server="trip"][data-state="connected"]');
-    await page.click('[data-tab="apps"]');
-    await page.click('[data-app-tool="pick_city"]');
-    await page.fill('[name="city"]', 'Bergen');
-    await page.click('button:has-text("Run and show the view")');
+    const { page, errors } = await runPickCity('Bergen', { acceptDownloads: true });
     const asking = await page.waitForSelector('[data-ask="ui/download-file"]');
     assert.match((await asking.textContent()) ?? '', /packing-list\.txt \(text\/plain, 11 bytes\)/);
     await page.screenshot({ path: join(SHOTS, 'apps-download.png') });
