@@ -234,11 +234,9 @@ export class ServerPool implements ToolSource {
     const link = this.links.get(t.server);
     if (!link) throw new UnknownToolError(t.name);
     const tool = t.tool.name;
-    // Connected, the usual case: no await.
-    // Awaited even when connected: skipping it (a perf change) reordered the call against the
-    // server's list_changed notification, and the host's next step missed a tool the call had
-    // added (test/host/e2e/tools-changed.test.ts).
-    const client = await link.ready(tool, options.signal);
+    // Connected, the usual case: no await. (A list_changed the call causes is seen before its
+    // result because servers write it first and clients read in order: McpServer.announcing.)
+    const client = link.state === 'connected' && link.client !== undefined ? link.client : await link.ready(tool, options.signal);
     const generation = link.generation;
     const timeoutMs = options.timeoutMs ?? link.def.settings.timeoutMs ?? this.options.requestTimeoutMs;
     const onprogress = options.onprogress;

@@ -217,3 +217,47 @@ test('update(): adding a completer later declares the completions capability', a
   assert.deepEqual(r.completion.values, ['one']);
   await close();
 });
+
+// A tool that adds a tool and answers synchronously: its result used to be written before the
+// tick's list_changed, so a host acting on the result (the model's next step) did not yet know
+// of the new tool. The changes a handler makes are announced before its answer.
+test('list_changed: changes made by a synchronous tool, prompt or read are written before its answer', async () => {
+  const { server, a, b } = await setup();
+  let n = 0;
+  server.tool('unlock', () => {
+    server.tool(`added${++n}`, () => 'added');
+    return 'unlocked';
+  });
+  server.prompt('p-unlock', () => {
+    server.prompt(`p-added${++n}`, () => 'p');
+    return 'p-unlocked';
+  });
+  server.resource('r-unlock', 'file:///unlock', () => {
+    server.resource(`r-added${++n}`, `file:///added${n}`, () => 'r');
+    return 'r-unlocked';
+  });
+  await flush();
+  const order = (method: string, answerId: unknown) => {
+    const incoming = a.wire.entries.filter((e) => e.direction === 'server→client').map((e) => e.message);
+    const changed = incoming.findIndex((m) => 'method' in m && m.method === method);
+    const answered = incoming.findIndex((m) => !('method' in m) && m.id === answerId);
+    return { changed, answered };
+  };
+  for (const [kind, ask] of [
+    ['tools', () => a.client.callTool('unlock')],
+    ['prompts', () => a.client.getPrompt('p-unlock')],
+    ['resources', () => a.client.readResource('file:///unlock')],
+  ] as const) {
+    a.wire.entries.length = 0;
+    await ask();
+    const request = a.wire.entries.find((e) => e.direction === 'client→server' && 'id' in e.message && 'method' in e.message)!.message as { id: unknown };
+    const { changed, answered } = order(`notifications/${kind}/list_changed`, request.id);
+    assert.ok(changed >= 0 && changed < answered, `${kind}: list_changed at ${changed}, answer at ${answered}`);
+  }
+  // Still one notification per change: the microtask queued by the change sends nothing again.
+  a.wire.entries.length = 0;
+  await flush();
+  assert.equal(a.wire.entries.length, 0);
+  await a.close();
+  await b.close();
+});
