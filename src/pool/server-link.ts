@@ -173,9 +173,16 @@ export class ServerLink {
       // Listed together: a server's other lists cost no extra round trip of waiting.
       const c = client;
       had = this.catalogSizes();
-      const [tools] = await Promise.all([this.list(c), ...[...this.host.lists].map((l) => this.listCatalog(c, l, generation))]);
-      this.tools = tools;
+      // Following before listing, and connected once both are done: a change the server makes
+      // after that (a call that adds a tool) is announced on a stream it already serves, and
+      // one made in between is in the list or announced. Listing first missed such changes.
       if (client.era === 'modern') this.listen(client, generation);
+      const [tools] = await Promise.all([
+        this.list(c),
+        ...[...this.host.lists].map((l) => this.listCatalog(c, l, generation)),
+        this.followingWithin(this.host.clientOptions(this.def).requestTimeoutMs),
+      ]);
+      this.tools = tools;
     } catch (err) {
       if (client) {
         this.client = undefined;
@@ -201,6 +208,16 @@ export class ServerLink {
     this.host.changed(this);
     // Its other lists, where it has (or had) any.
     for (const list of this.host.lists) if (client.serverCapabilities?.[list] || had[list] > 0) this.host.catalogChanged(this, list);
+  }
+
+  /** `following`, waited for at most `ms` (a server that never acknowledges its listen stream still gets used). */
+  private followingWithin(ms: number | undefined): Promise<void> {
+    let timer: TimerHandle | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = this.host.clock.setTimeout(resolve, ms ?? 60_000);
+      unrefTimer(timer);
+    });
+    return Promise.race([this.following, late]).finally(() => this.host.clock.clearTimeout(timer!));
   }
 
   private catalogSizes(): Record<CatalogList, number> {

@@ -31,6 +31,8 @@ export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
 interface KnownKey {
   digest: Buffer;
   entry: ApiKeyEntry;
+  /** Built once: every request with this key shares it, and so the CallerIdentity made from it. */
+  auth: AuthInfo;
 }
 
 /** The configured API keys, resolved to digests once. */
@@ -45,7 +47,7 @@ export class ApiKeyTable {
   ) {
     for (const [ref, entry] of Object.entries(apiKeys)) {
       if (ref.startsWith('sha256:')) {
-        this.keys.push({ digest: Buffer.from(ref.slice(7), 'hex'), entry });
+        this.keys.push({ digest: Buffer.from(ref.slice(7), 'hex'), entry, auth: apiKeyAuthInfo(entry) });
         continue;
       }
       const name = ref.slice(4);
@@ -53,7 +55,7 @@ export class ApiKeyTable {
       if (value === undefined || value.length === 0) {
         throw new PolicyConfigError(`policy.auth.apiKeys: the key of "${entry.id}" is read from the environment variable ${name}, which is not set`);
       }
-      this.keys.push({ digest: sha256(value), entry });
+      this.keys.push({ digest: sha256(value), entry, auth: apiKeyAuthInfo(entry) });
     }
   }
 
@@ -63,9 +65,18 @@ export class ApiKeyTable {
 
   /** The entry of a presented key, or undefined. Every known key is compared, hit or miss. */
   lookup(presented: string): ApiKeyEntry | undefined {
+    return this.find(presented)?.entry;
+  }
+
+  /** The AuthInfo of a presented key (one frozen object per key), or undefined. */
+  authOf(presented: string): AuthInfo | undefined {
+    return this.find(presented)?.auth;
+  }
+
+  private find(presented: string): KnownKey | undefined {
     const digest = sha256(presented);
-    let found: ApiKeyEntry | undefined;
-    for (const k of this.keys) if (this.compare(k.digest, digest) && found === undefined) found = k.entry;
+    let found: KnownKey | undefined;
+    for (const k of this.keys) if (this.compare(k.digest, digest) && found === undefined) found = k;
     return found;
   }
 }
@@ -83,8 +94,13 @@ export function presentedKey(req: HttpRequestView): string | undefined {
 /** The AuthInfo of an API key: its id and attributes, and no token (the key must not travel to backends). */
 export function apiKeyAuthInfo(entry: ApiKeyEntry): AuthInfo {
   const claims: Record<string, unknown> = { ...entry.claims };
-  if (entry.groups) claims.groups = [...entry.groups];
-  return { principal: entry.id, scopes: [...(entry.scopes ?? [])], extra: { claims, apiKey: true } };
+  if (entry.groups) claims.groups = Object.freeze([...entry.groups]);
+  // Frozen: one object serves every request made with the key, so nothing may change it.
+  return Object.freeze({
+    principal: entry.id,
+    scopes: Object.freeze([...(entry.scopes ?? [])]) as string[],
+    extra: Object.freeze({ claims: Object.freeze(claims), apiKey: true }),
+  });
 }
 
 export interface FrontAuthOptions {
@@ -136,10 +152,7 @@ export function frontAuth(auth: AuthConfig | undefined, options: FrontAuthOption
         ...(oauth.requiredScopes && { requiredScopes: oauth.requiredScopes }),
         ...(oauth.scopesSupported && { scopesSupported: oauth.scopesSupported }),
         // An API key is not a JWT: looking it up first costs a hash, and spares a parse.
-        verifyToken: (token, req, resource) => {
-          const entry = table?.lookup(token);
-          return entry ? apiKeyAuthInfo(entry) : jwt(token, req, resource);
-        },
+        verifyToken: (token, req, resource) => table?.authOf(token) ?? jwt(token, req, resource),
       },
     };
   }
@@ -151,8 +164,7 @@ export function frontAuth(auth: AuthConfig | undefined, options: FrontAuthOption
     authenticate: (req) => {
       const key = presentedKey(req);
       if (key === undefined) return anonymous ? { principal: ANONYMOUS_ID, extra: { [ANONYMOUS_MARK]: true } } : undefined;
-      const entry = table.lookup(key);
-      return entry ? apiKeyAuthInfo(entry) : undefined;
+      return table.authOf(key);
     },
   };
 }

@@ -65,6 +65,22 @@ test('constant time: digests of equal length are compared whole, every known key
   assert.equal(table.lookup('key-0')?.id, 'user0');
 });
 
+test('one AuthInfo per key, shared by its requests and frozen: a caller cannot change what the next request is', () => {
+  const table = new ApiKeyTable(API_KEYS, ENV);
+  const first = table.authOf(ALICE_KEY)!;
+  assert.equal(table.authOf(ALICE_KEY), first);
+  assert.notEqual(table.authOf(BOB_KEY), first);
+  assert.equal(table.authOf(`${ALICE_KEY}x`), undefined);
+  assert.deepEqual(first, { principal: 'alice', scopes: ['tools:read'], extra: { claims: { tenant: 'acme', groups: ['dev'] }, apiKey: true } });
+  assert.throws(() => (first.scopes as string[]).push('admin'), TypeError);
+  assert.throws(() => ((first.extra!.claims as Record<string, unknown>).tenant = 'evil'), TypeError);
+  assert.throws(() => ((first.extra!.claims as { groups: string[] }).groups.push('ops')), TypeError);
+  assert.throws(() => ((first as { principal: string }).principal = 'bob'), TypeError);
+  // The same identity object follows, so per-caller work (visibility rules) is done once.
+  const ids = new Identifier();
+  assert.equal(ids.identify(table.authOf(ALICE_KEY)), ids.identify(first));
+});
+
 test('identify: API key attributes become claims, anonymous stays anonymous, one identity per AuthInfo', () => {
   const ids = new Identifier();
   assert.equal(ids.identify(undefined), ANONYMOUS);
