@@ -74,7 +74,7 @@ test('one AuthInfo per key, shared by its requests and frozen: a caller cannot c
   assert.deepEqual(first, { principal: 'alice', scopes: ['tools:read'], extra: { claims: { tenant: 'acme', groups: ['dev'] }, apiKey: true } });
   assert.throws(() => (first.scopes as string[]).push('admin'), TypeError);
   assert.throws(() => ((first.extra!.claims as Record<string, unknown>).tenant = 'evil'), TypeError);
-  assert.throws(() => ((first.extra!.claims as { groups: string[] }).groups.push('ops')), TypeError);
+  assert.throws(() => (first.extra!.claims as { groups: string[] }).groups.push('ops'), TypeError);
   assert.throws(() => ((first as { principal: string }).principal = 'bob'), TypeError);
   // The same identity object follows, so per-caller work (visibility rules) is done once.
   const ids = new Identifier();
