@@ -5,7 +5,8 @@ import type { Admission, CallerIdentity, GatewayPolicy } from './policy-types.js
 
 const ADMITTED: Admission = { ok: true };
 const ADMIT_ALL = (): Promise<Admission> => Promise.resolve(ADMITTED);
-const RECORD_NOTHING = (): void => {};
+/** A `record` that keeps nothing: a policy without a call log uses it, and calls then build no record. */
+export const RECORD_NOTHING = (): void => {};
 
 /**
  * Whether `policy`'s `admit` lets everything through and its `record` keeps nothing (the

@@ -47,8 +47,11 @@ export interface GatewayPolicy {
   identify(auth: AuthInfo | undefined): CallerIdentity;
   /** Whether the caller may see (list) and use the item. Called for every list and call. */
   visible(caller: CallerIdentity, item: GatewayItem): boolean;
-  /** Rate limits and quotas, checked before a call is forwarded (async: the counters may be in Redis). */
-  admit(caller: CallerIdentity, item: GatewayItem): Promise<Admission>;
+  /**
+   * Rate limits and quotas, checked before a call is forwarded: a promise where the counters are
+   * elsewhere (Redis), the answer itself where they are in memory (no await per call then).
+   */
+  admit(caller: CallerIdentity, item: GatewayItem): Admission | Promise<Admission>;
   /** A call finished (or was refused). Must not throw or block the answer. */
   record(entry: CallRecord): void;
   close?(): Promise<void>;

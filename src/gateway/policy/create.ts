@@ -5,6 +5,7 @@ import type { Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import type { RedisClientLike } from '../../state/redis/client.js';
 import type { Admission, CallerIdentity, CallRecord, GatewayItem, GatewayPolicy } from '../policy-types.js';
+import { RECORD_NOTHING } from '../allow-all.js';
 import { CallLog } from './call-log.js';
 import { checkPolicyConfig, type PolicyConfig } from './config.js';
 import { anonymousAllowed, frontAuth, Identifier, type FrontAuth } from './identity.js';
@@ -92,13 +93,12 @@ export function createPolicy(config: unknown, options: PolicyOptions = {}): Poli
       if (shut(caller)) return false;
       return visibility ? visibility.visible(caller, item) : true;
     },
-    async admit(caller: CallerIdentity, item: GatewayItem): Promise<Admission> {
+    admit(caller: CallerIdentity, item: GatewayItem): Admission | Promise<Admission> {
       if (shut(caller)) return NOT_SIGNED_IN;
       return limits ? limits.admit(caller, item) : ADMITTED;
     },
-    record(entry: CallRecord): void {
-      callLog?.record(entry);
-    },
+    // Without a call log, the allow-all policy's no-op: the relay then builds no record per call.
+    record: callLog ? (entry: CallRecord) => callLog.record(entry) : RECORD_NOTHING,
     async close(): Promise<void> {
       await Promise.allSettled(closers.splice(0).map((close) => close()));
     },

@@ -6,7 +6,7 @@
 // API keys never appear in the config or a log: the config names an environment variable or the
 // key's SHA-256 digest, and a presented key is hashed and compared with every known digest in
 // constant time, so neither the answer's timing nor its content says how close a guess came.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Clock } from '../../engine/clock.js';
 import type { AuthInfo } from '../../engine/transport.js';
 import { jwtAccessTokens } from '../../serving/http/jwt-access-token.js';
@@ -21,11 +21,13 @@ const ANONYMOUS_MARK = 'mcpkitGatewayAnonymous';
 
 export const ANONYMOUS_ID = 'anonymous';
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+// crypto.hash (Node 20.12+) is the one-shot digest: no Hash object per request.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }).hash;
+const sha256 = (text: string): Buffer => (oneShot ? oneShot('sha256', text, 'buffer') : crypto.createHash('sha256').update(text, 'utf8').digest());
 
 /** Equal-length digests compared in time independent of where they differ. */
 export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
 interface KnownKey {

@@ -19,7 +19,8 @@ export interface LimitDecision {
 
 /** Where the numbers live. `take` counts one call under `key` and says whether it passes. */
 export interface LimitCounter {
-  take(key: string, spec: LimitSpec): Promise<LimitDecision>;
+  /** The decision, or a promise of it where the counter is elsewhere (Redis). */
+  take(key: string, spec: LimitSpec): LimitDecision | Promise<LimitDecision>;
   close?(): Promise<void>;
 }
 
@@ -40,7 +41,7 @@ export class MemoryCounter implements LimitCounter {
     return this.states.size;
   }
 
-  async take(key: string, spec: LimitSpec): Promise<LimitDecision> {
+  take(key: string, spec: LimitSpec): LimitDecision {
     return this.takeNow(key, spec);
   }
 
@@ -131,8 +132,9 @@ export class Limits {
    * Counts the call against every rule that applies, in order, and stops at the first refusal
    * (a refused call still counts against the rules before it: the counters are not transactional).
    */
-  async admit(caller: CallerIdentity, item: GatewayItem): Promise<Admission> {
-    for (const r of this.rules) {
+  admit(caller: CallerIdentity, item: GatewayItem, from = 0): Admission | Promise<Admission> {
+    for (let i = from; i < this.rules.length; i++) {
+      const r = this.rules[i]!;
       if (!kindMatches(r.kinds, item) || !r.items.has(item.name) || !r.when.matches(caller)) continue;
       const key =
         r.per === 'caller'
@@ -140,16 +142,22 @@ export class Limits {
           : r.per === 'item'
             ? `${r.name}:${item.kind}:${part(item.name)}`
             : `${r.name}:${part(caller.id)}:${item.kind}:${part(item.name)}`;
-      const d = await this.counter.take(key, r.spec);
-      if (!d.ok) {
-        const scope = r.per === 'caller' ? '' : ` for ${item.name}${r.per === 'item' ? ' (all callers)' : ''}`;
-        return {
-          ok: false,
-          reason: d.reason ?? `Rate limit "${r.name}" reached${scope} (${r.says}); retry in ${Math.ceil(d.retryAfterMs / 1000)}s`,
-          retryAfterMs: d.retryAfterMs,
-        };
-      }
+      const d = this.counter.take(key, r.spec);
+      // In memory the decision is at hand; from Redis the rest of the rules wait for it.
+      if (d instanceof Promise) return d.then((got) => (got.ok ? this.admit(caller, item, i + 1) : refusal(r, item, got)));
+      if (!d.ok) return refusal(r, item, d);
     }
-    return { ok: true };
+    return ADMITTED;
   }
+}
+
+const ADMITTED: Admission = { ok: true };
+
+function refusal(r: CompiledRule, item: GatewayItem, d: LimitDecision): Admission {
+  const scope = r.per === 'caller' ? '' : ` for ${item.name}${r.per === 'item' ? ' (all callers)' : ''}`;
+  return {
+    ok: false,
+    reason: d.reason ?? `Rate limit "${r.name}" reached${scope} (${r.says}); retry in ${Math.ceil(d.retryAfterMs / 1000)}s`,
+    retryAfterMs: d.retryAfterMs,
+  };
 }

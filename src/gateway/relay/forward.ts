@@ -82,7 +82,8 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
   return async (ctx, who, lane, item, args, run) => {
     const started = recording ? performance.now() : 0;
     if (admitting) {
-      const admission = await policy.admit(who, item);
+      const asked = policy.admit(who, item);
+      const admission = asked instanceof Promise ? await asked : asked;
       if (!admission.ok) {
         if (recording) record(ctx, who, item, args, started, 'refused', admission.reason);
         throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
