@@ -50,7 +50,6 @@ export class McpServer {
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
   private readonly pageSize: number;
-  private readonly pendingLists = new Set<ListKind>();
 
   constructor(options: McpServerOptions) {
     const { pageSize, ...rest } = options;
@@ -116,7 +115,7 @@ export class McpServer {
     if (this.server.hasRequestHandler('tools/list')) return;
     this.server.registerCapabilities({ tools: { listChanged: true } });
     this.server.setRequestHandler('tools/list', (p, ctx) => this.tools.list(p, ctx));
-    this.server.setRequestHandler('tools/call', (p, ctx) => this.announcing(this.tools.call(p, ctx)));
+    this.server.setRequestHandler('tools/call', (p, ctx) => this.tools.call(p, ctx));
     this.server.serveToolSchemas((name) => this.tools.registry.get(name)?.wire.inputSchema);
   }
 
@@ -176,7 +175,7 @@ export class McpServer {
     const s = this.server;
     s.setRequestHandler('resources/list', (p, ctx) => this.resources.list(p, ctx));
     s.setRequestHandler('resources/templates/list', (p) => this.resources.listTemplates(p));
-    s.setRequestHandler('resources/read', (p, ctx) => this.announcing(this.resources.read(p, ctx)));
+    s.setRequestHandler('resources/read', (p, ctx) => this.resources.read(p, ctx));
     s.setRequestHandler('resources/subscribe', (p, ctx) => {
       ctx.session?.subscriptions.add(requireUri(p));
       return {};
@@ -206,7 +205,7 @@ export class McpServer {
     if (!this.server.hasRequestHandler('prompts/list')) {
       this.server.registerCapabilities({ prompts: { listChanged: true } });
       this.server.setRequestHandler('prompts/list', (p) => this.prompts.list(p));
-      this.server.setRequestHandler('prompts/get', (p, ctx) => this.announcing(this.prompts.get(p, ctx)));
+      this.server.setRequestHandler('prompts/get', (p, ctx) => this.prompts.get(p, ctx));
     }
     if (config.complete) this.enableCompletions();
     return this.completable(this.prompts.add(name, config, handler));
@@ -274,30 +273,9 @@ export class McpServer {
     return this.server.close();
   }
 
-  /**
-   * Many changes in one tick (start-up, bulk toggles, a static resource and a template) become
-   * one notification per kind, sent once the tick's changes are all visible in the lists.
-   */
+  /** Many changes in one tick (start-up, bulk toggles) are one notification per kind: Server.broadcastSoon. */
   private listChanged(kind: ListKind): void {
-    if (this.pendingLists.has(kind)) return;
-    this.pendingLists.add(kind);
-    queueMicrotask(() => {
-      if (this.pendingLists.delete(kind)) this.server.broadcast(`notifications/${kind}/list_changed`);
-    });
-  }
-
-  /**
-   * A handler's answer, with the list changes it made announced first. A handler that answers
-   * synchronously would otherwise have its result written before the tick's list_changed, and a
-   * client could act on the result (the model's next step) before it knew of the tool the call
-   * added. An asynchronous handler needs nothing: its changes' microtask runs before its answer.
-   */
-  private announcing<T>(answer: T): T {
-    if (this.pendingLists.size > 0) {
-      for (const kind of this.pendingLists) this.server.broadcast(`notifications/${kind}/list_changed`);
-      this.pendingLists.clear();
-    }
-    return answer;
+    this.server.broadcastSoon(`notifications/${kind}/list_changed`);
   }
 }
 

@@ -13,50 +13,17 @@ import { ServerBus, type MessageBus } from '../state/bus.js';
 import type { TaskStore } from '../state/task-store.js';
 import type { RequestContext } from './context.js';
 import { flattenExtensions, type ExtensionApi, type ExtensionHooks, type ListenRequest, type RequestObserver, type ServerExtension } from './extension.js';
-import { ModernEra, type ModernOptions } from './modern.js';
+import { ModernEra } from './modern.js';
 import { ServerSession } from './session.js';
 
-export type MethodHandler = (params: JsonObject | undefined, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
+export type { MethodHandler, RequestMiddleware, ServerOptions, ToolSchemas } from './server-types.js';
+import type { MethodHandler, RequestMiddleware, ServerOptions, ToolSchemas } from './server-types.js';
+
 export type NotificationHandler = (params: JsonObject | undefined, session: ServerSession) => void | Promise<void>;
-
-/** Wraps every request handler: observe, change, short-circuit or time requests. */
-export type RequestMiddleware = (method: string, params: JsonObject | undefined, ctx: RequestContext, next: () => Promise<JsonObject>) => Promise<JsonObject>;
-
-export interface ServerOptions extends Implementation {
-  instructions?: string;
-  capabilities?: ServerCapabilities;
-  /** Handshake-era revisions to accept, newest first. */
-  protocolVersions?: readonly string[];
-  /** Default timeout (ms) for requests the server sends to clients. */
-  requestTimeoutMs?: number;
-  limits?: Partial<DecodeLimits>;
-  /**
-   * Where problems with no request to report them on go (defaults to stderr, never stdout).
-   * Warnings (a likely mistake that does not stop anything, such as a tool name some clients
-   * reject) come here too, as errors named `McpWarning`; the default prints them as one line.
-   */
-  onerror?: (error: Error) => void;
-  /** The stateless 2026-07-28 era, served beside the handshake era. `false` turns it off. */
-  modern?: ModernOptions | false;
-  /**
-   * Features installed through the extension seam, e.g. `tasks()` (both task flavours). A
-   * factory may return several extensions; they are installed in order.
-   */
-  extensions?: ReadonlyArray<ServerExtension | readonly ServerExtension[]>;
-  /**
-   * Shared with the other instances of a deployment (`RedisBus` from mcpkit/redis): resource
-   * updates, list changes and log messages raised here reach their clients too, and extensions
-   * relay their own events (tasks: status, answers, cancels). See docs/scaling.md.
-   */
-  bus?: MessageBus;
-}
 
 // The read-only port from a Server to what serves it (the HTTP core, stdio serving, the serving
 // adapters): what a transport may ask of the server it carries requests to, and nothing it could
 // change. A Server implements it; serving code needs no more of it.
-/** A tool's input schema by name, as `authInfo`'s caller would call it (for header checks). */
-export type ToolSchemas = (name: string, authInfo?: AuthInfo) => object | undefined | Promise<object | undefined>;
-
 export interface ServerPort {
   /** Name, version, capabilities, instructions and the handshake-era revisions it accepts. */
   identity(): ServerIdentity;
@@ -105,6 +72,8 @@ export class Server implements ServerPort {
   private sessionMws: (() => MessageMiddleware | undefined)[] | undefined;
   private toolSchemas: ToolSchemas | undefined;
   private readonly handlers = new Map<string, MethodHandler>();
+  /** Notifications broadcastSoon holds until the tick's changes are done. */
+  private soon: Set<string> | undefined;
   private readonly eraHandlers = new Map<string, Map<Era, MethodHandler>>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly requestMiddleware: RequestMiddleware[] = [];
@@ -379,7 +348,12 @@ export class Server implements ServerPort {
     const mws = this.requestMiddleware;
     if (mws.length === 0) {
       if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      return handler(params, ctx);
+      try {
+        return handler(params, ctx);
+      } finally {
+        // What the handler changed is announced before its answer (see broadcastSoon).
+        if (this.soon !== undefined) this.flushSoon();
+      }
     }
     // With middleware, an unknown method is only decided at the end of the chain, so middleware
     // can observe it, or implement it. Each `next` runs the rest of the chain once: a middleware
@@ -433,6 +407,29 @@ export class Server implements ServerPort {
    * the spec asks servers not to send before that), optionally filtered, and to every
    * 2026-07-28 listen stream that asked for it.
    */
+  /**
+   * Broadcasts `method` (no params) once the current tick's changes are all made: many calls in
+   * one tick are one notification each. It leaves at the end of the tick, or before the answer
+   * of a request whose handler made the change, whichever is first: a handler that adds a tool
+   * and answers at once would otherwise have its answer written before the list_changed, and a
+   * client acting on the answer would not yet know of the tool. (A handler that awaits needs
+   * nothing: the end of its tick comes before its answer.)
+   */
+  broadcastSoon(method: string): void {
+    if (this.soon === undefined) {
+      this.soon = new Set();
+      queueMicrotask(() => this.flushSoon());
+    }
+    this.soon.add(method);
+  }
+
+  private flushSoon(): void {
+    const soon = this.soon;
+    if (soon === undefined) return;
+    this.soon = undefined;
+    for (const method of soon) this.broadcast(method);
+  }
+
   broadcast(method: string, params?: JsonObject, filter?: (s: ServerSession) => boolean): void {
     // Only what every instance can filter the same way travels: a caller's own filter cannot.
     if (filter === undefined) void this.bus?.send(params === undefined ? { k: 'notify', m: method } : { k: 'notify', m: method, p: params });
