@@ -88,19 +88,18 @@ export function installCodeFront(server: Server, o: CodeFrontOptions): CodeFront
     return schemas.get(name);
   });
 
-  server.setRequestHandler('tools/list', async (params, ctx) => {
-    const options = code;
-    if (!options) return relayed(relay.list, params, ctx);
+  // Not async themselves: without code mode a request goes straight to the relay (no promise more per call).
+  server.setRequestHandler('tools/list', (params, ctx) => (code ? codeList(code, ctx) : relayed(relay.list, params, ctx)));
+  const codeList = async (options: CodeModeOptions, ctx: RequestContext) => {
     const who = policy.identify(ctx.authInfo);
     const mode = modeFor(await backends.lanesFor(ctx, who), who, options);
     return { tools: mode.tools() as unknown as JsonObject[] };
-  });
+  };
 
   const guard = ownCalls(policy, backends.owners.session.bind(backends.owners));
 
-  server.setRequestHandler('tools/call', async (params, ctx) => {
-    const options = code;
-    if (!options) return relayed(relay.call, params, ctx);
+  server.setRequestHandler('tools/call', (params, ctx) => (code ? codeCall(code, params, ctx) : relayed(relay.call, params, ctx)));
+  const codeCall = async (options: CodeModeOptions, params: JsonObject | undefined, ctx: RequestContext) => {
     const who = policy.identify(ctx.authInfo);
     const name = typeof params?.name === 'string' ? params.name : '';
     const args = (params?.arguments ?? {}) as Record<string, unknown>;
@@ -134,7 +133,7 @@ export function installCodeFront(server: Server, o: CodeFrontOptions): CodeFront
       if (outcome.result.error?.kind === 'cancelled' && ctx.signal.aborted) throw ctx.signal.reason;
       return answer(outcome);
     });
-  });
+  };
 
   return {
     get enabled() {

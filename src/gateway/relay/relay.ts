@@ -95,14 +95,16 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       return { tools };
     });
 
-    server.setRequestHandler('tools/call', async (params, ctx) => {
+    server.setRequestHandler('tools/call', (params, ctx) => {
       const who = policy.identify(ctx.authInfo);
+      // Usually an array already (the shared lane): no promise of ours then, only the call's.
+      const got = lanesOf(ctx, who);
+      return got instanceof Promise ? got.then((lanes) => callOn(lanes, who, params, ctx)) : callOn(got, who, params, ctx);
+    });
+    const callOn = (lanes: readonly Lane[], who: CallerIdentity, params: JsonObject | undefined, ctx: RequestContext) => {
       const sent = typeof params?.name === 'string' ? params.name : '';
       // Found by its exact canonical name; the call is routed by the name of the item the policy judged.
       const name = naming.name(sent);
-      // Usually an array already (the shared lane): no await then.
-      const got = lanesOf(ctx, who);
-      const lanes = got instanceof Promise ? await got : got;
       let lane: Lane | undefined;
       let e: ReturnType<Lane['tool']>;
       for (let i = 0; name !== undefined && i < lanes.length && e === undefined; i++) e = (lane = lanes[i]).tool(name);
@@ -111,7 +113,7 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       const found = lane;
       const tool = e;
       return forward(ctx, who, lane, e.item, args, (signal) => callTool(found, tool, args, ctx, signal, sent, o.reword));
-    });
+    };
   }
 
   if (caps.prompts) {
