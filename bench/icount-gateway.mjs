@@ -16,10 +16,10 @@
 // --backend=stdio counts the gateway only (the backend is its child).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepAliveDriver } from './lib/keepalive-driver.mjs';
 
 const argv = process.argv.slice(2);
 // The server children sample nothing on a timer (lib/child-stats.mjs): only per-call work is counted.
@@ -43,29 +43,7 @@ const V8_FLAGS = (
 const R = await import(join(root, 'bench/lib/requests.mjs'));
 const body = R.ECHO_CALL.replace('"name":"echo"', '"name":"b_echo"');
 const headers = { ...R.headers(policy ? { authorization: 'Bearer bench-key-1' } : {}), 'content-length': String(Buffer.byteLength(body)) };
-const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-
-function post(port) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => (res.statusCode === 200 && text.includes('hello') ? resolve() : reject(new Error(`unexpected answer ${res.statusCode} ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function drive(port, n) {
-  let left = n;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (left-- > 0) await post(port);
-    }),
-  );
-}
+const { drive, close: closeDriver } = keepAliveDriver(headers, body);
 
 /** A server child (optionally under callgrind writing to `out`): its port once it is ready, and a way to stop it. */
 function start(script, args, out) {
@@ -122,4 +100,4 @@ for (const which of side === 'both' ? ['gateway', 'backend'] : [side]) {
     `${which} (${backendKind} backend${policy ? ', policy on' : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
   );
 }
-agent.destroy();
+closeDriver();

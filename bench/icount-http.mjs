@@ -10,10 +10,10 @@
 // --root measures another checkout's build (its bench/servers/http.mjs and dist/).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepAliveDriver } from './lib/keepalive-driver.mjs';
 
 const argv = process.argv.slice(2);
 // The server children sample nothing on a timer (lib/child-stats.mjs): only per-call work is counted.
@@ -38,29 +38,7 @@ const headers = {
   'content-length': String(Buffer.byteLength(body)),
   ...(modern ? { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } : {}),
 };
-const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-
-function post(port) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => (res.statusCode === 200 && text.includes('hello') ? resolve() : reject(new Error(`unexpected answer ${res.statusCode} ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function drive(port, n) {
-  let left = n;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (left-- > 0) await post(port);
-    }),
-  );
-}
+const { drive, close: closeDriver } = keepAliveDriver(headers, body);
 
 async function count(n) {
   const dir = mkdtempSync(join(os.tmpdir(), 'icount-http-'));
@@ -99,5 +77,5 @@ async function count(n) {
 
 const a = await count(m);
 const b = await count(2 * m);
-agent.destroy();
+closeDriver();
 console.log(`${impl} ${mode}: ${((b - a) / m).toFixed(0)} instructions per request, whole server process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`);
