@@ -7,13 +7,12 @@
 // them. And with `watch`, a file change turns code mode on and off while a client stays connected.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '../../src/client/connect.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { createGateway, type GatewayEvent } from '../../src/gateway/gateway.js';
-import { cleanEnv, ROOT } from '../cli/helpers.js';
+import { startListeningProcess } from '../cli/helpers.js';
 import { gatewayBackend, tempDir, waitFor, within } from '../support/index.js';
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
@@ -31,20 +30,12 @@ test('mcpkit gateway --code-mode: run_code is rate limited and logged like any c
     },
   });
   writeFileSync(file, JSON.stringify(config({ toolCalls: 5 })));
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'gateway', '--config', file, '--code-mode', '--port', '0', '--no-watch'], {
-    cwd: ROOT,
-    env: cleanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const gateway = await startListeningProcess(['gateway', '--config', file, '--code-mode', '--port', '0', '--no-watch']);
+  const { child, url } = gateway;
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c));
-  child.stderr.on('data', (c: Buffer) => (err += c));
-  const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], 'the URL the gateway prints');
   const client = await connect(url, { era: 'handshake' });
   t.after(() => client.close());
   const tools = async () => (await client.listTools()).tools;
@@ -75,7 +66,7 @@ test('mcpkit gateway --code-mode: run_code is rate limited and logged like any c
   client.on('notifications/tools/list_changed', () => changed++);
   writeFileSync(file, JSON.stringify(config({ toolCalls: 1 })));
   child.kill('SIGHUP');
-  await waitFor(() => changed > 0 && /reloaded:/.test(err), 'the reload and its tools/list_changed');
+  await waitFor(() => changed > 0 && /reloaded:/.test(gateway.stderr()), 'the reload and its tools/list_changed');
   assert.match((await tools())[1]?.description ?? '', /1 tool calls/);
 
   child.kill('SIGTERM');
