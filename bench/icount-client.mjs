@@ -10,7 +10,7 @@
 // figures can be set side by side.
 //
 //   node bench/icount-client.mjs [--side=client|server|both] [--era=modern|handshake] [--fetch]
-//                                [--impl=mcpkit|bare|socket] [--m=2000] [--warm=4000] [--root=DIR]
+//                                [--impl=mcpkit|bare|socket] [--m=2000] [--warm=16000] [--root=DIR]
 //
 // --impl=bare replaces mcpkit's client by a bare node:http one (keep-alive agent, the same
 // request bytes, JSON.parse of the answer): the floor of any client on node:http.
@@ -164,7 +164,7 @@ async function socketClient(url) {
 
 const side = value('side', 'both');
 const m = Number(value('m', 4000));
-const warm = Number(value('warm', 4000));
+const warm = Number(value('warm', 16000));
 if (!['client', 'server', 'both'].includes(side)) throw new Error(`--side must be client, server or both (got ${side})`);
 if (!['modern', 'handshake'].includes(era)) throw new Error(`--era must be modern or handshake (got ${era})`);
 

@@ -10,7 +10,7 @@
 // a busy machine does not disturb. Compare bench/icount-http.mjs (the backend loaded directly).
 //
 //   node bench/icount-gateway.mjs [--side=gateway|backend|both] [--backend=http|stdio] [--policy]
-//                                 [--m=4000] [--warm=4000] [--root=DIR]
+//                                 [--m=4000] [--warm=16000] [--root=DIR]
 //
 // --policy: the gateway runs with API keys, visibility rules and a rate limit (servers/gateway.mjs).
 // --backend=stdio counts the gateway only (the backend is its child).
@@ -27,7 +27,7 @@ process.env.BENCH_RSS_SAMPLER = '0';
 const value = (name, d) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d;
 const root = value('root', dirname(dirname(fileURLToPath(import.meta.url))));
 const m = Number(value('m', 4000));
-const warm = Number(value('warm', 4000));
+const warm = Number(value('warm', 16000));
 const side = value('side', 'both');
 const backendKind = value('backend', 'http');
 const policy = argv.includes('--policy');

@@ -5,9 +5,12 @@
 // request costs in that process, node:http's parsing and socket handling included, which
 // bench/icount.mjs (in-process, no sockets) leaves out. Repeatable on a busy machine.
 //
-//   node bench/icount-http.mjs [--impl=mcpkit|bare|sdk1|sdk2] [--mode=json|sse|modern] [--m=2000] [--warm=4000] [--root=DIR]
+//   node bench/icount-http.mjs [--impl=mcpkit|bare|sdk1|sdk2] [--mode=json|sse|modern] [--m=2000] [--warm=16000] [--root=DIR]
 //
 // --root measures another checkout's build (its bench/servers/http.mjs and dist/).
+// The warm-up is long because TurboFan still optimises hot functions after 4,000 requests: with
+// --warm=4000 the window held ~20k instructions per request of compiler work (2026-11-29), which
+// read as a regression of the server; --trace-opt shows the last ones before ~8,000.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +26,7 @@ const root = value('root', dirname(dirname(fileURLToPath(import.meta.url))));
 const impl = value('impl', 'mcpkit');
 const mode = value('mode', 'json');
 const m = Number(value('m', 2000));
-const warm = Number(value('warm', 4000));
+const warm = Number(value('warm', 16000));
 if (!['json', 'sse', 'modern'].includes(mode)) throw new Error(`--mode must be json, sse or modern (got ${mode})`);
 // The same deterministic V8 settings as bench/icount.mjs.
 const V8_FLAGS = '--predictable --hash-seed=1 --random-seed=1 --min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512'.split(' ');

@@ -7,6 +7,7 @@ import { InboundRequest, responseTo } from './inbound.js';
 import { systemClock, type Clock } from './clock.js';
 import { abortError, asError, reasonText } from './abort.js';
 import { Pending, type ProgressInfo, type RequestOptions } from './pending.js';
+import { InboundTable } from './inbound-table.js';
 
 export type { ProgressInfo, RequestOptions } from './pending.js';
 
@@ -51,7 +52,7 @@ export class Peer {
   // The maps and the listener list are made on first use: a connection that only answers (every
   // stateless HTTP request is one) never sends a request, and most have no close listener.
   private pending: Map<RequestId, Pending> | undefined;
-  private inflightMap: Map<RequestId, InboundRequest> | undefined;
+  private readonly inbounds = new InboundTable<InboundRequest>();
   private closed = false;
   private closeListeners: Array<(reason?: Error) => void> | undefined;
   /** The outgoing middleware chain; undefined when no middleware has an `outgoing` step. */
@@ -70,9 +71,9 @@ export class Peer {
     this.sendOut = this.buildOut();
   }
 
-  /** Inbound requests still being handled, by id. */
-  get inflight(): Map<RequestId, InboundRequest> {
-    return (this.inflightMap ??= new Map());
+  /** Inbound requests still being handled, by id (a copy). */
+  get inflight(): ReadonlyMap<RequestId, InboundRequest> {
+    return new Map(this.inbounds.list().map((r) => [r.request.id, r]));
   }
 
   /** Adds message middleware as the new innermost layer (the first added is nearest the wire). */
@@ -143,7 +144,7 @@ export class Peer {
    * and no reply is sent (a session they belonged to has ended; an answer now would land in the next).
    */
   cancelInbound(reason: string): void {
-    for (const inbound of [...(this.inflightMap?.values() ?? [])]) inbound.cancel(reason);
+    for (const inbound of this.inbounds.list()) inbound.cancel(reason);
   }
 
   close(): Promise<void> {
@@ -273,7 +274,7 @@ export class Peer {
    */
   refusal(decoded: Decoded): JsonRpcErrorResponse | undefined {
     if (decoded.batch && !(this.handlers.allowBatch?.() ?? false)) return errorResponse(null, ErrorCode.InvalidRequest, BATCH_REFUSED);
-    if (this.inflightMap?.size) for (const m of decoded.messages) if ('id' in m && 'method' in m && this.inflightMap.has(m.id)) return idInUse(m.id);
+    if (this.inbounds.size > 0) for (const m of decoded.messages) if ('id' in m && 'method' in m && this.inbounds.get(m.id) !== undefined) return idInUse(m.id);
     return undefined;
   }
 
@@ -349,7 +350,7 @@ export class Peer {
   private async handleNotification(n: JsonRpcNotification, info?: FrameInfo): Promise<void> {
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId | undefined;
-      if (id !== undefined) this.inflightMap?.get(id)?.cancel(String(n.params?.reason ?? 'cancelled by peer'));
+      if (id !== undefined) this.inbounds.get(id)?.cancel(String(n.params?.reason ?? 'cancelled by peer'));
       return;
     }
     if (n.method === 'notifications/progress') {
@@ -402,13 +403,12 @@ export class Peer {
    */
   private handleRequest(req: JsonRpcRequest, info?: FrameInfo, collect?: (r: JsonRpcResponse) => void): Promise<void> {
     const reply = collect ?? this.replyOut;
-    const inflight = (this.inflightMap ??= new Map());
-    if (inflight.has(req.id)) {
+    if (this.inbounds.get(req.id) !== undefined) {
       reply(idInUse(req.id));
       return DONE;
     }
     const inbound = new InboundRequest(this, req, info);
-    inflight.set(req.id, inbound);
+    this.inbounds.add(inbound);
     let result: Promise<JsonObject> | JsonObject;
     try {
       result = this.handlers.onrequest(req, inbound);
@@ -430,7 +430,7 @@ export class Peer {
   private answered(inbound: InboundRequest, reply: (r: JsonRpcResponse) => void, ok: boolean, value: unknown): void {
     const response = responseTo(inbound, ok, value, this.onerror);
     inbound.finish();
-    this.inflightMap!.delete(inbound.request.id);
+    this.inbounds.delete(inbound);
     // A cancelled request gets no reply at all (spec: the receiver SHOULD NOT respond).
     if (!inbound.cancelled) reply(response);
   }
@@ -445,9 +445,9 @@ export class Peer {
         p.reject(new LocalError('closed', `Connection closed before "${p.method}" was answered${why}`, { cause: reason }));
       }
     }
-    if (this.inflightMap) {
-      for (const r of this.inflightMap.values()) r.cancel('connection closed');
-      this.inflightMap.clear();
+    if (this.inbounds.size > 0) {
+      for (const r of this.inbounds.list()) r.cancel('connection closed');
+      this.inbounds.clear();
     }
     try {
       this.handlers.onclose?.(reason);

@@ -24,6 +24,12 @@ export interface FrameInfo {
    * one the protocol does not carry (a `traceparent` for tracing).
    */
   http?: HttpHeaders;
+  /**
+   * The frame's JSON text, when the frame is one request and reaches the server as it arrived
+   * (no middleware changed it): a 2026-07-28 multi round-trip request reads its params snapshot
+   * from this immutable text only if the handler asks for input, instead of copying them always.
+   */
+  body?: string;
 }
 
 export interface HttpHeaders {

@@ -72,7 +72,10 @@ export class MrtrRounds implements RunHost {
     const principal = inbound.info?.authInfo?.principal ?? null;
     const token = params?.requestState;
     if (token !== undefined) return this.reopen(token, method, params, principal, inbound, env, logging);
-    const run = new InputRun(this, method, principal, inbound, snapshotOf(params), undefined, undefined, offeredIn(params), undefined);
+    // Over HTTP the request's own text stands in for a copy of its params (see FrameInfo.body).
+    const body = inbound.info?.body;
+    const snapshot = body === undefined ? snapshotOf(params) : { body };
+    const run = new InputRun(this, method, principal, inbound, snapshot, undefined, undefined, offeredIn(params), undefined);
     return this.run(run, params, inbound, env, logging);
   }
 

@@ -4,7 +4,16 @@ import { responseTo, type InboundRequest } from '../engine/inbound.js';
 import { missingCapability, type ModernEnvelope } from '../protocol/modern.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import type { InputRequest, InputRequests } from '../protocol/params.js';
-import { answerProblem, INPUT_KEY_PREFIX, InputRequiredSignal, snapshotDigest, type RequestStateSealer, type RoundState } from './mrtr.js';
+import {
+  answerProblem,
+  INPUT_KEY_PREFIX,
+  InputRequiredSignal,
+  snapshotDigest,
+  snapshotText,
+  type LazySnapshot,
+  type RequestStateSealer,
+  type RoundState,
+} from './mrtr.js';
 import { StepLog } from './steps.js';
 
 type InputMethod = InputRequest['method'];
@@ -113,7 +122,8 @@ export class InputRun {
    * @param answers answers of earlier rounds, from the sealed state (already checked; they win)
    * @param offered this request's `inputResponses`: client input, checked when a key is asked
    * @param snapshot the request's params as JSON text (without the round keys), taken before
-   *   the handler ran (it may change its arguments in place); hashed only if a state is sealed
+   *   the handler ran (it may change its arguments in place), or the request's own JSON text to
+   *   take it from; read and hashed only if a state is sealed
    * @param recorded step results from the sealed state
    */
   constructor(
@@ -121,7 +131,7 @@ export class InputRun {
     readonly method: string,
     private readonly principal: string | null,
     private inbound: InboundRequest,
-    private readonly snapshot: string,
+    private readonly snapshot: string | LazySnapshot,
     private digest: string | undefined,
     private answers: Record<string, unknown> | undefined,
     private offered: Record<string, unknown> | undefined,
@@ -339,7 +349,7 @@ export class InputRun {
     const state: RoundState = {
       v: 1,
       m: this.method,
-      d: (this.digest ??= await snapshotDigest(this.snapshot)),
+      d: (this.digest ??= await snapshotDigest(snapshotText(this.snapshot))),
       p: this.principal,
       e: sealer.clock.now() + sealer.ttlMs,
       a: this.answers ?? {},

@@ -144,6 +144,19 @@ async function digestOf(canon: string): Promise<string> {
   return bytesToBase64url(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', utf8Bytes(canon))));
 }
 
+/**
+ * A snapshot to take later: the JSON text of the request itself (FrameInfo.body), immutable, so
+ * the params read from it when input is first asked for are the params as they arrived.
+ */
+export interface LazySnapshot {
+  readonly body: string;
+}
+
+/** The snapshot's text: as taken, or read now from the request's own JSON text. */
+export function snapshotText(snapshot: string | LazySnapshot): string {
+  return typeof snapshot === 'string' ? snapshot : snapshotOf((JSON.parse(snapshot.body) as { params?: JsonObject }).params);
+}
+
 /** The digest a round's state binds its params with (see snapshotOf). */
 export function paramsDigest(params: JsonObject | undefined): Promise<string> {
   return snapshotDigest(snapshotOf(params));

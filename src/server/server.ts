@@ -39,8 +39,11 @@ export interface ServerPort {
   toolInputSchema(name: string, authInfo?: AuthInfo): object | undefined | Promise<object | undefined>;
   /** A handshake-era session on `transport`, started (HTTP+SSE and session-table connections). */
   connect(transport: Transport): Promise<ServerSession>;
-  /** @internal A handshake-era session on `transport`, registered but not started (the HTTP core's). */
-  attach(transport: Transport): ServerSession;
+  /**
+   * @internal A handshake-era session on `transport`, not started (the HTTP core's); `listed`
+   * false for a stateless request's throwaway session, which no broadcast can reach anyway.
+   */
+  attach(transport: Transport, listed?: boolean): ServerSession;
   readonly messageMiddleware: readonly MessageMiddleware[];
   readonly bus: ServerBus | undefined;
   onHostRelay(name: string, listener: (data: JsonObject) => void): () => void;
@@ -389,11 +392,13 @@ export class Server implements ServerPort {
 
   /**
    * @internal A session on `transport`, registered but not started: for transports whose
-   * `start()` does nothing (the HTTP core's), which then start it without waiting.
+   * `start()` does nothing (the HTTP core's), which then start it without waiting. Unlisted
+   * (a stateless request's session: it has no stream a broadcast could use and ends with its
+   * one request), it is left out of `sessions`, broadcasts and `close()`, and costs no set entry.
    */
-  attach(transport: Transport): ServerSession {
+  attach(transport: Transport, listed = true): ServerSession {
     const session = new ServerSession(this, transport);
-    this.live.add(session);
+    if (listed) this.live.add(session);
     return session;
   }
 

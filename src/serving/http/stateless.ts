@@ -36,9 +36,11 @@ export class StatelessExchange implements RequestSink {
       modern.serve((this.inbound = new InboundRequest(this, request, info)));
       return;
     }
+    // Middleware may change the message: the text it came in is no longer its params' source.
+    const served = info.body === undefined ? info : { ...info, body: undefined };
     compose(mws, 'incoming', (m) => {
       // Middleware may change the message; what reaches the end is what is served.
-      if ('method' in m && 'id' in m) modern.serve((this.inbound = new InboundRequest(this, m as JsonRpcRequest, info)));
+      if ('method' in m && 'id' in m) modern.serve((this.inbound = new InboundRequest(this, m as JsonRpcRequest, served)));
       return DONE;
     })(request).catch((e: unknown) => this.onerror(e instanceof Error ? e : new Error(String(e))));
   }

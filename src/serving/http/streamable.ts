@@ -13,7 +13,7 @@ import type { HttpRequestView, HttpResponder } from './exchange.js';
 import { applyCors } from './cors.js';
 import { checkModernHeaders, modernStatusFor } from './modern-http.js';
 import { OAuthResourceGuard } from './oauth-resource.js';
-import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, readJsonBody, REFUSED, sendError } from './responses.js';
+import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, parseJsonBody, REFUSED, sendError } from './responses.js';
 import { checkOriginAndHost } from './security.js';
 import { defaultCheckMs, RESTORE, SessionTable, type LiveSession } from './session-table.js';
 import { HttpSessionTransport } from './session-transport.js';
@@ -179,7 +179,9 @@ export class StreamableHttpHandler {
     // Stream only to clients that name text/event-stream (or take nothing else): `*/*` is what
     // curl and fetch send by default, and such callers expect a plain JSON body.
     const mode: ResponseMode = !json ? 'sse' : (bits & NAMES_SSE) === 0 ? 'json' : (this.o.responseMode ?? 'auto');
-    const parsed = await readJsonBody(req, res, this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize);
+    const limit = this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize;
+    const text = await req.readBody(limit);
+    const parsed = parseJsonBody(text, res, limit);
     if (parsed === REFUSED) return;
     const decoded = decodeValue(parsed, this.limits);
     if (decoded.messages.length === 0) {
@@ -193,7 +195,7 @@ export class StreamableHttpHandler {
     const first = messages[0];
     const request = 'method' in first ? first : undefined;
     if (this.server.modern && requestEra(request?.method, request?.params, headerVersion) === 'modern') {
-      return this.postModern(req, res, decoded.batch ? undefined : first, sse ? mode : undefined, authInfo);
+      return this.postModern(req, res, decoded.batch ? undefined : first, sse ? mode : undefined, authInfo, text);
     }
     const isInit = messages.length === 1 ? isInitialize(first) : messages.some(isInitialize);
     if (isInit && messages.length > 1) return sendError(res, 400, 'Invalid request: initialize must not be batched');
@@ -286,7 +288,8 @@ export class StreamableHttpHandler {
     res: HttpResponder,
     message: JsonRpcMessage | undefined,
     mode: ResponseMode | undefined,
-    authInfo?: AuthInfo,
+    authInfo: AuthInfo | undefined,
+    body: string | undefined,
   ): Promise<void> {
     if (!message) return sendError(res, 400, 'Invalid request: protocol version 2026-07-28 has no JSON-RPC batches');
     const id = 'id' in message ? (message.id as RequestId) : undefined;
@@ -334,7 +337,7 @@ export class StreamableHttpHandler {
       onDone: listen ? () => this.listens.delete(channel) : NOTHING,
     }));
     if (listen) this.listens.add(channel);
-    exchange.serve(this.server.modern!, message as JsonRpcRequest, { authInfo, remoteAddress: req.remoteAddress, era: 'modern', http: req });
+    exchange.serve(this.server.modern!, message as JsonRpcRequest, { authInfo, remoteAddress: req.remoteAddress, era: 'modern', http: req, body });
   }
 
   /** GET and DELETE do not exist in the 2026-07-28 era. */
@@ -417,7 +420,7 @@ export class StreamableHttpHandler {
    */
   private transient(version: string | undefined): LiveSession {
     const transport = new HttpSessionTransport();
-    const session = this.server.attach(transport);
+    const session = this.server.attach(transport, false);
     void session.start();
     if (version !== undefined) session.era.assume({ era: 'handshake', protocolVersion: version, clientCapabilities: {} });
     return {
