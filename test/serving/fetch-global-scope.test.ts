@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { toFetchHandler } from '../../src/serving/fetch.js';
-import { ManualClock } from '../support/index.js';
+import { ManualClock, modernToolCallHeaders } from '../support/index.js';
 
 const V = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
@@ -16,13 +16,7 @@ function post(handler: (r: Request) => Promise<Response>, body: unknown): Promis
   return handler(
     new Request('http://worker.example/mcp', {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': V,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'ask',
-      },
+      headers: modernToolCallHeaders('ask'),
       body: JSON.stringify(body),
     }),
   );

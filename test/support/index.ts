@@ -45,3 +45,4 @@ export {
 export { startLoopRig, type LoopRig, type LoopRigOptions } from './host-loop.js';
 // The stdio backend of the gateway tests.
 export { gatewayBackend } from './gateway.js';
+export { modernToolCallHeaders } from './modern-http.js';

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { serve } from '../../../src/serving/node.js';
-import { meta, V } from '../../server/modern/helpers.js';
+import { meta } from '../../server/modern/helpers.js';
+import { modernToolCallHeaders } from '../../support/index.js';
 
 const NAME_FORM = {
   message: 'What is your name?',
@@ -32,13 +33,7 @@ async function start() {
   const call = async (params: Record<string, unknown>) => {
     const res = await fetch(running.url, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': V,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'greet',
-      },
+      headers: modernToolCallHeaders('greet'),
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: meta({ elicitation: {} }) } }),
     });
     return { status: res.status, body: (await res.json()) as { result?: Record<string, any>; error?: { code: number; message: string } } };
