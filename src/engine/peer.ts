@@ -6,6 +6,7 @@ import { compose, type MessageMiddleware, type Next } from './middleware.js';
 import { InboundRequest, responseTo } from './inbound.js';
 import { systemClock, type Clock } from './clock.js';
 import { abortError, asError, reasonText } from './abort.js';
+import { IdTable } from './id-table.js';
 import { Pending, type ProgressInfo, type RequestOptions } from './pending.js';
 import { InboundTable } from './inbound-table.js';
 
@@ -51,7 +52,7 @@ export class Peer {
   private nextId = 0;
   // The maps and the listener list are made on first use: a connection that only answers (every
   // stateless HTTP request is one) never sends a request, and most have no close listener.
-  private pending: Map<RequestId, Pending> | undefined;
+  private pending: IdTable<Pending> | undefined;
   private readonly inbounds = new InboundTable<InboundRequest>();
   private closed = false;
   private closeListeners: Array<(reason?: Error) => void> | undefined;
@@ -194,7 +195,7 @@ export class Peer {
         options.maxTotalTimeoutMs ?? Infinity,
         options.resetTimeoutOnProgress ?? false,
       );
-      (this.pending ??= new Map()).set(id, p);
+      (this.pending ??= new IdTable()).set(id, p);
       this.arm(id, p);
       if (signal) {
         const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), reasonText(signal));
@@ -440,7 +441,7 @@ export class Peer {
     this.closed = true;
     const why = reason?.message ? `: ${reason.message}` : '';
     if (this.pending) {
-      for (const [id, p] of [...this.pending]) {
+      for (const [id, p] of this.pending.entries()) {
         this.settle(id);
         p.reject(new LocalError('closed', `Connection closed before "${p.method}" was answered${why}`, { cause: reason }));
       }

@@ -42,6 +42,19 @@ export interface FlightHandle {
 }
 
 /**
+ * A flight's signal, which names its flight: the router finds a call from the signal a backend's
+ * question or progress comes with by reading it, not through a table. (A WeakMap from signal to
+ * flight, one entry per call in a map that lives as long as the gateway, made the scavenger keep
+ * and promote every call it had seen until the next full collection: 5.8 KB per call, a tenth of
+ * the gateway's CPU in scavenges; docs/performance.md.)
+ */
+class FlightSignal extends LightSignal {
+  constructor(readonly flight: Flight) {
+    super();
+  }
+}
+
+/**
  * One forwarded call: its own signal, its client's request, its owner. A class that is also the
  * abort listener on the client's signal (handleEvent) and the handle the forwarder holds: no
  * closure nor handle object per call. Its signal is a LightSignal, not an AbortController's
@@ -50,15 +63,19 @@ export interface FlightHandle {
  * real AbortSignal made from it (client/inputs.ts), which `find` knows as this call's too.
  */
 class Flight implements FlightHandle {
-  readonly controller = new LightSignal();
+  readonly controller: FlightSignal = new FlightSignal(this);
   /** Notifications being relayed on this call's stream: they leave before its result. */
   pending: Array<Promise<unknown>> | undefined = undefined;
+  /** Where it is in its router's list of flights; -1 once ended. */
+  slot = -1;
 
   constructor(
-    private readonly router: InputRouter,
+    readonly router: InputRouter,
     readonly server: string,
     readonly ctx: RequestContext,
     readonly owner: unknown,
+    /** When it began, as a count: the latest call is the highest. */
+    readonly seq: number,
   ) {}
 
   get signal(): AbortSignal {
@@ -91,8 +108,12 @@ export interface SoleCall {
 }
 
 export class InputRouter {
-  private readonly bySignal = new WeakMap<object, Flight>();
-  private readonly flights = new Set<Flight>();
+  /**
+   * The calls in flight, unordered (see seq): an array each call leaves by swapping with the last,
+   * not a Set, which the garbage collector pays for per call (see engine/id-table.ts).
+   */
+  private readonly flights: Flight[] = [];
+  private begun = 0;
   private readonly idlers: Array<() => void> = [];
 
   constructor(private readonly words: RouterWords = GATEWAY_WORDS) {}
@@ -103,24 +124,43 @@ export class InputRouter {
    * must be called when it settles.
    */
   begin(server: string, ctx: RequestContext, owner: unknown): FlightHandle {
-    const flight = new Flight(this, server, ctx, owner);
+    const flight = new Flight(this, server, ctx, owner, ++this.begun);
     // Without making the client request's own AbortSignal (the request ends soon after the call,
     // and the listener with it, so it is never removed).
     whenCancelled(ctx, flight);
-    this.bySignal.set(flight.signal, flight);
-    this.flights.add(flight);
+    flight.slot = this.flights.length;
+    this.flights.push(flight);
     return flight;
   }
 
   /** @internal A flight ended. */
   ended(flight: Flight): void {
-    this.flights.delete(flight);
-    if (this.flights.size === 0 && this.idlers.length > 0) for (const idle of this.idlers.splice(0)) idle();
+    const i = flight.slot;
+    if (i < 0) return;
+    flight.slot = -1;
+    const last = this.flights.pop()!;
+    if (last !== flight) {
+      this.flights[i] = last;
+      last.slot = i;
+    }
+    if (this.flights.length === 0 && this.idlers.length > 0) for (const idle of this.idlers.splice(0)) idle();
+  }
+
+  /** The calls in flight on `server`, the latest last. */
+  private onServer(server: string): Flight[] {
+    return this.flights.filter((f) => f.server === server).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The call of this router whose signal `signal` is. */
+  private mine(signal: AbortSignal | undefined): Flight | undefined {
+    return (signal as unknown) instanceof FlightSignal && (signal as unknown as FlightSignal).flight.router === this
+      ? (signal as unknown as FlightSignal).flight
+      : undefined;
   }
 
   /** Relays `sending` on the stream of the call `signal` names (its progress), ahead of its result. */
   relay(signal: AbortSignal, sending: Promise<unknown>): void {
-    const f = this.bySignal.get(signal);
+    const f = this.mine(signal);
     if (f) (f.pending ??= []).push(sending.catch(() => {}));
   }
 
@@ -129,12 +169,12 @@ export class InputRouter {
    * unusable: the round it would resume is over, and the backend's call with it).
    */
   abort(ctx: RequestContext, reason: unknown): void {
-    for (const f of this.flights) if (f.ctx === ctx) f.controller.abort(reason);
+    for (const f of [...this.flights]) if (f.ctx === ctx) f.controller.abort(reason);
   }
 
   /** Settles when no call is in flight. */
   idle(): Promise<void> {
-    return this.flights.size === 0 ? Promise.resolve() : new Promise((resolve) => this.idlers.push(resolve));
+    return this.flights.length === 0 ? Promise.resolve() : new Promise((resolve) => this.idlers.push(resolve));
   }
 
   /**
@@ -142,7 +182,7 @@ export class InputRouter {
    * all its calls in flight are one client's; undefined when none are, or several clients' are.
    */
   sole(server: string): SoleCall | undefined {
-    const candidates = [...this.flights].filter((f) => f.server === server);
+    const candidates = this.onServer(server);
     if (new Set(candidates.map((f) => f.owner)).size !== 1) return undefined;
     const f = candidates[candidates.length - 1];
     return { ctx: f.ctx, relay: (sending) => (f.pending ??= []).push(sending.catch(() => {})) };
@@ -160,9 +200,9 @@ export class InputRouter {
 
   /** As {@link route}, but undefined when no call at all is in progress on `server`. */
   find(server: string, signal: AbortSignal | undefined, question?: string): RequestContext | undefined {
-    const exact = signal && this.bySignal.get(signal);
+    const exact = this.mine(signal);
     if (exact) return exact.ctx;
-    const candidates = [...this.flights].filter((f) => f.server === server);
+    const candidates = this.onServer(server);
     // The real AbortSignal made from a call's own (the one its question's handler was given).
     const made = signal && candidates.find((f) => f.controller.made(signal));
     if (made) return made.ctx;

@@ -1,3 +1,4 @@
+import { IdTable } from '../../../engine/id-table.js';
 import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonObject, JsonRpcErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
 import { encodeHeaderValue, nameParamOf } from '../../../protocol/headers.js';
@@ -38,13 +39,13 @@ export interface ProbeAnswer {
  * and `notifications/cancelled` for it becomes an abort instead of a POST.
  */
 export class ModernPoster {
-  private readonly inflight = new Map<RequestId, Cancel>();
+  private readonly inflight = new IdTable<Cancel>();
 
   constructor(private readonly host: ModernPostHost) {
     // Closing the transport aborts every request in flight through its own Cancel: one
     // listener here rather than an AbortSignal.any per request (costly on Node).
     host.closed.addEventListener('abort', () => {
-      for (const ctl of this.inflight.values()) ctl.abort(host.closed.reason);
+      for (const [, ctl] of this.inflight.entries()) ctl.abort(host.closed.reason);
     });
   }
 
