@@ -43,6 +43,9 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
+/** How long a 2026-07-28 link waits for its listen stream's acknowledgement before it is used anyway. */
+const FOLLOW_GRACE_MS = 5_000;
+
 export class ServerLink {
   state: ServerState = 'connecting';
   /** The tools as last listed (kept while reconnecting, so names stay put). */
@@ -177,12 +180,18 @@ export class ServerLink {
       // after that (a call that adds a tool) is announced on a stream it already serves, and
       // one made in between is in the list or announced. Listing first missed such changes.
       if (client.era === 'modern') this.listen(client, generation);
-      const [tools] = await Promise.all([
+      const [tools, , followed] = await Promise.all([
         this.list(c),
-        ...[...this.host.lists].map((l) => this.listCatalog(c, l, generation)),
+        Promise.all([...this.host.lists].map((l) => this.listCatalog(c, l, generation))),
         this.followingWithin(this.host.clientOptions(this.def).requestTimeoutMs),
       ]);
       this.tools = tools;
+      // Used before its stream was acknowledged: a change made before then may have gone unseen,
+      // so the lists are taken again once it is.
+      if (!followed)
+        void this.following.then(() => {
+          if (this.generation === generation && !this.closing) this.refreshAll();
+        });
     } catch (err) {
       if (client) {
         this.client = undefined;
@@ -210,14 +219,19 @@ export class ServerLink {
     for (const list of this.host.lists) if (client.serverCapabilities?.[list] || had[list] > 0) this.host.catalogChanged(this, list);
   }
 
-  /** `following`, waited for at most `ms` (a server that never acknowledges its listen stream still gets used). */
-  private followingWithin(ms: number | undefined): Promise<void> {
+  /**
+   * `following`, waited for at most `ms`: true if it settled in time. A server that is slow to
+   * acknowledge its listen stream (or never does) still gets used, without holding the link for
+   * a whole request timeout.
+   */
+  private followingWithin(requestTimeoutMs: number | undefined): Promise<boolean> {
+    const ms = requestTimeoutMs !== undefined && requestTimeoutMs > 0 ? Math.min(requestTimeoutMs, FOLLOW_GRACE_MS) : FOLLOW_GRACE_MS;
     let timer: TimerHandle | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = this.host.clock.setTimeout(resolve, ms ?? 60_000);
+    const late = new Promise<boolean>((resolve) => {
+      timer = this.host.clock.setTimeout(() => resolve(false), ms);
       unrefTimer(timer);
     });
-    return Promise.race([this.following, late]).finally(() => this.host.clock.clearTimeout(timer!));
+    return Promise.race([this.following.then(() => true), late]).finally(() => this.host.clock.clearTimeout(timer!));
   }
 
   private catalogSizes(): Record<CatalogList, number> {
