@@ -50,8 +50,10 @@ export class Peer {
   private readonly onerror?: (error: Error) => void;
   private readonly clock: Clock;
   private nextId = 0;
-  // The maps and the listener list are made on first use: a connection that only answers (every
-  // stateless HTTP request is one) never sends a request, and most have no close listener.
+  // The table of requests awaiting answers and the listener list are made on first use: a
+  // connection that only answers (every stateless HTTP request is one) never sends a request,
+  // and most have no close listener. (The inbound table holds one request in a field until two
+  // overlap.)
   private pending: IdTable<Pending> | undefined;
   private readonly inbounds = new InboundTable<InboundRequest>();
   private closed = false;
