@@ -17,7 +17,7 @@ import { resolveTarget } from '../../src/pool/targets.js';
 import { ROOT, TSX } from '../cli/helpers.js';
 import { studioAppsServer } from '../fixtures/studio-apps-server.js';
 import { tempDir } from '../support/index.js';
-import { launchChromium, spawnProbe, startTestStudio } from './helpers.js';
+import { connectedIn, launchChromium, spawnProbe, startTestStudio } from './helpers.js';
 
 const SHOTS = join(ROOT, '.artifacts', 'studio');
 const EXT_APPS_LINE = `"${process.execPath}" --import ${TSX} "${join(ROOT, 'test/fixtures/ext-apps-server.ts')}"`;
@@ -79,7 +79,7 @@ describe('mcpkit studio: MCP Apps', () => {
   };
 
   test('a view written with the official App SDK: sandboxed, initialized, given the context, the input and the result', async () => {
-    await page.waitForSelector('[data-server="apps"][data-state="connected"]');
+    await connectedIn(page, studio, 'apps');
     const { iframe, frame } = await run('apps', 'show_weather', { city: 'Oslo' });
     // The sandbox: scripts and forms, never same-origin.
     assert.equal(await iframe.getAttribute('sandbox'), 'allow-scripts allow-forms');
@@ -199,7 +199,7 @@ describe('mcpkit studio: MCP Apps', () => {
   });
 
   test('a server built with the official SDK and ext-apps helpers (stdio): its view is checked and rendered', async () => {
-    await page.waitForSelector('[data-server="ext-apps"][data-state="connected"]');
+    await connectedIn(page, studio, 'ext-apps');
     const { frame } = await run('ext-apps', 'show_cart');
     await frame.waitForSelector('h1:has-text("Cart")');
     const csp = (await page.textContent('[data-testid="view-csp"]')) ?? '';

@@ -3,7 +3,7 @@
 // raw HTTP (node:http, so that any Host, Origin or cookie can be sent) or headless Chromium.
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildStudioUi, type StudioUiSizes } from '../../scripts/studio-ui.mjs';
 import { startStudio, type RunningStudio, type StudioOptions } from '../../src/studio/http.js';
 import { patient, tempDir } from '../support/index.js';
@@ -107,6 +107,21 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
     return context;
   };
   return browser;
+}
+
+/**
+ * Waits until the page shows server `name` as connected. If it does not within three quarters of
+ * the page's patience (so before the test's own timeout), fails saying what the studio knows of
+ * that server: its state, error, diagnosis, retry and stderr.
+ */
+export async function connectedIn(page: Page, studio: RunningStudio, name: string): Promise<void> {
+  try {
+    await page.waitForSelector(`[data-server="${name}"][data-state="connected"]`, { timeout: Math.round(PAGE_TIMEOUT_MS * 0.75) });
+  } catch (err) {
+    const v = studio.hub.view(name);
+    const known = v && { state: v.state, era: v.era, error: v.error, diagnosis: v.diagnosis, retryInMs: v.retryInMs, stderr: v.stderr };
+    throw new Error(`server "${name}" did not show as connected; the studio has ${JSON.stringify(known ?? 'no such server')}`, { cause: err });
+  }
 }
 
 /** A command line that, if it ever runs, leaves `marker` behind. */
