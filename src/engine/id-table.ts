@@ -38,16 +38,16 @@ export class IdTable<V> {
     if (slotted(id)) {
       const i = id & (this.ids.length - 1);
       const held = this.ids[i];
-      if (held === -1) {
-        this.ids[i] = id;
-        // Kept at most half full; twice the slots keep apart the ids that were apart.
-        if (++this.n * 2 > this.ids.length) {
-          this.vals[i] = value;
-          return this.place(this.slots(), this.ids.length * 2);
-        }
-      }
-      if (held === -1 || held === id) {
+      if (held === id) {
         this.vals[i] = value;
+        return;
+      }
+      // A free slot, unless this id already waits beside it (it clashed when it came).
+      if (held === -1 && !this.more?.has(id)) {
+        this.ids[i] = id;
+        this.vals[i] = value;
+        // Kept at most half full; twice the slots keep apart the ids that were apart.
+        if (++this.n * 2 > this.ids.length) this.place(this.slots(), this.ids.length * 2);
         return;
       }
     }
@@ -84,7 +84,9 @@ export class IdTable<V> {
   }
 
   private slotOf(id: RequestId): number {
-    return slotted(id) && this.ids[id & (this.ids.length - 1)] === id ? id & (this.ids.length - 1) : -1;
+    if (!slotted(id)) return -1;
+    const i = id & (this.ids.length - 1);
+    return this.ids[i] === id ? i : -1;
   }
 
   /** New slot arrays of `size` holding `entries` (ids from slots of half the size, or none). */

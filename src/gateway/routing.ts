@@ -153,9 +153,8 @@ export class InputRouter {
 
   /** The call of this router whose signal `signal` is. */
   private mine(signal: AbortSignal | undefined): Flight | undefined {
-    return (signal as unknown) instanceof FlightSignal && (signal as unknown as FlightSignal).flight.router === this
-      ? (signal as unknown as FlightSignal).flight
-      : undefined;
+    const s: unknown = signal;
+    return s instanceof FlightSignal && s.flight.router === this ? s.flight : undefined;
   }
 
   /** Relays `sending` on the stream of the call `signal` names (its progress), ahead of its result. */

@@ -71,3 +71,17 @@ test('IdTable: setting an id again replaces its value; emptied after a burst it 
   assert.equal(t.size, 0);
   assert.equal(t.get(5000), undefined);
 });
+
+test('IdTable: an id that clashed keeps its one entry when it is set again after its slot came free', () => {
+  const t = new IdTable<string>();
+  t.set(1, 'old');
+  t.set(9, 'clashed'); // 9 lands on 1's slot (8 slots) while 1 is in flight
+  t.delete(1);
+  t.set(9, 'again');
+  assert.equal(t.get(9), 'again');
+  assert.equal(t.size, 1);
+  assert.equal(t.delete(9), true);
+  assert.equal(t.get(9), undefined);
+  assert.equal(t.size, 0);
+  assert.deepEqual(t.entries(), []);
+});

@@ -17,7 +17,7 @@ import { serve, type RunningServer } from '../../src/serving/node.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { ROOT } from '../cli/helpers.js';
 import { startScriptedOpenAI, textTurn, type ScriptedLlm } from '../support/llm.js';
-import { launchChromium, startTestStudio } from './helpers.js';
+import { connectedIn, launchChromium, startTestStudio } from './helpers.js';
 
 const SHOTS = join(ROOT, '.artifacts', 'studio');
 const VIEW_URI = 'ui://trip/say.html';
@@ -118,7 +118,7 @@ describe("a view's ui/message sent to the Chat, its ui/download-file saved by yo
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(studio.url);
-    await page.waitForSelector('[data-server="trip"][data-state="connected"]');
+    await connectedIn(page, studio, 'trip');
     await page.click('[data-tab="apps"]');
     await page.click('[data-app-tool="pick_city"]');
     await page.fill('[name="city"]', city);

@@ -15,7 +15,7 @@ import type { RunningStudio } from '../../src/studio/http.js';
 import { ROOT } from '../cli/helpers.js';
 import { startDemoHttp, waitFor } from '../support/index.js';
 import { startScriptedAnthropic, startScriptedOpenAI, textTurn, toolCallsTurn, type ScriptedLlm } from '../support/llm.js';
-import { apiCall, launchChromium, raw, signIn, startTestStudio } from './helpers.js';
+import { apiCall, connectedIn, launchChromium, raw, signIn, startTestStudio } from './helpers.js';
 
 const SHOTS = join(ROOT, '.artifacts', 'studio');
 const KEY = 'sk-studio-test-0123456789-SECRET';
@@ -51,7 +51,7 @@ describe('the chat panel', () => {
       if (/Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
     });
     await page.goto(studio.url);
-    await page.waitForSelector('[data-server="demo"][data-state="connected"]');
+    await connectedIn(page, studio, 'demo');
     await page.click('[data-tab="chat"]');
     await page.waitForSelector(`[data-testid="chat-model"]:has-text("scripted-${provider}")`);
     return { studio, page, events };

@@ -20,7 +20,7 @@ import type { RunningStudio } from '../../src/studio/http.js';
 import type { OAuthView } from '../../src/studio/oauth-steps.js';
 import { ROOT } from '../cli/helpers.js';
 import { waitFor } from '../support/index.js';
-import { apiCall, launchChromium, raw, signIn, startTestStudio } from './helpers.js';
+import { apiCall, connectedIn, launchChromium, raw, signIn, startTestStudio } from './helpers.js';
 
 const SHOTS = join(ROOT, '.artifacts', 'studio');
 
@@ -114,7 +114,7 @@ describe('OAuth sign-in in the studio', () => {
       assert.match(tokenText, /refresh_tokenissued/);
       await page.waitForSelector('.auth-step[data-step="authorized"]');
       assert.equal(await page.textContent('[data-testid="auth-registration"]'), 'dynamic registration');
-      await page.waitForSelector('[data-server="protected"][data-state="connected"]');
+      await connectedIn(page, studio, 'protected');
       const first = await studio.hub.client('protected')!.callTool('whoami', {});
       assert.deepEqual(first.content, [{ type: 'text', text: 'you are alice' }]);
 

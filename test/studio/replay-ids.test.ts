@@ -17,7 +17,7 @@ import type { RunningStudio } from '../../src/studio/http.js';
 import { ReplayIds } from '../../src/studio/replay-ids.js';
 import { ROOT } from '../cli/helpers.js';
 import { tempDir } from '../support/index.js';
-import { apiCall, launchChromium, signIn, startTestStudio } from './helpers.js';
+import { apiCall, connectedIn, launchChromium, signIn, startTestStudio } from './helpers.js';
 
 const SHOTS = join(ROOT, '.artifacts', 'studio');
 
@@ -111,7 +111,7 @@ describe('a recording replayed against another server: the live ids are used', (
     writeFileSync(file, recording);
 
     await page.goto(studio.url);
-    await page.waitForSelector('[data-server="second"][data-state="connected"]');
+    await connectedIn(page, studio, 'second');
     await page.click('[data-tab="sessions"]');
     await page.setInputFiles('input[name="load-recording"]', file);
     await page.selectOption('select[aria-label="Recorded server"]', 'first');

@@ -10,7 +10,7 @@ import { serve, type RunningServer } from '../../src/serving/node.js';
 import { resolveTarget } from '../../src/pool/targets.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { RunningStudio } from '../../src/studio/http.js';
-import { launchChromium, startTestStudio } from './helpers.js';
+import { connectedIn, launchChromium, startTestStudio } from './helpers.js';
 
 const TOOLS = 1_000;
 const MESSAGES = 10_000;
@@ -36,7 +36,7 @@ describe('the studio at scale', () => {
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
     await page.goto(studio.url);
-    await page.waitForSelector('[data-server="big"][data-state="connected"]');
+    await connectedIn(page, studio, 'big');
   });
   after(async () => {
     await browser?.close();

@@ -14,7 +14,7 @@ import type { Recording } from '../../src/studio/recording.js';
 import type { RunningStudio } from '../../src/studio/http.js';
 import { ROOT, TSX } from '../cli/helpers.js';
 import { startDemoHttp, tempDir } from '../support/index.js';
-import { launchChromium, startTestStudio } from './helpers.js';
+import { connectedIn, launchChromium, startTestStudio } from './helpers.js';
 
 const SHOTS = join(ROOT, '.artifacts', 'studio');
 const FIXTURE = join(ROOT, 'test/fixtures/studio-versioned-server.ts');
@@ -51,7 +51,7 @@ describe('studio sessions: record, replay, diff', () => {
       if (/Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
     });
     await page.goto(studio.url);
-    await page.waitForSelector('[data-server="versioned"][data-state="connected"]');
+    await connectedIn(page, studio, 'versioned');
   });
   after(async () => {
     await browser?.close();
