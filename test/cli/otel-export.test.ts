@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
 import { StdioClientTransport } from '../../src/transports/stdio/client.js';
-import { deferred, startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, within, patient } from '../support/index.js';
+import { deferred, startScriptedOpenAI, tempDir, textTurn, toolCallsTurn, waitFor, within, patient } from '../support/index.js';
 import { CLI, CLI_LINE, cleanEnv, mcpkit, mcpkitProcess, ROOT } from './helpers.js';
 
 interface OtlpSpan {
@@ -133,8 +133,7 @@ for (const era of ['modern', 'handshake'] as const) {
       assert.ok(receiver.services.has('weather-under-test'), 'OTEL_SERVICE_NAME names the service');
       await receiver.until('the operation-duration metric', () => receiver.metrics.has('mcp.server.operation.duration'));
       // The request's log line names the same trace and the exported span.
-      const line = served.lines.find((l) => l.msg === 'request' && l.method === 'tools/call');
-      assert.ok(line, 'a JSON log line for the tools/call');
+      const line = await waitFor(() => served.lines.find((l) => l.msg === 'request' && l.method === 'tools/call'), 'a JSON log line for the tools/call');
       assert.equal(line.target, 'echo');
       assert.equal(line.outcome, 'ok');
       assert.equal(line.trace_id, TRACE_ID);
@@ -154,10 +153,12 @@ test('--log-format json without telemetry: the trace id comes from the request, 
     await client.connect(new StreamableHttpClientTransport({ url: served.url }));
     await client.request('tools/call', { name: 'echo', arguments: { message: 'hi' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT}-01` } });
     await assert.rejects(client.request('prompts/get', { name: 'no-such-prompt' }));
-    const call = served.lines.find((l) => l.msg === 'request' && l.method === 'tools/call');
+    // A request's line is written as it ends, on another pipe than its answer: waited for, not assumed there.
+    const lineOf = (method: string) => waitFor(() => served.lines.find((l) => l.msg === 'request' && l.method === method), `the log line of ${method}`);
+    const call = await lineOf('tools/call');
     assert.equal(call?.trace_id, TRACE_ID);
     assert.equal(call?.parent_span_id, PARENT);
-    const failed = served.lines.find((l) => l.msg === 'request' && l.method === 'prompts/get');
+    const failed = await lineOf('prompts/get');
     assert.equal(failed?.outcome, 'error');
     assert.equal(failed?.level, 'warn');
     assert.equal(typeof failed?.code, 'number');
