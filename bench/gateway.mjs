@@ -9,6 +9,11 @@
 //   plain   the gateway with no policy section;
 //   policy  API keys, visibility rules and a rate limit (bench/lib/policy.mjs; the load sends a key);
 //   stdio   the backend as the gateway's stdio child (`mcpkit serve bench/servers/echo.mjs --stdio`);
+//   forwarder  a bare node:http forwarder (servers/bare-gateway.mjs: node:http in front, node:http's
+//           keep-alive client behind, parse and re-serialise, no MCP) over the same backend: what
+//           a gateway hop costs on these cores before any gateway code runs;
+//   relay   a TCP relay (servers/tcp-relay.mjs: bytes copied both ways, no HTTP or JSON parsing):
+//           the least a hop can cost here;
 //   bare    no gateway: a bare node:http JSON-RPC server (servers/http.mjs bare json) answering the
 //           same call, the floor `mcpkit serve` is held to (issue 25: direct ≥ 0.85 of bare).
 // autocannon sends stateless JSON requests (32 connections by default), alternating direct and
@@ -34,7 +39,7 @@ const quick = argv.includes('--quick');
 const runs = value('runs', quick ? 2 : 5);
 const duration = value('duration', quick ? 2 : 8);
 const connections = value('connections', 32);
-const variants = str('variants', 'plain,policy,stdio,bare').split(',');
+const variants = str('variants', 'plain,policy,stdio,forwarder,relay,bare').split(',');
 const CLI = join(root, 'dist/cli/main.js');
 const MODULE = join(root, 'bench/servers/echo.mjs');
 const GATEWAY_CALL = ECHO_CALL.replace('"name":"echo"', '"name":"b_echo"');
@@ -81,6 +86,13 @@ try {
       const bare = await startChild(join(root, 'bench/servers/http.mjs'), ['bare', 'json']);
       procs.push({ child: bare.child });
       cases.push({ name: 'bare node:http', port: bare.port, body: ECHO_CALL, headers: headers(), backendPid: bare.pid, rows: [], bare: true });
+      continue;
+    }
+    if (v === 'forwarder' || v === 'relay') {
+      const fw = await startChild(join(root, `bench/servers/${v === 'relay' ? 'tcp-relay' : 'bare-gateway'}.mjs`), [url]);
+      procs.push({ child: fw.child });
+      const name = v === 'relay' ? 'TCP relay' : 'bare forwarder';
+      cases.push({ name, port: fw.port, body: GATEWAY_CALL, headers: headers(), gatewayPid: fw.pid, backendPid: backend.pid, rows: [] });
       continue;
     }
     const servers = { b: v === 'stdio' ? { command: process.execPath, args: [CLI, 'serve', MODULE, '--stdio'] } : { url } };
@@ -133,6 +145,12 @@ try {
   // Ratios per run (direct and each gateway measured back to back), for the spread.
   for (const c of cases.slice(1).filter((c) => !c.bare))
     console.log(`\n${c.name} ÷ direct, per run: ${c.rows.map((r, i) => (r.rps / direct.rows[i].rps).toFixed(2)).join(' ')}`);
+  // The gateway against the floor of a hop (the bare forwarder), run by run.
+  const floor = cases.find((c) => c.name === 'bare forwarder');
+  for (const c of floor ? cases.filter((c) => c.name.startsWith('gateway (')) : []) {
+    const perRun = c.rows.map((r, i) => r.rps / floor.rows[i].rps);
+    console.log(`\n${c.name} ÷ bare forwarder: ${median(perRun).toFixed(2)} (per run: ${perRun.map((x) => x.toFixed(2)).join(' ')})`);
+  }
   const bare = cases.find((c) => c.bare);
   if (bare) {
     const perRun = direct.rows.map((r, i) => r.rps / bare.rows[i].rps);

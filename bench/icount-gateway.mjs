@@ -10,8 +10,11 @@
 // a busy machine does not disturb. Compare bench/icount-http.mjs (the backend loaded directly).
 //
 //   node bench/icount-gateway.mjs [--side=gateway|backend|both] [--backend=http|stdio] [--policy]
-//                                 [--m=4000] [--warm=16000] [--root=DIR]
+//                                 [--m=4000] [--warm=16000] [--root=DIR] [--impl=mcpkit|bare|relay]
 //
+// --impl=bare counts the bare node:http forwarder (servers/bare-gateway.mjs) in the gateway's
+// place, --impl=relay the TCP relay (servers/tcp-relay.mjs): the floors bench/gateway.mjs also
+// runs (http backend, no policy).
 // --policy: the gateway runs with API keys, visibility rules and a rate limit (servers/gateway.mjs).
 // --backend=stdio counts the gateway only (the backend is its child).
 import { spawn } from 'node:child_process';
@@ -31,6 +34,10 @@ const warm = Number(value('warm', 16000));
 const side = value('side', 'both');
 const backendKind = value('backend', 'http');
 const policy = argv.includes('--policy');
+const impl = value('impl', 'mcpkit');
+if (!['mcpkit', 'bare', 'relay'].includes(impl)) throw new Error(`--impl must be mcpkit, bare or relay (got ${impl})`);
+if (impl !== 'mcpkit' && (policy || backendKind !== 'http')) throw new Error(`--impl=${impl} forwards to an http backend without a policy`);
+const GATEWAY_SCRIPT = { mcpkit: 'gateway', bare: 'bare-gateway', relay: 'tcp-relay' }[impl];
 if (!['gateway', 'backend', 'both'].includes(side)) throw new Error(`--side must be gateway, backend or both (got ${side})`);
 if (!['http', 'stdio'].includes(backendKind)) throw new Error(`--backend must be http or stdio (got ${backendKind})`);
 if (backendKind === 'stdio' && side !== 'gateway') throw new Error('--backend=stdio counts the gateway only: add --side=gateway');
@@ -76,7 +83,7 @@ async function count(which, n) {
       backend = start(join(root, 'bench/servers/http.mjs'), ['mcpkit', 'json'], which === 'backend' ? out : undefined);
       target = String(await backend.ready);
     } else target = `stdio:${join(root, 'bench/servers/stdio.mjs')}`;
-    const gateway = start(join(root, 'bench/servers/gateway.mjs'), gatewayArgs(target), which === 'gateway' ? out : undefined);
+    const gateway = start(join(root, `bench/servers/${GATEWAY_SCRIPT}.mjs`), gatewayArgs(target), which === 'gateway' ? out : undefined);
     try {
       const port = await gateway.ready;
       await drive(port, warm);
@@ -97,7 +104,7 @@ for (const which of side === 'both' ? ['gateway', 'backend'] : [side]) {
   const a = await count(which, m);
   const b = await count(which, 2 * m);
   console.log(
-    `${which} (${backendKind} backend${policy ? ', policy on' : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
+    `${which}${impl === 'mcpkit' ? '' : ` of the ${impl === 'bare' ? 'bare forwarder' : 'TCP relay'}`} (${backendKind} backend${policy ? ', policy on' : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
   );
 }
 closeDriver();
