@@ -12,6 +12,9 @@
 //   forwarder  a bare node:http forwarder (servers/bare-gateway.mjs: node:http in front, node:http's
 //           keep-alive client behind, parse and re-serialise, no MCP) over the same backend: what
 //           a gateway hop costs on these cores before any gateway code runs;
+//   lean    a lean forwarder (servers/lean-forwarder.mjs: the same JSON work on node:net at both
+//           ends, requests framed by Content-Length, no node:http): what an HTTP/1.1 of our own
+//           could save;
 //   relay   a TCP relay (servers/tcp-relay.mjs: bytes copied both ways, no HTTP or JSON parsing):
 //           the least a hop can cost here;
 //   bare    no gateway: a bare node:http JSON-RPC server (servers/http.mjs bare json) answering the
@@ -39,10 +42,12 @@ const quick = argv.includes('--quick');
 const runs = value('runs', quick ? 2 : 5);
 const duration = value('duration', quick ? 2 : 8);
 const connections = value('connections', 32);
-const variants = str('variants', 'plain,policy,stdio,forwarder,relay,bare').split(',');
+const variants = str('variants', 'plain,policy,stdio,forwarder,lean,relay,bare').split(',');
 const CLI = join(root, 'dist/cli/main.js');
 const MODULE = join(root, 'bench/servers/echo.mjs');
 const GATEWAY_CALL = ECHO_CALL.replace('"name":"echo"', '"name":"b_echo"');
+/** The floors of a hop: variant → [script in servers/, row name]. */
+const FLOORS = { forwarder: ['bare-gateway', 'bare forwarder'], lean: ['lean-forwarder', 'lean forwarder'], relay: ['tcp-relay', 'TCP relay'] };
 const KEY = { authorization: 'Bearer bench-key-1' };
 
 const median = (xs) => {
@@ -88,10 +93,10 @@ try {
       cases.push({ name: 'bare node:http', port: bare.port, body: ECHO_CALL, headers: headers(), backendPid: bare.pid, rows: [], bare: true });
       continue;
     }
-    if (v === 'forwarder' || v === 'relay') {
-      const fw = await startChild(join(root, `bench/servers/${v === 'relay' ? 'tcp-relay' : 'bare-gateway'}.mjs`), [url]);
+    if (FLOORS[v]) {
+      const [script, name] = FLOORS[v];
+      const fw = await startChild(join(root, `bench/servers/${script}.mjs`), [url]);
       procs.push({ child: fw.child });
-      const name = v === 'relay' ? 'TCP relay' : 'bare forwarder';
       cases.push({ name, port: fw.port, body: GATEWAY_CALL, headers: headers(), gatewayPid: fw.pid, backendPid: backend.pid, rows: [] });
       continue;
     }

@@ -10,11 +10,13 @@
 // a busy machine does not disturb. Compare bench/icount-http.mjs (the backend loaded directly).
 //
 //   node bench/icount-gateway.mjs [--side=gateway|backend|both] [--backend=http|stdio] [--policy]
-//                                 [--m=4000] [--warm=16000] [--root=DIR] [--impl=mcpkit|bare|relay]
+//                                 [--m=4000] [--warm=16000] [--root=DIR] [--impl=mcpkit|bare|lean|relay] [--lane-era=handshake|modern]
 //
 // --impl=bare counts the bare node:http forwarder (servers/bare-gateway.mjs) in the gateway's
-// place, --impl=relay the TCP relay (servers/tcp-relay.mjs): the floors bench/gateway.mjs also
-// runs (http backend, no policy).
+// place, --impl=lean the lean forwarder (servers/lean-forwarder.mjs), --impl=relay the TCP relay
+// (servers/tcp-relay.mjs): the floors bench/gateway.mjs also
+// runs (http backend, no policy). --lane-era=handshake has the gateway speak the handshake era to
+// its backend (`era` in its config; by default it probes and speaks 2026-07-28 to an mcpkit server).
 // --policy: the gateway runs with API keys, visibility rules and a rate limit (servers/gateway.mjs).
 // --backend=stdio counts the gateway only (the backend is its child).
 import { spawn } from 'node:child_process';
@@ -35,9 +37,14 @@ const side = value('side', 'both');
 const backendKind = value('backend', 'http');
 const policy = argv.includes('--policy');
 const impl = value('impl', 'mcpkit');
-if (!['mcpkit', 'bare', 'relay'].includes(impl)) throw new Error(`--impl must be mcpkit, bare or relay (got ${impl})`);
+if (!['mcpkit', 'bare', 'lean', 'relay'].includes(impl)) throw new Error(`--impl must be mcpkit, bare, lean or relay (got ${impl})`);
 if (impl !== 'mcpkit' && (policy || backendKind !== 'http')) throw new Error(`--impl=${impl} forwards to an http backend without a policy`);
-const GATEWAY_SCRIPT = { mcpkit: 'gateway', bare: 'bare-gateway', relay: 'tcp-relay' }[impl];
+const GATEWAY_SCRIPT = { mcpkit: 'gateway', bare: 'bare-gateway', lean: 'lean-forwarder', relay: 'tcp-relay' }[impl];
+const laneEra = value('lane-era', undefined);
+if (laneEra !== undefined && !['handshake', 'modern'].includes(laneEra)) throw new Error(`--lane-era must be handshake or modern (got ${laneEra})`);
+// Read by servers/gateway.mjs (the gateway child inherits it).
+if (laneEra !== undefined) process.env.BENCH_LANE_ERA = laneEra;
+const FLOOR_NAME = { bare: 'bare forwarder', lean: 'lean forwarder', relay: 'TCP relay' }[impl];
 if (!['gateway', 'backend', 'both'].includes(side)) throw new Error(`--side must be gateway, backend or both (got ${side})`);
 if (!['http', 'stdio'].includes(backendKind)) throw new Error(`--backend must be http or stdio (got ${backendKind})`);
 if (backendKind === 'stdio' && side !== 'gateway') throw new Error('--backend=stdio counts the gateway only: add --side=gateway');
@@ -104,7 +111,7 @@ for (const which of side === 'both' ? ['gateway', 'backend'] : [side]) {
   const a = await count(which, m);
   const b = await count(which, 2 * m);
   console.log(
-    `${which}${impl === 'mcpkit' ? '' : ` of the ${impl === 'bare' ? 'bare forwarder' : 'TCP relay'}`} (${backendKind} backend${policy ? ', policy on' : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
+    `${which}${impl === 'mcpkit' ? '' : ` of the ${FLOOR_NAME}`} (${backendKind} backend${policy ? ', policy on' : ''}${laneEra ? `, ${laneEra} lane` : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
   );
 }
 closeDriver();

@@ -4,7 +4,8 @@
 // mcpkit/gateway, served statelessly with JSON answers, as servers/http.mjs serves mcpkit in its
 // `json` mode; tells the parent its port over IPC. `--policy`: API keys (the callers send
 // `Authorization: Bearer bench-key-1`), visibility rules and a rate limit far above the load, as
-// the policy section of docs/gateway.md configures them (lib/policy.mjs).
+// the policy section of docs/gateway.md configures them (lib/policy.mjs). BENCH_LANE_ERA (set by
+// icount-gateway.mjs --lane-era) pins the era the gateway speaks to an HTTP backend.
 import { createGateway, createPolicy } from 'mcpkit/gateway';
 import { installStats } from '../lib/child-stats.mjs';
 import { BENCH_POLICY } from '../lib/policy.mjs';
@@ -14,7 +15,7 @@ const withPolicy = args.includes('--policy');
 const [backend] = args.filter((a) => !a.startsWith('--'));
 const def = backend.startsWith('stdio:')
   ? { command: process.execPath, args: [backend.slice('stdio:'.length), 'mcpkit'] }
-  : { url: `http://127.0.0.1:${backend}/mcp` };
+  : { url: `http://127.0.0.1:${backend}/mcp`, ...(process.env.BENCH_LANE_ERA ? { era: process.env.BENCH_LANE_ERA } : {}) };
 const policy = withPolicy ? createPolicy(BENCH_POLICY) : undefined;
 // A long request timeout: a backend counted under valgrind on a busy machine answers slowly.
 const gateway = createGateway({ servers: { b: def }, requestTimeoutMs: 600_000, ...(policy ? { policy } : {}) });
