@@ -180,7 +180,12 @@ export class ModernSession {
     throw err;
   }
 
-  /** What callers get: the same shape in both eras (resultType is this era's plumbing). */
+  /**
+   * What callers get: the same shape in both eras. `resultType` and the server's identity in
+   * `_meta` are this era's plumbing (the identity is known from `server/discover`); left in, a
+   * gateway or bridge built on this client would hand its backends' names and versions to its
+   * own callers.
+   */
   private finish(method: string, result: JsonObject): JsonObject {
     if (method === 'tools/list' && Array.isArray(result.tools)) {
       const tools = this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m));
@@ -189,6 +194,12 @@ export class ModernSession {
     if (result.resultType === 'complete') {
       const { resultType: _done, ...plain } = result;
       result = plain;
+    }
+    const meta = result._meta as JsonObject | undefined;
+    if (meta !== null && typeof meta === 'object' && META.serverInfo in meta) {
+      const { [META.serverInfo]: _identity, ...rest } = meta;
+      const { _meta: _dropped, ...plain } = result;
+      result = Object.keys(rest).length > 0 ? Object.assign(plain, { _meta: rest }) : plain;
     }
     return result;
   }

@@ -65,7 +65,11 @@ test('three backends behind one endpoint, for clients of both eras and HTTP+SSE'
   for (const client of [modern, handshake, legacy]) {
     const names = (await client.listTools()).tools.map((x) => x.name).sort();
     for (const n of ['local_echo', 'local_ask', 'official_echo', 'official_count', 'secure_whoami']) assert.ok(names.includes(n), `${n} in ${names}`);
-    assert.equal(text(await client.callTool('local_echo', { text: 'hi' })), 'echo:hi');
+    const echoed = await client.callTool('local_echo', { text: 'hi' });
+    assert.equal(text(echoed), 'echo:hi');
+    // The stdio backend speaks 2026-07-28 to the gateway and names itself in every result's
+    // _meta: that name and version stay behind the gateway, whatever era its caller speaks.
+    assert.doesNotMatch(JSON.stringify(echoed), /gateway-backend/, JSON.stringify(echoed));
     assert.equal(text(await client.callTool('official_echo', { message: 'yo' })), 'yo');
     // The token is the gateway's, from its environment: the client never had it.
     assert.equal(text(await client.callTool('secure_whoami', {})), 'principal:gateway-service');
