@@ -191,17 +191,19 @@ export class ModernSession {
       const tools = this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m));
       result = Object.assign({}, result, { tools: tools as unknown as JsonObject[] });
     }
-    if (result.resultType === 'complete') {
+    const meta = result._meta;
+    if (meta === null || typeof meta !== 'object' || !Object.hasOwn(meta, META.serverInfo)) {
+      if (result.resultType !== 'complete') return result;
       const { resultType: _done, ...plain } = result;
-      result = plain;
+      return plain;
     }
-    const meta = result._meta as JsonObject | undefined;
-    if (meta !== null && typeof meta === 'object' && META.serverInfo in meta) {
-      const { [META.serverInfo]: _identity, ...rest } = meta;
-      const { _meta: _dropped, ...plain } = result;
-      result = Object.keys(rest).length > 0 ? Object.assign(plain, { _meta: rest }) : plain;
-    }
-    return result;
+    // One copy for both (an mcpkit server's results have both): the usual _meta is the identity alone.
+    const { resultType, _meta: _identity, ...plain } = result;
+    if (resultType !== undefined && resultType !== 'complete') plain.resultType = resultType;
+    let rest: JsonObject | undefined;
+    for (const key in meta as JsonObject) if (key !== META.serverInfo) (rest ??= {})[key] = (meta as JsonObject)[key];
+    if (rest !== undefined) plain._meta = rest;
+    return plain;
   }
 
   /**

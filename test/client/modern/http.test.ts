@@ -55,6 +55,7 @@ async function start(options: Partial<McpServerOptions> = {}, serveOptions: Para
   const started: string[] = [];
   mcp.tool('echo', { input: { text: z.string() } }, ({ text }) => text);
   mcp.resource('spaced', 'file:///a%20b/read me', () => 'spaced');
+  mcp.tool('traced', () => ({ content: [{ type: 'text' as const, text: 't' }], _meta: { 'example.com/trace': 'abc' } }));
   mcp.tool(
     'route',
     {
@@ -94,7 +95,12 @@ test('http auto: our server is detected as 2026-07-28; every POST carries the ro
     assert.equal(client.era, 'modern');
     assert.equal(client.protocolVersion, V);
     assert.deepEqual(client.serverInfo, { name: 'http-modern', version: '2.0.0' });
-    assert.equal(text(await client.callTool('echo', { text: 'héllo' })), 'héllo');
+    const echoed = await client.callTool('echo', { text: 'héllo' });
+    assert.equal(text(echoed), 'héllo');
+    // The era's plumbing (resultType, the server's identity in _meta) is taken off; a result's
+    // own _meta keys stay.
+    assert.deepEqual(Object.keys(echoed), ['content']);
+    assert.deepEqual((await client.callTool('traced', {}))._meta, { 'example.com/trace': 'abc' });
     assert.equal((await client.readResource('file:///a%20b/read me')).contents[0].uri, 'file:///a%20b/read me');
     // The discover POST doubled as the probe: one request, no second discover.
     assert.equal(rec.posts('server/discover').length, 1);
