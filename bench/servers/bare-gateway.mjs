@@ -7,9 +7,9 @@
 // ">= 0.5 of direct" leaves for everything else on these cores.
 //   node bench/servers/bare-gateway.mjs http://127.0.0.1:PORT/mcp
 import { Agent, createServer, request } from 'node:http';
+import { floorTarget, listenFloor } from '../lib/floor.mjs';
 
-// A URL, or a port on 127.0.0.1 (as bench/icount-gateway.mjs passes it).
-const target = new URL(/^\d+$/.test(process.argv[2]) ? `http://127.0.0.1:${process.argv[2]}/mcp` : process.argv[2]);
+const target = floorTarget(process.argv[2]);
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 const PREFIX = 'b_';
 
@@ -62,11 +62,4 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address();
-  if (process.send) {
-    process.send({ type: 'ready', port, pid: process.pid });
-    // bench/icount-gateway.mjs asks for a normal exit, so callgrind writes its totals.
-    process.on('message', (m) => m?.type === 'exit' && process.exit(0));
-  } else console.log(`bare forwarder listening on http://127.0.0.1:${port}/mcp`);
-});
+listenFloor(server, 'bare forwarder');

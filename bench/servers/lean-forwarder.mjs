@@ -7,8 +7,9 @@
 // chunked bodies, no header limits or timeouts, no pipelining beyond one request at a time.
 //   node bench/servers/lean-forwarder.mjs http://127.0.0.1:PORT/mcp | PORT
 import { connect, createServer } from 'node:net';
+import { floorTarget, listenFloor, pair } from '../lib/floor.mjs';
 
-const target = new URL(/^\d+$/.test(process.argv[2]) ? `http://127.0.0.1:${process.argv[2]}/mcp` : process.argv[2]);
+const target = floorTarget(process.argv[2]);
 const PREFIX = 'b_';
 const HEAD_END = Buffer.from('\r\n\r\n');
 
@@ -39,9 +40,8 @@ function reply(socket, status, payload) {
 }
 
 const server = createServer((client) => {
-  client.setNoDelay(true);
   const backend = connect({ host: target.hostname, port: Number(target.port) });
-  backend.setNoDelay(true);
+  pair(client, backend);
   let waiting; // the caller's id of the call on the backend connection
   backend.on(
     'data',
@@ -73,21 +73,6 @@ const server = createServer((client) => {
       );
     }),
   );
-  const end = () => {
-    client.destroy();
-    backend.destroy();
-  };
-  client.on('close', end);
-  backend.on('close', end);
-  client.on('error', end);
-  backend.on('error', end);
 });
 
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address();
-  if (process.send) {
-    process.send({ type: 'ready', port, pid: process.pid });
-    // bench/icount-gateway.mjs asks for a normal exit, so callgrind writes its totals.
-    process.on('message', (m) => m?.type === 'exit' && process.exit(0));
-  } else console.log(`lean forwarder listening on http://127.0.0.1:${port}/mcp`);
-});
+listenFloor(server, 'lean forwarder');
