@@ -110,6 +110,8 @@ async function mcpkitServer(base) {
     stateful,
     responseMode: sse ? 'sse' : 'json',
     eventStore: false,
+    // BENCH_FAST_FRONT=0: node:http serves every request (the A/B of serve()'s own HTTP/1.1 front).
+    ...(process.env.BENCH_FAST_FRONT === '0' ? { fastFront: false } : {}),
     // The memory scenario's expiry check shortens the idle timeout.
     ...(process.env.BENCH_SESSION_IDLE_MS ? { sessionIdleMs: Number(process.env.BENCH_SESSION_IDLE_MS) } : {}),
   });
