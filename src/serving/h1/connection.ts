@@ -51,6 +51,7 @@ export class H1Connection implements ExchangeOwner {
   constructor(
     readonly socket: Socket,
     private readonly host: ConnectionHost,
+    readonly keepAlive: string,
   ) {
     this.since = host.now();
     socket.setNoDelay(true);

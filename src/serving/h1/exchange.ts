@@ -6,6 +6,8 @@ import type { RequestHead } from './head.js';
 /** What an exchange tells the connection that carries it. */
 export interface ExchangeOwner {
   readonly socket: Socket;
+  /** The end of a kept-alive answer's head: `connection` and `keep-alive` lines and the blank line. */
+  readonly keepAlive: string;
   /** The answer has been written whole: the connection may read the next request. */
   finished(exchange: H1Exchange, close: boolean): void;
 }
@@ -66,7 +68,13 @@ export class H1Exchange implements HttpRequestView, HttpResponder {
     const bodyless = status === 204 || status === 304 || body === undefined || body === '';
     // Built before the answer counts as started: a header that cannot be written throws, and the
     // caller's 500 can still go out.
-    const head = responseHead(status, headers, this.extra, close, status === 204 || status === 304 ? -1 : bodyless ? 0 : Buffer.byteLength(body));
+    const head = responseHead(
+      status,
+      headers,
+      this.extra,
+      close ? CLOSE : this.owner.keepAlive,
+      status === 204 || status === 304 ? -1 : bodyless ? 0 : Buffer.byteLength(body),
+    );
     this.started = true;
     if (!socket.writableEnded && !socket.destroyed) socket.write(bodyless ? head : head + body);
     this.finish(close);
@@ -100,6 +108,11 @@ export class H1Exchange implements HttpRequestView, HttpResponder {
   /** Whether the answer has started (its head is written or held to be). */
   get answered(): boolean {
     return this.started;
+  }
+
+  /** @internal */
+  get keepAlive(): string {
+    return this.owner.keepAlive;
   }
 
   /** @internal */
@@ -149,12 +162,16 @@ class H1StreamWriter implements StreamWriter {
     return this.exchange.closing || this.headers.connection === 'close';
   }
 
+  private get ending(): string {
+    return this.close ? CLOSE : this.exchange.keepAlive;
+  }
+
   private flush(): void {
     const held = this.held;
     if (held === undefined) return;
     this.held = undefined;
     if (this.closed) return;
-    const head = framed(this.start, this.close, undefined);
+    const head = framed(this.start, this.ending, undefined);
     this.exchange.socket.write(held === '' ? head : head + chunk(held));
   }
 
@@ -174,7 +191,7 @@ class H1StreamWriter implements StreamWriter {
     const held = this.held;
     this.held = undefined;
     if (!socket.writableEnded && !socket.destroyed) {
-      if (held !== undefined) socket.write(framed(this.start, this.close, Buffer.byteLength(held)) + held);
+      if (held !== undefined) socket.write(framed(this.start, this.ending, Buffer.byteLength(held)) + held);
       else socket.write('0\r\n\r\n');
     }
     this.exchange.finish(this.close);
@@ -204,6 +221,14 @@ function chunk(text: string): string {
   return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 }
 
+const CLOSE = 'connection: close\r\n\r\n';
+
+/** The end of a kept-alive answer's head, telling the client how long the server keeps it idle (as node:http does). */
+export function keepAliveEnding(keepAliveTimeoutMs: number): string {
+  const s = Math.floor(keepAliveTimeoutMs / 1000);
+  return s > 0 ? `connection: keep-alive\r\nkeep-alive: timeout=${s}\r\n\r\n` : 'connection: keep-alive\r\n\r\n';
+}
+
 /** Names the answer's framing owns: a core's value for them is never written. */
 const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -216,8 +241,8 @@ const checkedNames = new Set<string>();
  * chunked body. Like node:http's writeHead, a header name or value that cannot be written
  * safely throws, before anything is written.
  */
-function responseHead(status: number, headers: HeaderMap, extra: HeaderMap | undefined, close: boolean, length: number | undefined): string {
-  return framed(headStart(status, headers, extra), close, length);
+function responseHead(status: number, headers: HeaderMap, extra: HeaderMap | undefined, ending: string, length: number | undefined): string {
+  return framed(headStart(status, headers, extra), ending, length);
 }
 
 /** The status line and the answer's own headers, checked (throws on a header unsafe to write). */
@@ -228,11 +253,11 @@ function headStart(status: number, headers: HeaderMap, extra: HeaderMap | undefi
 }
 
 /** The head completed with its framing, date and connection headers. */
-function framed(start: string, close: boolean, length: number | undefined): string {
+function framed(start: string, ending: string, length: number | undefined): string {
   let out = start;
   if (length === undefined) out += 'transfer-encoding: chunked\r\n';
   else if (length >= 0) out += `content-length: ${length}\r\n`;
-  return `${out}date: ${httpDate()}\r\n${close ? 'connection: close\r\n\r\n' : 'connection: keep-alive\r\nkeep-alive: timeout=65\r\n\r\n'}`;
+  return `${out}date: ${httpDate()}\r\n${ending}`;
 }
 
 function lines(headers: HeaderMap, over: HeaderMap | undefined): string {

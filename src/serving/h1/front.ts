@@ -21,7 +21,7 @@ import type { Server as NodeHttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { McpHttpHandler } from '../http/router.js';
 import { H1Connection, Phase, type ConnectionHost } from './connection.js';
-import type { H1Exchange } from './exchange.js';
+import { keepAliveEnding, type H1Exchange } from './exchange.js';
 import type { HeadLimits } from './head.js';
 
 export interface H1FrontOptions {
@@ -86,7 +86,7 @@ export class H1Front implements ConnectionHost {
 
   private readonly accept = (socket: Socket): void => {
     if (this.closed || this.watched()) return this.handOff(socket);
-    this.connections.add(new H1Connection(socket, this));
+    this.connections.add(new H1Connection(socket, this, keepAliveEnding(this.http.keepAliveTimeout)));
     this.timer ??= setInterval(this.sweep, this.o.checkInterval).unref();
   };
 

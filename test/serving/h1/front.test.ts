@@ -142,6 +142,9 @@ test('the front serves plain calls itself (its own header lines), node:http the 
   assert.deepEqual(calls, ['a', 'b']);
   // The front writes its header names in lower case; node:http writes `Date:` and `Connection:`.
   assert.equal(answer.match(/\r\ndate: /g)?.length, 2, answer);
+  // A kept-alive answer says how long the server keeps the connection idle; the last one closes it.
+  assert.match(answer, /\r\nconnection: keep-alive\r\nkeep-alive: timeout=65\r\n\r\n\{"jsonrpc":"2.0","id":1/);
+  assert.match(answer, /\r\nconnection: close\r\n\r\n\{"jsonrpc":"2.0","id":2/);
   assert.ok(answer.indexOf('"id":1') < answer.indexOf('"id":2'), 'answers in the order asked');
   const bodies = answer.split('\r\n\r\n').slice(1);
   assert.match(bodies[0], /"text":"a"/);
