@@ -238,10 +238,19 @@ export interface ServeOptions extends HttpServerOptions {
   /**
    * Read and answer plain JSON POSTs to the endpoint on mcpkit's own HTTP/1.1 code, leaving every
    * other request (GET streams, DELETE, other paths, anything unusual in a request's head) to
-   * node:http, which then serves that connection for good. Default true: a small call costs
-   * about half the instructions. false: node:http serves everything.
+   * node:http, which then serves that connection for good. Default true on Node (a small call
+   * costs about 30 % fewer instructions), false on Bun and Deno, whose node:http is their own.
+   * false: node:http serves everything.
    */
   fastFront?: boolean;
+}
+
+/**
+ * Node itself, where the fast front's use of node:http's connection handling is known. Bun's and
+ * Deno's node:http are other code under the same API: there node:http serves everything.
+ */
+function onNode(): boolean {
+  return process.versions.bun === undefined && !('Deno' in globalThis);
 }
 
 /** Defaults of ServeOptions.headersTimeoutMs and bodyTimeoutMs. */
@@ -319,7 +328,7 @@ export async function serve(server: McpServer | ServerPort, options: ServeOption
   httpServer.keepAliveTimeout = 65_000;
   // Attached last: a 'request' listener added after it sends every connection to node:http.
   const front =
-    options.fastFront === false
+    !(options.fastFront ?? onNode())
       ? undefined
       : new H1Front(httpServer, listener.handler, {
           headersTimeout: timeouts.headersTimeout,
