@@ -327,16 +327,15 @@ export async function serve(server: McpServer | ServerPort, options: ServeOption
   // Longer than the idle timeout of common load balancers (60 s), so that they close first.
   httpServer.keepAliveTimeout = 65_000;
   // Attached last: a 'request' listener added after it sends every connection to node:http.
-  const front =
-    !(options.fastFront ?? onNode())
-      ? undefined
-      : new H1Front(httpServer, listener.handler, {
-          headersTimeout: timeouts.headersTimeout,
-          requestTimeout: timeouts.requestTimeout,
-          checkInterval: timeouts.connectionsCheckingInterval,
-          maxBodyBytes: options.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize,
-          onAnswered: counting ? () => posts + front!.busy === 0 && settled?.() : undefined,
-        });
+  const front = !(options.fastFront ?? onNode())
+    ? undefined
+    : new H1Front(httpServer, listener.handler, {
+        headersTimeout: timeouts.headersTimeout,
+        requestTimeout: timeouts.requestTimeout,
+        checkInterval: timeouts.connectionsCheckingInterval,
+        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize,
+        onAnswered: counting ? () => posts + front!.busy === 0 && settled?.() : undefined,
+      });
   const running = () => posts + (front?.busy ?? 0);
   const busy = () => (counting ? running() > 0 : listener.handler.streamable.requestsInFlight > 0);
   await new Promise<void>((resolve, reject) => {
