@@ -337,6 +337,9 @@ describe('mcpkit studio in a browser', () => {
     await openServer('demo', 'tools');
     await page.focus('[aria-label="Filter tools"]');
     await page.keyboard.type('echo');
+    // The list arrives from the server after the tab opens: arrowing through it before it is
+    // there selects nothing (a busy machine showed it).
+    await page.waitForSelector('[aria-label="Tools"] [role="option"]:has-text("echo")');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Tools');
     await page.keyboard.press('ArrowDown');
@@ -351,8 +354,12 @@ describe('mcpkit studio in a browser', () => {
   test('a command palette, and a dark theme', async () => {
     await page.keyboard.press('Control+K');
     await page.waitForSelector('[aria-label="Command palette"]');
+    // The palette focuses its input once rendered; keys sent before that land elsewhere.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Command');
     await page.keyboard.type('go to tools');
+    await page.waitForSelector('.palette li.selected:has-text("Go to Tools")');
     await page.keyboard.press('Enter');
+    await page.waitForSelector('[aria-label="Command palette"]', { state: 'detached' });
     await page.waitForSelector('[data-tab="tools"][aria-selected="true"]');
     await page.click('[aria-label="Switch theme"]');
     await page.waitForSelector('html[data-theme="dark"]');
