@@ -28,7 +28,10 @@ export const LAYER_NOTES = [
   ['server', 'Server, sessions, request contexts, the 2026-07-28 era, MRTR, McpServer and its registries, the extension seam'],
   ['extensions', 'features behind the seam: tasks/, skills/, apps/ (MCP Apps), otel/ (OpenTelemetry)'],
   ['client', 'McpClient: connect and era negotiation, typed calls, handlers, list cache, OAuth (auth/)'],
-  ['serving', 'the HTTP server core (http/), node:http and fetch adapters, the OAuth resource and authorization servers, stdio'],
+  [
+    'serving',
+    'the HTTP server core (http/), node:http and fetch adapters, the HTTP/1.1 front of serve() (h1/), the OAuth resource and authorization servers, stdio',
+  ],
   ['pool', 'many servers as one: TARGETs and mcpServers configs, links kept connected, one tool name space, the tool search index (search/)'],
   ['codemode', 'code mode: tools as a typed API, its search, the QuickJS/WebAssembly sandbox programs run in'],
   ['host', 'the AI application over a pool: model providers, the agent loop, skills, the connection doctor'],

@@ -153,8 +153,13 @@ export class H1Connection implements ExchangeOwner {
     this.chunks = [];
     this.bytes = 0;
     this.host.gone(this);
+    // Paused, the bytes put back wait in the socket's buffer; node:http's listener takes the
+    // handle's later reads itself, and the resume after it hands it these first. (Left flowing,
+    // a chunk put back is delivered only if the stream happens to be waiting for a read.)
+    socket.pause();
     socket.unshift(rest);
     this.host.handOff(socket);
+    socket.resume();
   }
 
   /**
