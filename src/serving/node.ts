@@ -321,7 +321,8 @@ export async function serve(server: McpServer | ServerPort, options: ServeOption
       if (req.method !== 'POST') return;
       posts++;
       res.once('close', () => {
-        if (--posts + (front?.busy ?? 0) === 0) settled?.();
+        posts--;
+        whenSettled();
       });
     });
   // Longer than the idle timeout of common load balancers (60 s), so that they close first.
@@ -334,9 +335,13 @@ export async function serve(server: McpServer | ServerPort, options: ServeOption
         requestTimeout: timeouts.requestTimeout,
         checkInterval: timeouts.connectionsCheckingInterval,
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize,
-        onAnswered: counting ? () => posts + front!.busy === 0 && settled?.() : undefined,
+        onAnswered: counting ? whenSettled : undefined,
       });
   const running = () => posts + (front?.busy ?? 0);
+  /** A drain waiting for the running requests goes on once none is left. */
+  function whenSettled(): void {
+    if (running() === 0) settled?.();
+  }
   const busy = () => (counting ? running() > 0 : listener.handler.streamable.requestsInFlight > 0);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

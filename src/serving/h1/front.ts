@@ -35,8 +35,6 @@ export interface H1FrontOptions {
   maxBodyBytes: number;
   /** Called each time a request served here is answered or abandoned. */
   onAnswered?: () => void;
-  /** The clock of the timeouts, in ms (tests). */
-  now?: () => number;
 }
 
 /** Heads past this go to node:http (whose own limit is 16 KB): most requests' are a few hundred bytes. */
@@ -54,14 +52,14 @@ export class H1Front implements ConnectionHost {
   private closed = false;
   /** Requests served here and not answered yet. */
   busy = 0;
-  readonly now: () => number;
+  /** The clock of the timeouts, in ms. */
+  readonly now = Date.now;
 
   constructor(
     private readonly http: NodeHttpServer,
     private readonly handler: McpHttpHandler,
     private readonly o: H1FrontOptions,
   ) {
-    this.now = o.now ?? Date.now;
     this.limits = { endpoint: handler.streamable.endpoint, maxHeadBytes: MAX_HEAD_BYTES, maxBodyBytes: o.maxBodyBytes };
     // node:http serves a connection from its 'connection' listener (emitting 'connection' is the
     // documented way to hand it a socket); it is called here only for connections handed off.
