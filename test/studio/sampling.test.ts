@@ -46,15 +46,25 @@ describe('sampling answered by the configured model', () => {
       servers: [{ name: server.name, origin: 'command-line', target: resolveTarget(server.target, { cwd: ROOT }) }],
       model: { provider, model: `scripted-${provider}`, baseUrl: llm.baseUrl, apiKey: KEY },
     });
-    await studio.ready;
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
-    });
-    await page.goto(studio.url);
-    await page.waitForSelector(`[data-server="${server.name}"][data-state="connected"]`);
-    return { studio, page };
+    try {
+      await studio.ready;
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
+      });
+      await page.goto(studio.url);
+      await page.waitForSelector(`[data-server="${server.name}"][data-state="connected"]`);
+      return { studio, page };
+    } catch (err) {
+      // Not connected in time: say how far the server got, and stop it (a stdio child left
+      // running would keep this file from ever ending).
+      const v = studio.hub.view(server.name);
+      const seen = JSON.stringify({ state: v?.state, error: v?.error, retryInMs: v?.retryInMs, pid: v?.pid, stderr: v?.stderr });
+      await page.close();
+      await studio.close();
+      throw new Error(`${server.name} did not connect: ${(err as Error).message}\n  the studio saw: ${seen}`);
+    }
   }
 
   async function callTool(page: Page, server: string, tool: string, fill: Record<string, string>): Promise<void> {
