@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A tools/call through `mcpkit gateway` vs the same call made directly to its `mcpkit serve`
 // backend, in one run (issue 25): `node bench/gateway.mjs [--quick] [--runs=N] [--duration=S]
-// [--connections=N] [--variants=plain,policy,stdio] [--root=DIR]` (build first).
+// [--connections=N] [--variants=plain,policy,stdio] [--loader=wrk|autocannon] [--root=DIR]` (build first).
 //
 // The processes are the CLI's own: the backend is `mcpkit serve bench/servers/echo.mjs --stateless
 // --json-response`; every gateway is `mcpkit gateway --config FILE --stateless --json-response`
@@ -19,8 +19,12 @@
 //           the least a hop can cost here;
 //   bare    no gateway: a bare node:http JSON-RPC server (servers/http.mjs bare json) answering the
 //           same call, the floor `mcpkit serve` is held to (issue 25: direct ≥ 0.85 of bare).
-// autocannon sends stateless JSON requests (32 connections by default), alternating direct and
-// each gateway, every run after a warm-up of each. Reports medians over the runs: req/s (and its
+// The load generator (--loader) sends stateless JSON requests (32 connections by default),
+// alternating direct and each gateway, every run after a warm-up of each: wrk (C) when it is
+// installed, else autocannon (node). They differ in what they leave of the two cores: autocannon
+// spends about as much CPU per request as the server it loads, so with a gateway and its backend
+// also on the machine it takes their share and the ratios to direct come out lower (docs/
+// performance.md has both). Reports medians over the runs: req/s (and its
 // ratio to direct), p50/p99 latency (and p50 added), and CPU per call of the gateway and of the
 // backend that answered it (read from /proc: 10 ms ticks, so runs should last seconds), the
 // gateway's as a multiple of its backend's.
@@ -30,7 +34,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childPids, procStats, startChild } from './lib/child.mjs';
-import { load } from './lib/load.mjs';
+import { load as autocannonLoad } from './lib/load.mjs';
+import { hasWrk, loadWrk } from './lib/wrk.mjs';
 import { BENCH_POLICY } from './lib/policy.mjs';
 import { ECHO_CALL, headers } from './lib/requests.mjs';
 
@@ -43,6 +48,9 @@ const runs = value('runs', quick ? 2 : 5);
 const duration = value('duration', quick ? 2 : 8);
 const connections = value('connections', 32);
 const variants = str('variants', 'plain,policy,stdio,forwarder,lean,relay,bare').split(',');
+const loader = str('loader', hasWrk() ? 'wrk' : 'autocannon');
+if (loader !== 'wrk' && loader !== 'autocannon') throw new Error(`--loader is wrk or autocannon (got ${loader})`);
+const load = loader === 'wrk' ? loadWrk : autocannonLoad;
 const CLI = join(root, 'dist/cli/main.js');
 const MODULE = join(root, 'bench/servers/echo.mjs');
 const GATEWAY_CALL = ECHO_CALL.replace('"name":"echo"', '"name":"b_echo"');
@@ -134,7 +142,9 @@ try {
   const load1 = loadavg()[0];
   const m = (c, f) => median(c.rows.map(f));
   const direct = cases[0];
-  console.log(`${runs} runs of ${duration} s, ${connections} connections, node ${process.version}, load average ${load0.toFixed(1)} → ${load1.toFixed(1)}\n`);
+  console.log(
+    `${runs} runs of ${duration} s, ${connections} connections, load from ${loader}, node ${process.version}, load average ${load0.toFixed(1)} → ${load1.toFixed(1)}\n`,
+  );
   console.log('| path | req/s | × direct | p50 ms | p50 added | p99 ms | backend CPU µs/call | gateway CPU µs/call | gateway ÷ backend |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
