@@ -294,7 +294,8 @@ export class Peer {
     if (!m) return;
     // Without incoming middleware, straight to routing: no per-frame chain closure.
     const routed = this.hasIncoming ? this.inbound(info)(m) : this.route(m, info);
-    routed.catch((err: unknown) => this.onerror?.(asError(err)));
+    // A response routed is done (DONE): no catch to hang on it.
+    if (routed !== DONE) routed.catch((err: unknown) => this.onerror?.(asError(err)));
   }
 
   /**

@@ -227,16 +227,21 @@ export class ServerPool implements ToolSource {
    * down rejects at once with a {@link ServerUnavailableError} saying when it is retried. Server
    * progress restarts the timeout; aborting `signal` cancels the call on the server.
    */
-  async call(name: string | HostTool, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<CallToolResult> {
+  call(name: string | HostTool, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<CallToolResult> {
     // A tool already resolved (a relay found it by name) is not looked up again.
     const t = typeof name === 'string' ? this.byName.get(name) : name;
-    if (!t) throw new UnknownToolError(name as string);
+    if (!t) return Promise.reject(new UnknownToolError(name as string));
     const link = this.links.get(t.server);
-    if (!link) throw new UnknownToolError(t.name);
+    if (!link) return Promise.reject(new UnknownToolError(t.name));
+    // Connected, the usual case: no await, and one promise of the pool's per call rather than an
+    // async function's two. (A list_changed the call causes is seen before its result because
+    // servers write it first and clients read in order: McpServer.announcing.)
+    if (link.state === 'connected' && link.client !== undefined) return this.callOn(t, link, link.client, args, options);
+    return link.ready(t.tool.name, options.signal).then((client) => this.callOn(t, link, client, args, options));
+  }
+
+  private callOn(t: HostTool, link: ServerLink, client: McpClient, args: Record<string, unknown>, options: HostCallOptions): Promise<CallToolResult> {
     const tool = t.tool.name;
-    // Connected, the usual case: no await. (A list_changed the call causes is seen before its
-    // result because servers write it first and clients read in order: McpServer.announcing.)
-    const client = link.state === 'connected' && link.client !== undefined ? link.client : await link.ready(tool, options.signal);
     const generation = link.generation;
     const timeoutMs = options.timeoutMs ?? link.def.settings.timeoutMs ?? this.options.requestTimeoutMs;
     const onprogress = options.onprogress;
@@ -248,30 +253,35 @@ export class ServerPool implements ToolSource {
       resetTimeoutOnProgress: true,
     };
     const refreshes = link.refreshes;
+    let sent: Promise<CallToolResult>;
     try {
-      const result =
+      sent =
         options.meta === undefined
-          ? await client.callTool(tool, args, callOptions)
-          : ((await client.request('tools/call', { name: tool, arguments: args, _meta: options.meta } as never, callOptions)) as CallToolResult);
+          ? client.callTool(tool, args, callOptions)
+          : (client.request('tools/call', { name: tool, arguments: args, _meta: options.meta } as never, callOptions) as Promise<CallToolResult>);
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
+    return sent.then(
       // The server changed its tools while the call was out (a tool that unlocks another sends
       // list_changed before its result): the caller's next step must see the new list, so the
       // result waits for that one listing.
-      if (link.refreshes !== refreshes) await link.refreshed;
-      return result;
-    } catch (err) {
-      // The connection went while the call was out: say which server, and that it is reconnected.
-      if (link.generation !== generation || (err instanceof LocalError && err.kind === 'closed')) {
-        const why = err instanceof Error ? err.message : String(err);
-        const next = link.restartable && link.state !== 'closed' ? '; it is being reconnected' : '';
-        throw new ServerUnavailableError(t.server, tool, `Server "${t.server}" was lost during the call to "${tool}": ${why}${next}`, { cause: err });
-      }
-      // Not an answer of the server nor a local decision (timeout, abort): the transport could
-      // not reach it (HTTP: refused, reset, a 5xx). The call may be tried again; it is not here.
-      if (!(err instanceof McpError) && !(err instanceof LocalError && err.kind !== 'network') && err instanceof Error) {
-        throw new ServerUnavailableError(t.server, tool, `Cannot reach server "${t.server}" for "${tool}": ${err.message}`, { cause: err });
-      }
-      throw err;
-    }
+      (result) => (link.refreshes !== refreshes ? link.refreshed.then(() => result) : result),
+      (err: unknown) => {
+        // The connection went while the call was out: say which server, and that it is reconnected.
+        if (link.generation !== generation || (err instanceof LocalError && err.kind === 'closed')) {
+          const why = err instanceof Error ? err.message : String(err);
+          const next = link.restartable && link.state !== 'closed' ? '; it is being reconnected' : '';
+          throw new ServerUnavailableError(t.server, tool, `Server "${t.server}" was lost during the call to "${tool}": ${why}${next}`, { cause: err });
+        }
+        // Not an answer of the server nor a local decision (timeout, abort): the transport could
+        // not reach it (HTTP: refused, reset, a 5xx). The call may be tried again; it is not here.
+        if (!(err instanceof McpError) && !(err instanceof LocalError && err.kind !== 'network') && err instanceof Error) {
+          throw new ServerUnavailableError(t.server, tool, `Cannot reach server "${t.server}" for "${tool}": ${err.message}`, { cause: err });
+        }
+        throw err;
+      },
+    );
   }
 
   onChange(listener: () => void): () => void {

@@ -79,36 +79,71 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
     outcome: CallRecord['outcome'],
     error?: string,
   ) => recordCall(policy, ctx, who, item, args, started, outcome, error, ctx.session ? owners.session(ctx.session) : undefined);
-  return async (ctx, who, lane, item, args, run) => {
-    const started = recording ? performance.now() : 0;
-    if (admitting) {
-      const asked = policy.admit(who, item);
-      const admission = asked instanceof Promise ? await asked : asked;
-      if (!admission.ok) {
-        if (recording) record(ctx, who, item, args, started, 'refused', admission.reason);
-        throw new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs });
-      }
-    }
+  /** The call once admitted: out on the lane, known to its router until it settles. */
+  const go = <R extends JsonObject>(
+    ctx: RequestContext,
+    who: CallerIdentity,
+    lane: Lane,
+    item: GatewayItem,
+    args: Record<string, unknown> | undefined,
+    run: (signal: AbortSignal) => Promise<R>,
+    started: number,
+  ): Promise<R> => {
     onCall?.(ctx);
     // Whose question it may be: a session is one client; stateless requests are each their own
     // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
     const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
-    try {
-      const result = await run(flight.signal);
-      // Its progress and log lines leave before it (usually there are none: no await then).
-      const relayed = flight.relayed();
-      if (relayed !== undefined) await relayed;
+    const ok = (result: R): R => {
       if (recording) record(ctx, who, item, args, started, result.isError === true ? 'tool_error' : 'ok');
-      return result;
-    } catch (thrown) {
-      // A question's answer its round could not use: the round answers that, whatever the backend did.
-      const reason = flight.signal.reason;
-      const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
-      await flight.relayed();
-      if (recording) record(ctx, who, item, args, started, ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
-      throw err;
-    } finally {
       flight.end();
+      return result;
+    };
+    const failed = async (thrown: unknown): Promise<never> => {
+      try {
+        // A question's answer its round could not use: the round answers that, whatever the backend did.
+        const reason = flight.signal.reason;
+        const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
+        await flight.relayed();
+        if (recording) record(ctx, who, item, args, started, ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
+        throw err;
+      } finally {
+        flight.end();
+      }
+    };
+    let sent: Promise<R>;
+    try {
+      sent = run(flight.signal);
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
+    // Not an async function: the usual call (no progress or log lines to relay first) costs the
+    // one promise of this then, not an async frame's two and their hops.
+    return sent.then((result) => {
+      // Its progress and log lines leave before it (usually there are none).
+      const relayed = flight.relayed();
+      return relayed === undefined ? ok(result) : relayed.then(() => ok(result), failed);
+    }, failed);
+  };
+  return <R extends JsonObject>(
+    ctx: RequestContext,
+    who: CallerIdentity,
+    lane: Lane,
+    item: GatewayItem,
+    args: Record<string, unknown> | undefined,
+    run: (signal: AbortSignal) => Promise<R>,
+  ): Promise<R> => {
+    try {
+      const started = recording ? performance.now() : 0;
+      if (!admitting) return go(ctx, who, lane, item, args, run, started);
+      const admitted = (admission: Awaited<ReturnType<GatewayPolicy['admit']>>): Promise<R> => {
+        if (admission.ok) return go(ctx, who, lane, item, args, run, started);
+        if (recording) record(ctx, who, item, args, started, 'refused', admission.reason);
+        return Promise.reject(new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs }));
+      };
+      const asked = policy.admit(who, item);
+      return asked instanceof Promise ? asked.then(admitted) : admitted(asked);
+    } catch (err) {
+      return Promise.reject(err);
     }
   };
 }
@@ -117,7 +152,7 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
 export type Reword = (err: unknown, method: string) => Error | undefined;
 
 /** A tool call on a lane's pool, its failures worded as the relay answers them. */
-export async function callTool(
+export function callTool(
   lane: Lane,
   tool: ToolEntry,
   args: Record<string, unknown>,
@@ -127,19 +162,19 @@ export async function callTool(
   reword?: Reword,
 ): Promise<JsonObject> {
   const { router } = lane;
-  try {
-    return (await lane.pool.call(tool.tool, args, {
-      signal,
-      onprogress: (p) => router.relay(signal, ctx.progress(p.progress, p.total, p.message)),
-    })) as JsonObject;
-  } catch (err) {
+  const called = lane.pool.call(tool.tool, args, {
+    signal,
+    onprogress: (p) => router.relay(signal, ctx.progress(p.progress, p.total, p.message)),
+  }) as Promise<unknown> as Promise<JsonObject>;
+  // The pool's promise as it is when the call succeeds: only a failure is looked at here.
+  return called.catch((err: unknown) => {
     if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${sent}`);
     if (err instanceof McpError || (err instanceof LocalError && err.kind === 'aborted')) throw err;
     const worded = reword?.(err, 'tools/call');
     if (worded) throw worded;
     // The backend is down or timed out: the model reads why, as it reads a tool's own failure.
     return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
-  }
+  });
 }
 
 /** A backend's URIs in a read's contents, given back in the names the client knows. */

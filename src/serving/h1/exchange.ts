@@ -54,6 +54,14 @@ export class H1Exchange implements HttpRequestView, HttpResponder {
     return this.head.get(name);
   }
 
+  bodyNow(limit: number): string | null {
+    const body = this.body;
+    // A UTF-16 unit is at most 3 bytes of UTF-8: a short body needs no byte count.
+    if (body === undefined || body.length > limit || (body.length * 3 > limit && Buffer.byteLength(body) > limit)) return null;
+    this.body = undefined;
+    return body;
+  }
+
   readBody(limit: number): Promise<string | undefined> {
     const body = this.body;
     if (body === undefined) return Promise.reject(new Error('body already read'));

@@ -26,6 +26,12 @@ export interface HttpRequestView {
    */
   readBody(limit: number): Promise<string | undefined>;
   /**
+   * The body, when the adapter holds it already (serve()'s own front reads it whole before it
+   * serves) and it is within `limit` bytes; null otherwise (then `readBody` answers). Read at most
+   * once, as `readBody`: a request with no promise for its body.
+   */
+  bodyNow?(limit: number): string | null;
+  /**
    * The caller as a web framework's own authentication middleware established it (the express,
    * hono and fastify adapters fill it). It admits the request in place of `authenticate`; `oauth`
    * checks the bearer token itself whatever this says.

@@ -95,7 +95,25 @@ export class McpHttpHandler {
     return [...new Set(out)];
   }
 
-  async handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+  handle(req: HttpRequestView, res: HttpResponder): Promise<void> {
+    // The usual request, to the endpoint of a server that serves it now: the endpoint's own
+    // promise is the answer (an async function returning it would add a promise and two hops).
+    const life = this.lifecycle;
+    if (
+      !this.closed &&
+      req.path === this.streamable.endpoint &&
+      (life === undefined || (!(this.probes && life.isProbe(req.path)) && (req.method === 'OPTIONS' || life.refusal() === undefined)))
+    ) {
+      try {
+        return this.streamable.handle(req, res);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.handleAny(req, res);
+  }
+
+  private async handleAny(req: HttpRequestView, res: HttpResponder): Promise<void> {
     // After close() a late request (a kept-alive connection, a fetch runtime) must not open a
     // session nobody will ever close.
     if (this.closed) return sendError(res, 503, 'Service Unavailable: the server is shutting down', -32603);

@@ -180,7 +180,8 @@ export class StreamableHttpHandler {
     // curl and fetch send by default, and such callers expect a plain JSON body.
     const mode: ResponseMode = !json ? 'sse' : (bits & NAMES_SSE) === 0 ? 'json' : (this.o.responseMode ?? 'auto');
     const limit = this.o.maxBodyBytes ?? DEFAULT_LIMITS.maxMessageSize;
-    const text = await req.readBody(limit);
+    // In hand already on serve()'s own front: no await then.
+    const text = req.bodyNow?.(limit) ?? (await req.readBody(limit));
     const parsed = parseJsonBody(text, res, limit);
     if (parsed === REFUSED) return;
     const decoded = decodeValue(parsed, this.limits);

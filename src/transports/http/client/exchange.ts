@@ -34,6 +34,11 @@ export interface ExchangeResponse {
   /** The whole body as text (UTF-8). Rejects when the body cannot be read to its end. */
   text(): Promise<string>;
   /**
+   * The whole body as text when all of it has already arrived (the usual small JSON answer, in
+   * the packet that carried the head), else undefined: a caller reads it with no promise at all.
+   */
+  textNow?(): string | undefined;
+  /**
    * The body read as an SSE stream. Ends quietly when the request's signal aborts; a broken
    * connection is thrown from the iterator. Leaving the loop early drops the stream.
    */

@@ -122,6 +122,12 @@ export class ModernPoster {
       return;
     }
     if (type === 'application/json') {
+      // All of it is usually here already: delivered without a promise of its own.
+      const now = res.textNow?.();
+      if (now !== undefined) {
+        done();
+        return ctl!.aborted ? undefined : this.host.deliver(now);
+      }
       const text = await bodyText(res).finally(done);
       if (ctl!.aborted) return;
       return this.host.deliver(text);

@@ -389,20 +389,22 @@ class NodeResponse implements ExchangeResponse {
     return new Promise<void>((resolve) => (this.wake = resolve)).then(() => this.next());
   }
 
-  async text(): Promise<string> {
+  textNow(): string | undefined {
     // The usual answer: all of it has arrived with its head, in one piece.
     const q = this.queue;
-    let bytes: Buffer | undefined;
-    if (q.length === 2 && q[1] === null) bytes = q[0]!;
-    else {
-      const parts: Buffer[] = [];
-      for (let c = await this.next(); c !== null; c = await this.next()) parts.push(c);
-      bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    }
+    if (q.length !== 2 || q[1] !== null || this.error !== undefined) return undefined;
+    const bytes = q[0]!;
     q.length = 0;
-    const text = bytes === undefined || bytes.length === 0 ? '' : bytes.toString('utf8');
-    // fetch's text() decodes with a BOM check, dropping a leading U+FEFF.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return utf8Text(bytes);
+  }
+
+  async text(): Promise<string> {
+    const now = this.textNow();
+    if (now !== undefined) return now;
+    const parts: Buffer[] = [];
+    for (let c = await this.next(); c !== null; c = await this.next()) parts.push(c);
+    this.queue.length = 0;
+    return utf8Text(parts.length === 1 ? parts[0] : Buffer.concat(parts));
   }
 
   async *events(): AsyncGenerator<SseEvent, void, undefined> {
@@ -456,4 +458,10 @@ function decoderFor(encoding: string, res: NodeResponse): Transform | undefined 
   decoder.on('end', () => res.decoded(null));
   decoder.on('error', (err: Error) => res.failed(terminated(err)));
   return decoder;
+}
+
+/** A body's bytes as text, as fetch's text() decodes them (with a BOM check: a leading U+FEFF goes). */
+function utf8Text(bytes: Buffer | undefined): string {
+  const text = bytes === undefined || bytes.length === 0 ? '' : bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

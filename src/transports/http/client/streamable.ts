@@ -3,19 +3,8 @@ import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc
 import type { SendOptions, Transport } from '../../../engine/transport.js';
 import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
 import { pickExchange } from './pick-exchange.js';
-import {
-  bodyText,
-  mergeHeaders,
-  HttpStatusError,
-  isAbort,
-  mediaType,
-  networkError,
-  pause,
-  credentialDigest,
-  isIdentifiedError,
-  SessionExpiredError,
-  expiredSessionError,
-} from './http-common.js';
+import { bodyText, mergeHeaders, HttpStatusError, isAbort, mediaType, networkError, pause } from './http-common.js';
+import { credentialDigest, isIdentifiedError, SessionExpiredError, expiredSessionError } from './http-common.js';
 import { ModernPoster, type ProbeAnswer } from './modern-post.js';
 import type { Cursor, GetOutcome, StreamableHttpClientTransportOptions } from './streamable-options.js';
 
@@ -115,7 +104,13 @@ export class StreamableHttpClientTransport implements Transport {
     this.started = true;
   }
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    // A 2026-07-28 request: its POST's own promise, not an async frame's (a promise and two hops).
+    const modern = !this.closed && options?.era === 'modern' && !Array.isArray(message) && 'id' in message && 'method' in message;
+    return modern ? this.modern.post(message as JsonRpcRequest, options.headers) : this.sendAny(message, options);
+  }
+
+  private async sendAny(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) throw new Error('Cannot send: StreamableHttpClientTransport is closed');
     if (!Array.isArray(message)) {
       const modern = options?.era === 'modern';
