@@ -43,16 +43,16 @@ export function errorResponse(id: RequestId | null | undefined, code: number, me
  * Like decodeFrame, for a value already parsed from JSON (an HTTP body): a string here is a JSON
  * string, never text to parse again, so `"hello"` is an invalid request (-32600), not a parse error.
  */
-export function decodeValue(value: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Decoded {
+export function decodeValue(value: unknown, limits: DecodeLimits = DEFAULT_LIMITS, textLength?: number): Decoded {
   if (typeof value === 'string') return fail(null, ErrorCode.InvalidRequest, NOT_AN_OBJECT);
-  return decodeFrame(value, limits);
+  return decodeFrame(value, limits, textLength);
 }
 
 /**
  * Turns a frame (raw JSON text, or a value a memory transport already holds) into validated
  * JSON-RPC messages. Never throws: every problem becomes an error response.
  */
-export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Decoded {
+export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMITS, textLength?: number): Decoded {
   let value: unknown = frame;
   if (typeof frame === 'string') {
     if (frame.length > limits.maxMessageSize) {
@@ -67,7 +67,8 @@ export function decodeFrame(frame: unknown, limits: DecodeLimits = DEFAULT_LIMIT
     if (frame.length > limits.maxDepth * 2 && exceedsDepth(value, limits.maxDepth)) {
       return fail(peekId(value), ErrorCode.InvalidRequest, `Message nested deeper than the limit of ${limits.maxDepth}`);
     }
-  } else if (exceedsDepth(value, limits.maxDepth)) {
+    // A value parsed from a text of `textLength` characters: a short one is not walked either.
+  } else if (!(textLength !== undefined && textLength <= limits.maxDepth * 2) && exceedsDepth(value, limits.maxDepth)) {
     return fail(peekId(value), ErrorCode.InvalidRequest, `Message nested deeper than the limit of ${limits.maxDepth}`);
   }
   if (Array.isArray(value)) {

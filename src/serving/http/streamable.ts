@@ -184,7 +184,7 @@ export class StreamableHttpHandler {
     const text = req.bodyNow?.(limit) ?? (await req.readBody(limit));
     const parsed = parseJsonBody(text, res, limit);
     if (parsed === REFUSED) return;
-    const decoded = decodeValue(parsed, this.limits);
+    const decoded = decodeValue(parsed, this.limits, text?.length);
     if (decoded.messages.length === 0) {
       return res.send(400, { 'content-type': 'application/json' }, JSON.stringify(decoded.errors.length === 1 ? decoded.errors[0] : decoded.errors));
     }

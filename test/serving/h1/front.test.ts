@@ -116,7 +116,16 @@ const ATTACKS: [string, string][] = [
   ['three calls pipelined in one write', request(call('p1', 1)) + request(call('p2', 2)) + request(call('p3', 3), { close: true })],
   ['served here, then a DELETE, then a call', `${request(call('one'))}DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n${request(call('two'), { close: true })}`],
   ['another path', request(call('elsewhere'), { line: 'POST /mcp/x HTTP/1.1', close: true })],
+  // The front hands the body over in hand, its length with it: a deep one is still measured (400).
+  ['a body nested past the depth limit', request(deepCall('deep', 100), { close: true })],
 ];
+
+/** A call of `record` with an extra argument nested `depth` levels. */
+function deepCall(tag: string, depth: number): string {
+  let extra: unknown = 1;
+  for (let i = 0; i < depth; i++) extra = { a: extra };
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'record', arguments: { tag, extra } } });
+}
 
 describe('the fast front answers odd and hostile requests as node:http alone does', () => {
   let fast: Rig;
@@ -131,6 +140,7 @@ describe('the fast front answers odd and hostile requests as node:http alone doe
       assert.ok(statuses(a).length > 0, 'an answer came');
       assert.deepEqual(fast.calls, plain.calls);
       assert.ok(!fast.calls.includes('smuggled'), 'the call hidden in a body never runs');
+      if (what.includes('nested')) assert.deepEqual([statuses(a), fast.calls], [[400], []], 'refused as too deep, not run');
     });
   }
 });

@@ -36,6 +36,15 @@ const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'con
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'host'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Header names found to be tokens: a transport sends the same few on every request (bounded). */
+const tokens = new Set<string>();
+
+function isToken(name: string): boolean {
+  if (tokens.has(name)) return true;
+  if (!HEADER_NAME.test(name)) return false;
+  if (tokens.size < 256) tokens.add(name);
+  return true;
+}
 
 /** What fetch rejects with for a network failure: the reason is the cause. */
 function fetchFailed(cause: unknown): TypeError {
@@ -114,7 +123,7 @@ function requestText(method: string, target: Target, h: Record<string, string>, 
   if (h.host === undefined) text += `host: ${target.host}\r\n`;
   for (const k in h) {
     const v = h[k];
-    if (!HEADER_NAME.test(k) || BAD_VALUE.test(v)) return undefined;
+    if (!isToken(k) || BAD_VALUE.test(v)) return undefined;
     text += `${k}: ${v}\r\n`;
   }
   // What fetch adds when the caller did not say.
