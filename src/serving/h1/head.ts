@@ -54,6 +54,7 @@ const SP = 32;
 const COLON = 58;
 const ZERO = 48;
 const NINE = 57;
+const QUESTION = 63;
 /** Most header lines read; more is OTHER. */
 const MAX_HEADERS = 64;
 const POST = Buffer.from('POST ', 'latin1');
@@ -78,27 +79,31 @@ export function readRequestHead(buf: Buffer, limits: HeadLimits): RequestHead | 
   }
   // The target in origin form: visible ASCII up to the space.
   let pos = POST.length;
+  let query = -1;
   for (;;) {
     if (pos >= len) return more;
     const b = buf[pos];
     if (b === SP) break;
     if (b < 0x21 || b > 0x7e) return OTHER;
+    if (b === QUESTION && query < 0) query = pos;
     pos++;
   }
-  const target = buf.toString('latin1', POST.length, pos);
-  const q = target.indexOf('?');
-  const pathEnd = q < 0 ? target.length : q;
+  const targetEnd = pos;
+  // The path must be the endpoint's (its bytes compared here, the string made with the rest).
   const endpoint = limits.endpoint;
-  if (pathEnd !== endpoint.length || !target.startsWith(endpoint)) return OTHER;
+  const pathEnd = (query < 0 ? targetEnd : query) - POST.length;
+  if (pathEnd !== endpoint.length) return OTHER;
+  for (let i = 0; i < pathEnd; i++) if (buf[POST.length + i] !== endpoint.charCodeAt(i)) return OTHER;
   // " HTTP/1.1\r\n"
   for (let i = 0; i < VERSION.length; i++, pos++) {
     if (pos >= len) return more;
     if (buf[pos] !== VERSION[i]) return OTHER;
   }
-  const fields: string[] = [];
-  let contentLength = -1;
-  let close = false;
-  let host = false;
+  // The header lines, checked byte by byte for their form; what they say is read after the
+  // blank line, from one string of the whole head (one copy out of the buffer, not two per line).
+  // Per line: where the name starts and ends, where the value starts and ends.
+  const spans: number[] = [];
+  let upper = false;
   for (;;) {
     if (pos >= len) return more;
     if (buf[pos] === CR) {
@@ -108,10 +113,9 @@ export function readRequestHead(buf: Buffer, limits: HeadLimits): RequestHead | 
       pos += 2;
       break;
     }
-    if (fields.length >= 2 * MAX_HEADERS) return OTHER;
+    if (spans.length >= 4 * MAX_HEADERS) return OTHER;
     // The name: a token (so no leading whitespace, which would be obs-fold, and none before the colon).
     const nameStart = pos;
-    let upper = false;
     for (;;) {
       if (pos >= len) return more;
       const t = TCHAR[buf[pos]];
@@ -120,9 +124,7 @@ export function readRequestHead(buf: Buffer, limits: HeadLimits): RequestHead | 
       pos++;
     }
     if (pos === nameStart || buf[pos] !== COLON) return OTHER;
-    let name = buf.toString('latin1', nameStart, pos);
-    if (upper) name = name.toLowerCase();
-    pos++;
+    const nameEnd = pos++;
     // The value: printable ASCII, spaces and tabs, trimmed of them at both ends; then CRLF.
     // Anything else (a lone CR or LF, a NUL, a byte past ASCII) is OTHER.
     while (pos < len && (buf[pos] === SP || buf[pos] === TAB)) pos++;
@@ -143,13 +145,24 @@ export function readRequestHead(buf: Buffer, limits: HeadLimits): RequestHead | 
     if (pos + 1 >= len) return more;
     if (buf[pos + 1] !== LF) return OTHER;
     pos += 2;
+    spans.push(nameStart, nameEnd, valueStart, valueEnd);
+  }
+  const text = buf.toString('latin1', 0, pos);
+  const fields: string[] = [];
+  let contentLength = -1;
+  let close = false;
+  let host = false;
+  for (let s = 0; s < spans.length; s += 4) {
+    let name = text.slice(spans[s], spans[s + 1]);
+    if (upper) name = name.toLowerCase();
     for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return OTHER;
+    const value = text.slice(spans[s + 2], spans[s + 3]);
     switch (name) {
       case 'content-length': {
-        if (valueEnd === valueStart || valueEnd - valueStart > 15) return OTHER;
+        if (value.length === 0 || value.length > 15) return OTHER;
         let n = 0;
-        for (let i = valueStart; i < valueEnd; i++) {
-          const d = buf[i];
+        for (let i = 0; i < value.length; i++) {
+          const d = value.charCodeAt(i);
           if (d < ZERO || d > NINE) return OTHER;
           n = n * 10 + (d - ZERO);
         }
@@ -158,7 +171,7 @@ export function readRequestHead(buf: Buffer, limits: HeadLimits): RequestHead | 
         break;
       }
       case 'connection': {
-        const v = buf.toString('latin1', valueStart, valueEnd).toLowerCase();
+        const v = value.toLowerCase();
         if (v === 'close') close = true;
         else if (v !== 'keep-alive') return OTHER;
         break;
@@ -173,8 +186,8 @@ export function readRequestHead(buf: Buffer, limits: HeadLimits): RequestHead | 
       case 'http2-settings':
         return OTHER;
     }
-    fields.push(name, buf.toString('latin1', valueStart, valueEnd));
+    fields.push(name, value);
   }
   if (contentLength < 0 || !host) return OTHER;
-  return new RequestHead(target, pathEnd, fields, contentLength, close, pos);
+  return new RequestHead(text.slice(POST.length, targetEnd), pathEnd, fields, contentLength, close, pos);
 }
