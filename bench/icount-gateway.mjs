@@ -10,7 +10,7 @@
 // a busy machine does not disturb. Compare bench/icount-http.mjs (the backend loaded directly).
 //
 //   node bench/icount-gateway.mjs [--side=gateway|backend|both] [--backend=http|stdio] [--policy]
-//                                 [--m=4000] [--warm=16000] [--root=DIR] [--impl=mcpkit|bare|lean|relay] [--lane-era=handshake|modern]
+//                                 [--m=4000] [--warm=16000] [--root=DIR] [--impl=mcpkit|bare|lean|relay] [--lane-era=handshake|modern] [--window]
 //
 // --impl=bare counts the bare node:http forwarder (servers/bare-gateway.mjs) in the gateway's
 // place, --impl=lean the lean forwarder (servers/lean-forwarder.mjs), --impl=relay the TCP relay
@@ -19,7 +19,11 @@
 // its backend (`era` in its config; by default it probes and speaks 2026-07-28 to an mcpkit server).
 // --policy: the gateway runs with API keys, visibility rules and a rate limit (servers/gateway.mjs).
 // --backend=stdio counts the gateway only (the backend is its child).
-import { spawn } from 'node:child_process';
+// --window counts in one process instead of two: valgrind starts with counting off, and
+// callgrind_control turns it on for the M calls after the warm-up and off again, so what is read
+// is the steady state only. The default's two processes differ in more than M calls (how many calls
+// shared an event-loop turn, when code was optimised), which moved its reading by ±10k per call.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,6 +40,7 @@ const warm = Number(value('warm', 16000));
 const side = value('side', 'both');
 const backendKind = value('backend', 'http');
 const policy = argv.includes('--policy');
+const windowed = argv.includes('--window');
 const impl = value('impl', 'mcpkit');
 if (!['mcpkit', 'bare', 'lean', 'relay'].includes(impl)) throw new Error(`--impl must be mcpkit, bare, lean or relay (got ${impl})`);
 if (impl !== 'mcpkit' && (policy || backendKind !== 'http')) throw new Error(`--impl=${impl} forwards to an http backend without a policy`);
@@ -62,9 +67,23 @@ const { drive, close: closeDriver } = keepAliveDriver(headers, body);
 /** A server child (optionally under callgrind writing to `out`): its port once it is ready, and a way to stop it. */
 function start(script, args, out) {
   const child = out
-    ? spawn('valgrind', ['-q', '--tool=callgrind', `--callgrind-out-file=${out}`, '--dump-instr=no', process.execPath, ...V8_FLAGS, script, ...args], {
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      })
+    ? spawn(
+        'valgrind',
+        [
+          '-q',
+          '--tool=callgrind',
+          ...(windowed ? ['--instr-atstart=no'] : []),
+          `--callgrind-out-file=${out}`,
+          '--dump-instr=no',
+          process.execPath,
+          ...V8_FLAGS,
+          script,
+          ...args,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        },
+      )
     : spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const ready = new Promise((resolve, reject) => {
     child.on('message', (msg) => msg?.type === 'ready' && resolve(msg.port));
@@ -76,7 +95,9 @@ function start(script, args, out) {
     child.send({ type: 'exit' }); // a normal exit, so callgrind writes its totals
     return exited;
   };
-  return { ready, stop };
+  /** Turns valgrind's counting on or off in the child (--window). */
+  const counting = (on) => execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(child.pid)], { stdio: 'ignore' });
+  return { ready, stop, counting };
 }
 
 async function count(which, n) {
@@ -91,15 +112,19 @@ async function count(which, n) {
       target = String(await backend.ready);
     } else target = `stdio:${join(root, 'bench/servers/stdio.mjs')}`;
     const gateway = start(join(root, `bench/servers/${GATEWAY_SCRIPT}.mjs`), gatewayArgs(target), which === 'gateway' ? out : undefined);
+    const counted = which === 'gateway' ? gateway : backend;
     try {
       const port = await gateway.ready;
       await drive(port, warm);
+      if (windowed) counted.counting(true);
       await drive(port, n);
+      if (windowed) counted.counting(false);
     } finally {
       await gateway.stop();
       await backend?.stop();
     }
-    const total = /summary:\s+(\d+)/.exec(readFileSync(out, 'utf8'));
+    // With counting turned on and off, `summary` stays 0 and `totals` holds the window's count.
+    const total = (windowed ? /totals:\s+(\d+)/ : /summary:\s+(\d+)/).exec(readFileSync(out, 'utf8'));
     if (!total) throw new Error('callgrind wrote no summary');
     return Number(total[1]);
   } finally {
@@ -108,10 +133,11 @@ async function count(which, n) {
 }
 
 for (const which of side === 'both' ? ['gateway', 'backend'] : [side]) {
-  const a = await count(which, m);
-  const b = await count(which, 2 * m);
+  const a = windowed ? 0 : await count(which, m);
+  const b = windowed ? await count(which, m) : await count(which, 2 * m);
+  const how = windowed ? `${m} calls counted after ${warm}` : `I(${m}) ${a}, I(${2 * m}) ${b}`;
   console.log(
-    `${which}${impl === 'mcpkit' ? '' : ` of the ${FLOOR_NAME}`} (${backendKind} backend${policy ? ', policy on' : ''}${laneEra ? `, ${laneEra} lane` : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; I(${m}) ${a}, I(${2 * m}) ${b})`,
+    `${which}${impl === 'mcpkit' ? '' : ` of the ${FLOOR_NAME}`} (${backendKind} backend${policy ? ', policy on' : ''}${laneEra ? `, ${laneEra} lane` : ''}): ${((b - a) / m).toFixed(0)} instructions per forwarded tools/call, whole ${which} process (root ${root}; ${how})`,
   );
 }
 closeDriver();
