@@ -79,73 +79,61 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
     outcome: CallRecord['outcome'],
     error?: string,
   ) => recordCall(policy, ctx, who, item, args, started, outcome, error, ctx.session ? owners.session(ctx.session) : undefined);
-  /** The call once admitted: out on the lane, known to its router until it settles. */
-  const go = <R extends JsonObject>(
-    ctx: RequestContext,
-    who: CallerIdentity,
-    lane: Lane,
-    item: GatewayItem,
-    args: Record<string, unknown> | undefined,
-    run: (signal: AbortSignal) => Promise<R>,
-    started: number,
-  ): Promise<R> => {
-    onCall?.(ctx);
-    // Whose question it may be: a session is one client; stateless requests are each their own
-    // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
-    const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
-    const ok = (result: R): R => {
-      if (recording) record(ctx, who, item, args, started, result.isError === true ? 'tool_error' : 'ok');
-      flight.end();
-      return result;
-    };
-    const failed = async (thrown: unknown): Promise<never> => {
-      try {
-        // A question's answer its round could not use: the round answers that, whatever the backend did.
-        const reason = flight.signal.reason;
-        const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
-        await flight.relayed();
-        if (recording) record(ctx, who, item, args, started, ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
-        throw err;
-      } finally {
+  const forward: Forward = (ctx, who, lane, item, args, run) => {
+    const started = recording ? performance.now() : 0;
+    /** The call once admitted: out on the lane, known to its router until it settles. */
+    const go = () => {
+      onCall?.(ctx);
+      // Whose question it may be: a session is one client; stateless requests are each their own
+      // (two 2026-07-28 clients may share an identity, even `anonymous`), so none is guessed between.
+      const flight = lane.router.begin(item.server, ctx, owners.of(ctx));
+      const ok = <T extends JsonObject>(result: T): T => {
+        if (recording) record(ctx, who, item, args, started, result.isError === true ? 'tool_error' : 'ok');
         flight.end();
+        return result;
+      };
+      const failed = async (thrown: unknown): Promise<never> => {
+        try {
+          // A question's answer its round could not use: the round answers that, whatever the backend did.
+          const reason = flight.signal.reason;
+          const err = reason instanceof InputRequiredSignal ? reason : (reword?.(thrown, ctx.method) ?? thrown);
+          await flight.relayed();
+          if (recording) record(ctx, who, item, args, started, ctx.signal.aborted ? 'cancelled' : 'error', err instanceof Error ? err.message : String(err));
+          throw err;
+        } finally {
+          flight.end();
+        }
+      };
+      let sent: ReturnType<typeof run>;
+      try {
+        sent = run(flight.signal);
+      } catch (err) {
+        // Failed before it went out: it still ends as a failed call (recorded, its flight ended).
+        sent = Promise.reject(err);
       }
+      // Not an async function: the usual call (no progress or log lines to relay first) costs the
+      // one promise of this then, not an async frame's two and their hops.
+      return sent.then((result) => {
+        // Its progress and log lines leave before it (usually there are none).
+        const relayed = flight.relayed();
+        return relayed === undefined ? ok(result) : relayed.then(() => ok(result), failed);
+      }, failed);
     };
-    let sent: Promise<R>;
     try {
-      sent = run(flight.signal);
-    } catch (err) {
-      sent = Promise.reject(err);
-    }
-    // Not an async function: the usual call (no progress or log lines to relay first) costs the
-    // one promise of this then, not an async frame's two and their hops.
-    return sent.then((result) => {
-      // Its progress and log lines leave before it (usually there are none).
-      const relayed = flight.relayed();
-      return relayed === undefined ? ok(result) : relayed.then(() => ok(result), failed);
-    }, failed);
-  };
-  return <R extends JsonObject>(
-    ctx: RequestContext,
-    who: CallerIdentity,
-    lane: Lane,
-    item: GatewayItem,
-    args: Record<string, unknown> | undefined,
-    run: (signal: AbortSignal) => Promise<R>,
-  ): Promise<R> => {
-    try {
-      const started = recording ? performance.now() : 0;
-      if (!admitting) return go(ctx, who, lane, item, args, run, started);
-      const admitted = (admission: Awaited<ReturnType<GatewayPolicy['admit']>>): Promise<R> => {
-        if (admission.ok) return go(ctx, who, lane, item, args, run, started);
+      if (!admitting) return go();
+      const admitted = (admission: Awaited<ReturnType<GatewayPolicy['admit']>>) => {
+        if (admission.ok) return go();
         if (recording) record(ctx, who, item, args, started, 'refused', admission.reason);
         return Promise.reject(new McpError(GATEWAY_REFUSED, admission.reason, { reason: admission.reason, retryAfterMs: admission.retryAfterMs }));
       };
       const asked = policy.admit(who, item);
       return asked instanceof Promise ? asked.then(admitted) : admitted(asked);
     } catch (err) {
+      // Whatever throws before the call is out (the policy, the router) rejects.
       return Promise.reject(err);
     }
   };
+  return forward;
 }
 
 /** How a relay words a failure of a forwarded request (a bridge: its server exited); undefined keeps it. */
