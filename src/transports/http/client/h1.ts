@@ -13,6 +13,7 @@
  * not by a timer per request.
  */
 import type { Socket } from 'node:net';
+import { TCHAR } from './header-syntax.js';
 
 /** The head of an answer: status, reason phrase, header lines (lower-case names). */
 export class ResponseHead {
@@ -290,11 +291,12 @@ export class H1Connection {
     const te = head.get('transfer-encoding');
     const length = head.get('content-length');
     const connection = head.get('connection');
-    this.keepAlive = !(connection !== null && /(^|,)\s*close\s*(,|$)/i.test(connection));
+    // "keep-alive", what servers send on every answer, is known without a regular expression.
+    this.keepAlive = connection === null || connection === 'keep-alive' || !/(^|,)\s*close\s*(,|$)/i.test(connection);
     const hint = head.get('keep-alive');
     if (hint !== null) {
-      const t = /timeout=(\d+)/i.exec(hint);
-      if (t) this.idleFor = Math.min(IDLE_S, Number(t[1]) - 1);
+      const t = hintSeconds(hint);
+      if (t !== undefined) this.idleFor = Math.min(IDLE_S, t - 1);
       if (this.idleFor <= 0) this.keepAlive = false;
     }
     const sink = this.sink!;
@@ -313,15 +315,13 @@ export class H1Connection {
         this.keepAlive = false;
       }
     } else if (length !== null) {
-      // Repeated Content-Length headers must agree ("5, 5").
-      const values = length.split(',');
-      const n = values[0].trim();
-      if (!/^\d{1,15}$/.test(n) || values.some((v) => v.trim() !== n)) {
+      const n = contentLength(length);
+      if (n < 0) {
         this.fail('Invalid Content-Length');
         return false;
       }
       this.mode = Mode.Length;
-      this.remaining = Number(n);
+      this.remaining = n;
     } else {
       this.mode = Mode.UntilClose;
       this.keepAlive = false;
@@ -396,7 +396,47 @@ export class H1Connection {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const SP = 32;
+const HTAB = 9;
+/** Lower-case header names already read as tokens (bounded). */
+const names = new Set<string>();
+
+/**
+ * A Content-Length's value; -1 when it is not digits (at most 15), or when repeated values
+ * ("5, 5", which must agree) disagree.
+ */
+function contentLength(value: string): number {
+  let n = 0;
+  let digits = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (++digits > 15) return -1;
+      n = n * 10 + (c - 48);
+      continue;
+    }
+    // Not a single value: the slow reading, for a list.
+    const values = value.split(',');
+    const first = values[0].trim();
+    if (!/^\d{1,15}$/.test(first) || values.some((v) => v.trim() !== first)) return -1;
+    return Number(first);
+  }
+  return digits === 0 ? -1 : n;
+}
+
+/** The last Keep-Alive hint read, and its timeout: a server sends the same one on every answer. */
+let lastHint = '';
+let lastHintSeconds: number | undefined;
+
+/** The `timeout=N` of a Keep-Alive header, in seconds; undefined when it has none. */
+function hintSeconds(hint: string): number | undefined {
+  if (hint !== lastHint) {
+    const t = /timeout=(\d+)/i.exec(hint);
+    lastHintSeconds = t ? Number(t[1]) : undefined;
+    lastHint = hint;
+  }
+  return lastHintSeconds;
+}
 
 /** The status line and header lines of a head (its text up to the blank line); undefined when malformed. */
 function parseHead(text: string): ResponseHead | undefined {
@@ -409,12 +449,30 @@ function parseHead(text: string): ResponseHead | undefined {
   while (at < text.length) {
     let end = text.indexOf('\r\n', at);
     if (end < 0) end = text.length;
+    // The name: a token up to the colon (no obsolete line folding, no space before the colon:
+    // RFC 9112 §5). A server sends the same few on every answer: a name seen before, lower-case,
+    // is known; another is read character by character.
     const colon = text.indexOf(':', at);
     if (colon < 0 || colon > end) return undefined;
-    const name = text.slice(at, colon);
-    // No obsolete line folding, no space before the colon (RFC 9112 §5).
-    if (!HEADER_NAME.test(name)) return undefined;
-    raw.push(name.toLowerCase(), text.slice(colon + 1, end).trim());
+    let name = text.slice(at, colon);
+    if (!names.has(name)) {
+      let upper = false;
+      for (let i = at; i < colon; i++) {
+        const c = text.charCodeAt(i);
+        const t = c < 128 ? TCHAR[c] : 0;
+        if (t === 0) return undefined;
+        if (t === 2) upper = true;
+      }
+      if (colon === at) return undefined;
+      if (upper) name = name.toLowerCase();
+      else if (names.size < 64) names.add(name);
+    }
+    // The value trimmed of spaces and tabs, sliced once when it has none to trim.
+    let from = colon + 1;
+    let to = end;
+    while (from < to && (text.charCodeAt(from) === SP || text.charCodeAt(from) === HTAB)) from++;
+    while (to > from && (text.charCodeAt(to - 1) === SP || text.charCodeAt(to - 1) === HTAB)) to--;
+    raw.push(name, text.slice(from, to));
     at = end + 2;
   }
   const head = new ResponseHead(Number(status[2]), status[3] ?? '', raw);

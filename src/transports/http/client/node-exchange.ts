@@ -22,6 +22,7 @@ import type { Transform } from 'node:stream';
 import { SseParser, type SseEvent } from '../sse.js';
 import type { AbortInput, ExchangeResponse, HttpExchange } from './exchange.js';
 import { acquire, type H1Connection, type H1Origin, type H1Sink, type ResponseHead } from './h1.js';
+import { isBadValue, isToken } from './header-syntax.js';
 
 const MAX_REDIRECTS = 20;
 /** A body up to this size is read and dropped when discarded, so its connection can be reused. */
@@ -34,18 +35,6 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 /** The request headers fetch drops on a redirect to another origin. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'host'];
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-/** Header names found to be tokens: a transport sends the same few on every request (bounded). */
-const tokens = new Set<string>();
-
-function isToken(name: string): boolean {
-  if (tokens.has(name)) return true;
-  if (!HEADER_NAME.test(name)) return false;
-  if (tokens.size < 256) tokens.add(name);
-  return true;
-}
-
 /** What fetch rejects with for a network failure: the reason is the cause. */
 function fetchFailed(cause: unknown): TypeError {
   return new TypeError('fetch failed', { cause });
@@ -123,7 +112,7 @@ function requestText(method: string, target: Target, h: Record<string, string>, 
   if (h.host === undefined) text += `host: ${target.host}\r\n`;
   for (const k in h) {
     const v = h[k];
-    if (!isToken(k) || BAD_VALUE.test(v)) return undefined;
+    if (!isToken(k) || isBadValue(v)) return undefined;
     text += `${k}: ${v}\r\n`;
   }
   // What fetch adds when the caller did not say.
