@@ -177,7 +177,8 @@ export class McpClient extends ServerCalls {
     const session = new ModernSession(
       {
         // No sessions in this era, so nothing for SessionRecovery to recover: straight to the engine.
-        send: (method, params, options) => peer.request(method, params, options),
+        // The session's params are its own copies (made to carry the envelope): the engine may write into them.
+        send: (method, params, options) => peer.request(method, params, options, true),
         inputs: this.inputs,
         clientInfo: this.clientInfo,
         declared: this.declared,

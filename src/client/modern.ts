@@ -2,6 +2,7 @@ import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { RequestOptions } from '../engine/peer.js';
 import { META, MRTR_METHODS } from '../protocol/modern.js';
+import { ENVELOPE_TEXT, envelopeText, type EnvelopeText } from '../protocol/envelope-text.js';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities, Tool } from '../protocol/types.js';
 import type { InputRequests } from '../protocol/params.js';
 import { MODERN_VERSIONS } from '../protocol/versions.js';
@@ -49,8 +50,8 @@ export interface ModernHost {
 export class ModernSession {
   private current: string;
   private level: LoggingLevel | undefined;
-  /** The envelope's keys, built once per version and level (copied into each request). */
-  private template: JsonObject | undefined;
+  /** The envelope's keys and their JSON text, made once per version and level (the keys copied into each request). */
+  private template: EnvelopeText | undefined;
   readonly cache: ResultCache | undefined;
 
   constructor(
@@ -94,10 +95,13 @@ export class ModernSession {
    * key costs ten times as much, and this runs for every request.
    */
   withEnvelope(params: JsonObject | undefined): JsonObject {
-    const template = (this.template ??= this.buildTemplate());
+    const envelope = (this.template ??= envelopeText(this.buildTemplate()));
+    const template = envelope.meta;
     const given = params?._meta as JsonObject | undefined;
-    const out: JsonObject = Object.assign({}, params);
+    const out = Object.assign({}, params) as JsonObject & { [ENVELOPE_TEXT]?: EnvelopeText };
     out._meta = given === undefined ? Object.assign({}, template) : Object.assign({}, given, template);
+    // The HTTP client writes the envelope's text instead of encoding its keys again.
+    out[ENVELOPE_TEXT] = envelope;
     return out;
   }
 

@@ -165,13 +165,20 @@ export class Peer {
 
   // ---------------------------------------------------------------- outgoing
 
-  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+  /**
+   * Sends a request. `owned`: the params and their `_meta` were made for this request alone (the
+   * 2026-07-28 client copies them to add its envelope), so the progress token is written into
+   * them rather than into copies of them.
+   */
+  request(method: string, params?: JsonObject, options: RequestOptions = {}, owned = false): Promise<JsonObject> {
     if (this.closed) return Promise.reject(new LocalError('closed', `Cannot send "${method}": the connection is closed`));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortError(method, signal));
     const id = this.nextId++;
     let sentParams = params;
-    if (options.onprogress) {
+    const ownMeta = owned ? (params?._meta as JsonObject | undefined) : undefined;
+    if (options.onprogress && ownMeta !== undefined && typeof ownMeta === 'object' && ownMeta !== null) ownMeta.progressToken = id;
+    else if (options.onprogress) {
       // Object.assign, not spreads: on Node 20 `{ ...a, k: v }` costs several times as much.
       const meta: JsonObject = Object.assign({}, params?._meta as JsonObject | undefined);
       meta.progressToken = id;

@@ -1,6 +1,6 @@
 import { IdTable } from '../../../engine/id-table.js';
-import { encodeMessage } from '../../../jsonrpc/codec.js';
 import type { JsonObject, JsonRpcErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../../jsonrpc/messages.js';
+import { encodeWithEnvelope } from '../../../protocol/envelope-text.js';
 import { encodeHeaderValue, nameParamOf } from '../../../protocol/headers.js';
 import { META } from '../../../protocol/modern.js';
 import { Cancel, type ExchangeResponse, type HttpExchange } from './exchange.js';
@@ -89,7 +89,7 @@ export class ModernPoster {
       const all = extra ? Object.assign({}, extra, own) : own;
       const user = this.host.userHeaders;
       const headers = typeof user === 'function' ? mergeHeaders(await user(), all) : mergeHeaders(user, all);
-      res = await this.host.exchange('POST', this.host.url, headers, encodeMessage(message), signal);
+      res = await this.host.exchange('POST', this.host.url, headers, encodeWithEnvelope(message), signal);
     } catch (err) {
       done();
       // Cancelled by the caller: the engine has already settled the request.
@@ -176,7 +176,7 @@ export class ModernPoster {
       own['content-type'] = 'application/json';
       own.accept = ACCEPT_BOTH;
       const headers = await buildHeaders(this.host.userHeaders, own);
-      res = await this.host.exchange('POST', this.host.url, headers, encodeMessage(message), signal);
+      res = await this.host.exchange('POST', this.host.url, headers, encodeWithEnvelope(message), signal);
     } catch (err) {
       if (this.host.closed.aborted) throw new Error('Cannot send: StreamableHttpClientTransport was closed', { cause: err });
       if (timeout.aborted) return { status: 0 };
