@@ -19,7 +19,7 @@
 // one Node takes when a `fetch` option is given); --root measures another checkout's build (its
 // dist/ and bench/servers/http.mjs).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -222,6 +222,8 @@ async function count(which, n) {
     } finally {
       await server.stop();
     }
+    // ICOUNT_KEEP=FILE keeps the counted process's callgrind output (FILE.client.4000 ...).
+    if (process.env.ICOUNT_KEEP) copyFileSync(out, `${process.env.ICOUNT_KEEP}.${which}.${n}`);
     return summary(out);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,7 @@
 // is the steady state only. The default's two processes differ in more than M calls (how many calls
 // shared an event-loop turn, when code was optimised), which moved its reading by ±10k per call.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,6 +126,8 @@ async function count(which, n) {
     // With counting turned on and off, `summary` stays 0 and `totals` holds the window's count.
     const total = (windowed ? /totals:\s+(\d+)/ : /summary:\s+(\d+)/).exec(readFileSync(out, 'utf8'));
     if (!total) throw new Error('callgrind wrote no summary');
+    // ICOUNT_KEEP=FILE keeps the counted process's callgrind output (to read with callgrind_annotate).
+    if (process.env.ICOUNT_KEEP) copyFileSync(out, `${process.env.ICOUNT_KEEP}.${which}`);
     return Number(total[1]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
