@@ -398,7 +398,7 @@ export class H1Connection {
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
 const SP = 32;
 const HTAB = 9;
-/** Lower-case header names already read as tokens (bounded). */
+/** Lower-case header names already read as tokens (bounded in number and length: a server chooses them). */
 const names = new Set<string>();
 
 /**
@@ -465,7 +465,7 @@ function parseHead(text: string): ResponseHead | undefined {
       }
       if (colon === at) return undefined;
       if (upper) name = name.toLowerCase();
-      else if (names.size < 64) names.add(name);
+      else if (names.size < 64 && name.length <= 64) names.add(name);
     }
     // The value trimmed of spaces and tabs, sliced once when it has none to trim.
     let from = colon + 1;
