@@ -177,7 +177,7 @@ export class Peer {
     const id = this.nextId++;
     let sentParams = params;
     const ownMeta = owned ? (params?._meta as JsonObject | undefined) : undefined;
-    if (options.onprogress && ownMeta !== undefined && typeof ownMeta === 'object' && ownMeta !== null) ownMeta.progressToken = id;
+    if (options.onprogress && typeof ownMeta === 'object' && ownMeta !== null) ownMeta.progressToken = id;
     else if (options.onprogress) {
       // Object.assign, not spreads: on Node 20 `{ ...a, k: v }` costs several times as much.
       const meta: JsonObject = Object.assign({}, params?._meta as JsonObject | undefined);

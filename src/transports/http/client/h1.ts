@@ -398,8 +398,6 @@ export class H1Connection {
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
 const SP = 32;
 const HTAB = 9;
-/** Lower-case header names already read as tokens (bounded in number and length: a server chooses them). */
-const names = new Set<string>();
 
 /**
  * A Content-Length's value; -1 when it is not digits (at most 15), or when repeated values
@@ -450,23 +448,17 @@ function parseHead(text: string): ResponseHead | undefined {
     let end = text.indexOf('\r\n', at);
     if (end < 0) end = text.length;
     // The name: a token up to the colon (no obsolete line folding, no space before the colon:
-    // RFC 9112 §5). A server sends the same few on every answer: a name seen before, lower-case,
-    // is known; another is read character by character.
+    // RFC 9112 §5), read character by character and lower-cased only when it has capitals.
     const colon = text.indexOf(':', at);
-    if (colon < 0 || colon > end) return undefined;
-    let name = text.slice(at, colon);
-    if (!names.has(name)) {
-      let upper = false;
-      for (let i = at; i < colon; i++) {
-        const c = text.charCodeAt(i);
-        const t = c < 128 ? TCHAR[c] : 0;
-        if (t === 0) return undefined;
-        if (t === 2) upper = true;
-      }
-      if (colon === at) return undefined;
-      if (upper) name = name.toLowerCase();
-      else if (names.size < 64 && name.length <= 64) names.add(name);
+    if (colon <= at || colon > end) return undefined;
+    let upper = false;
+    for (let i = at; i < colon; i++) {
+      const c = text.charCodeAt(i);
+      const t = c < 128 ? TCHAR[c] : 0;
+      if (t === 0) return undefined;
+      if (t === 2) upper = true;
     }
+    const name = upper ? text.slice(at, colon).toLowerCase() : text.slice(at, colon);
     // The value trimmed of spaces and tabs, sliced once when it has none to trim.
     let from = colon + 1;
     let to = end;
