@@ -14,7 +14,7 @@ import { applyCors } from './cors.js';
 import { checkModernHeaders, modernStatusFor } from './modern-http.js';
 import { OAuthResourceGuard } from './oauth-resource.js';
 import { ACCEPT_JSON, ACCEPT_SSE, accepts, isJsonContentType, NAMES_SSE, negotiate, parseJsonBody, REFUSED, sendError } from './responses.js';
-import { checkOriginAndHost } from './security.js';
+import { checkOriginAndHost, type Authenticate } from './security.js';
 import { defaultCheckMs, RESTORE, SessionTable, type LiveSession } from './session-table.js';
 import { HttpSessionTransport } from './session-transport.js';
 import { StatelessExchange } from './stateless.js';
@@ -118,7 +118,11 @@ export class StreamableHttpHandler {
     // The framework's own middleware already said who is calling: that stands in for `authenticate`.
     const authenticate = this.o.authenticate;
     if (req.authInfo === undefined && !authenticate) return {};
-    const authInfo = req.authInfo ?? (await authenticate!(req));
+    return this.authenticated(req.authInfo ?? (await authenticate!(req)), res);
+  }
+
+  /** Whether the caller `authenticate` found may in (a 401 sent when not). */
+  private authenticated(authInfo: AuthInfo | undefined, res: HttpResponder): { authInfo: AuthInfo } | undefined {
     // A sender-constrained token (jwtAccessTokens fills `confirmation`) is only good with the
     // proof of its key, which only `oauth` checks: here it would pass as a bearer token.
     if (!authInfo || authInfo.confirmation !== undefined) {
@@ -126,6 +130,25 @@ export class StreamableHttpHandler {
       return undefined;
     }
     return { authInfo };
+  }
+
+  /** `admit` then `route`, in the same turn when the `authenticate` hook answers at once (API keys). */
+  private admitNow(req: HttpRequestView, res: HttpResponder, authenticate: Authenticate): Promise<void> {
+    const refusal = checkOriginAndHost(req, this.o);
+    if (refusal) {
+      sendError(res, 403, refusal);
+      return DONE;
+    }
+    const go = (found: AuthInfo | undefined): Promise<void> => {
+      const admitted = this.authenticated(found, res);
+      return admitted ? this.route(req, res, admitted.authInfo) : DONE;
+    };
+    try {
+      const found = authenticate(req);
+      return found instanceof Promise ? found.then(go) : go(found);
+    } catch (err) {
+      return Promise.reject(err); // as admit's would: the hook's failure rejects the handling
+    }
   }
 
   private armSweep(every: number): void {
@@ -138,6 +161,8 @@ export class StreamableHttpHandler {
     if (this.sweepEveryMs !== undefined) this.armSweep(this.sweepEveryMs);
     if (applyCors(req, res, this.o, this.allow())) return DONE;
     // Without an authenticate hook or OAuth, admission needs no await: `admit`'s checks, inline.
+    const authenticate = this.o.authenticate;
+    if (authenticate !== undefined && req.authInfo === undefined && this.oauth === undefined) return this.admitNow(req, res, authenticate);
     if (this.guarded || req.authInfo !== undefined)
       return this.admit(req, res).then((admitted) => (admitted ? this.route(req, res, admitted.authInfo) : undefined));
     const refusal = checkOriginAndHost(req, this.o);

@@ -135,6 +135,39 @@ test('a custom authenticate hook sees the request and its principal reaches the 
   }
 });
 
+test('an authenticate hook that answers at once: a foreign Origin is refused before it is asked, a refusal or a sender-bound token is 401, a throw fails only that request', async () => {
+  let asked = 0;
+  const s = await start({
+    authenticate: (req) => {
+      asked++;
+      const who = req.header('x-user');
+      if (who === 'boom') throw new Error('the key store is down');
+      if (who === 'bound') return { principal: 'bound', confirmation: { jkt: 'x' } };
+      return who ? { principal: `user:${who}` } : undefined;
+    },
+  });
+  s.mcp.tool('whoami', (_a, ctx) => ctx.authInfo?.principal ?? 'nobody');
+  try {
+    await jsonError(await post(s.url, initReq(), { origin: 'https://evil.example.com', 'x-user': 'ada' }), 403);
+    assert.equal(asked, 0, 'the hook is not asked for a request the Origin check refuses');
+    for (const headers of [{}, { 'x-user': 'bound' }]) {
+      const r = await post(s.url, initReq(), headers);
+      const err = await jsonError(r, 401);
+      assert.match(err.message, /Unauthorized/);
+      assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+    }
+    const failed = await post(s.url, initReq(), { 'x-user': 'boom' });
+    assert.ok(failed.status >= 500, `a throwing hook fails the request (${failed.status})`);
+    await failed.text();
+    assert.equal(s.running.handler.streamable.sessionCount, 0);
+    const { headers } = await open(s.url, LATEST, { 'x-user': 'ada' });
+    const r = await post(s.url, call('whoami'), headers);
+    assert.equal(((await r.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'user:ada');
+  } finally {
+    await s.running.close();
+  }
+});
+
 // ------------------------------------------------------------ deprecated HTTP+SSE
 
 async function connect(s: Started, headers: Record<string, string> = {}): Promise<{ sse: SseReader; endpoint: string; abort: AbortController }> {
