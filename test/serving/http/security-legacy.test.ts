@@ -150,7 +150,7 @@ test('an authenticate hook that answers at once: a foreign Origin is refused bef
   try {
     await jsonError(await post(s.url, initReq(), { origin: 'https://evil.example.com', 'x-user': 'ada' }), 403);
     assert.equal(asked, 0, 'the hook is not asked for a request the Origin check refuses');
-    for (const headers of [{}, { 'x-user': 'bound' }]) {
+    for (const headers of [{}, { 'x-user': 'bound' }] as Array<Record<string, string>>) {
       const r = await post(s.url, initReq(), headers);
       const err = await jsonError(r, 401);
       assert.match(err.message, /Unauthorized/);
