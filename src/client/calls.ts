@@ -34,6 +34,12 @@ export interface CallOptions extends RequestOptions {
    * Ignored in 2026-07-28, where the server decides.
    */
   task?: boolean | { ttlMs?: number };
+  /**
+   * 2026-07-28: the result as the server sent it, its `resultType` and the server's identity in
+   * `_meta` kept, where callers otherwise get the same shape in both eras. For a relay answering
+   * a caller of the same era, whose own server writes its identity over the one kept here.
+   */
+  asSent?: boolean;
 }
 
 type Paginated = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';

@@ -1,6 +1,7 @@
 import { ErrorCode, LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { RequestOptions } from '../engine/peer.js';
+import type { CallOptions } from './calls.js';
 import { META, MRTR_METHODS } from '../protocol/modern.js';
 import { ENVELOPE_TEXT, envelopeText, type EnvelopeText } from '../protocol/envelope-text.js';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities, Tool } from '../protocol/types.js';
@@ -155,7 +156,10 @@ export class ModernSession {
   request(method: string, params: JsonObject | undefined, options: RequestOptions = {}): Promise<JsonObject> {
     if (this.cache !== undefined && ResultCache.accepts(method, params)) return this.cached(method, params, options);
     return this.exchange(method, params, options).then(
-      (r) => (r.resultType === 'input_required' ? this.rounds(method, params, r, options).then((f) => this.finish(method, f)) : this.finish(method, r)),
+      (r) =>
+        r.resultType === 'input_required'
+          ? this.rounds(method, params, r, options).then((f) => this.finish(method, f, options))
+          : this.finish(method, r, options),
       (err: unknown) => this.failed(method, params, err),
     );
   }
@@ -190,11 +194,13 @@ export class ModernSession {
    * gateway or bridge built on this client would hand its backends' names and versions to its
    * own callers.
    */
-  private finish(method: string, result: JsonObject): JsonObject {
+  private finish(method: string, result: JsonObject, options?: CallOptions): JsonObject {
     if (method === 'tools/list' && Array.isArray(result.tools)) {
       const tools = this.host.tools.learn(result.tools as Tool[], this.host.dropInvalidTools, (m) => this.host.warn(m));
       result = Object.assign({}, result, { tools: tools as unknown as JsonObject[] });
     }
+    // A relay's same-era pass-through: its own server puts its identity over the backend's.
+    if (options?.asSent) return result;
     const meta = result._meta;
     if (meta === null || typeof meta !== 'object' || !Object.hasOwn(meta, META.serverInfo)) {
       if (result.resultType !== 'complete') return result;

@@ -251,6 +251,7 @@ export class ServerPool implements ToolSource {
       // Always asked for: a server's progress is what keeps a long call within its timeout.
       onprogress: onprogress ?? (() => {}),
       resetTimeoutOnProgress: true,
+      asSent: options.asSent,
     };
     const refreshes = link.refreshes;
     let sent: Promise<CallToolResult>;

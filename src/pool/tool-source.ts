@@ -23,6 +23,8 @@ export interface HostCallOptions {
   /** Merged into the request's `params._meta` (trace context, the caller's identity...). */
   meta?: Record<string, unknown>;
   onprogress?: (progress: ProgressInfo) => void;
+  /** The result as a 2026-07-28 server sent it (see the client's `CallOptions.asSent`): a relay's same-era pass-through. */
+  asSent?: boolean;
 }
 
 /** Tools from many servers behind one name space. */

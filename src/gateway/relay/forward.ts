@@ -139,7 +139,10 @@ export function forwarder(policy: GatewayPolicy, owners: Owners, onCall?: (ctx: 
 /** How a relay words a failure of a forwarded request (a bridge: its server exited); undefined keeps it. */
 export type Reword = (err: unknown, method: string) => Error | undefined;
 
-/** A tool call on a lane's pool, its failures worded as the relay answers them. */
+/**
+ * A tool call on a lane's pool, its failures worded as the relay answers them. `asSent`: the
+ * result is the caller's answer as it is, and the caller speaks 2026-07-28 (see below).
+ */
 export function callTool(
   lane: Lane,
   tool: ToolEntry,
@@ -148,11 +151,17 @@ export function callTool(
   signal: AbortSignal,
   sent: string,
   reword?: Reword,
+  asSent = false,
 ): Promise<JsonObject> {
   const { router } = lane;
   const called = lane.pool.call(tool.tool, args, {
     signal,
     onprogress: (p) => router.relay(signal, ctx.progress(p.progress, p.total, p.message)),
+    // Same era both sides: the result goes on as the backend sent it, and the front's server
+    // writes its own identity over the backend's (no strip here to restore there). Otherwise
+    // (a handshake-era caller, a program in code mode, mount()'s tools) the client gives it in
+    // the shape both eras share.
+    asSent,
   }) as Promise<unknown> as Promise<JsonObject>;
   // The pool's promise as it is when the call succeeds: only a failure is looked at here.
   return called.catch((err: unknown) => {

@@ -112,7 +112,7 @@ export function installRelay(server: Server, o: RelayOptions): Relay {
       const args = (params?.arguments ?? {}) as Record<string, unknown>;
       const found = lane;
       const tool = e;
-      return forward(ctx, who, lane, e.item, args, (signal) => callTool(found, tool, args, ctx, signal, sent, o.reword));
+      return forward(ctx, who, lane, e.item, args, (signal) => callTool(found, tool, args, ctx, signal, sent, o.reword, ctx.era === 'modern'));
     };
   }
 

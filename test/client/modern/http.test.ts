@@ -14,7 +14,7 @@ import { HttpStatusError } from '../../../src/transports/http/client/http-common
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/streamable.js';
 import { serve, type RunningServer } from '../../../src/serving/node.js';
 import { startStreamableServer } from '../../fixtures/http/official-servers.js';
-import { text, V } from './helpers.js';
+import { M, text, V } from './helpers.js';
 import { waitFor } from '../../support/index.js';
 
 interface Seen {
@@ -101,6 +101,10 @@ test('http auto: our server is detected as 2026-07-28; every POST carries the ro
     // own _meta keys stay.
     assert.deepEqual(Object.keys(echoed), ['content']);
     assert.deepEqual((await client.callTool('traced', {}))._meta, { 'example.com/trace': 'abc' });
+    // asSent (a relay answering a caller of the same era): the result as the server sent it.
+    const sent = await client.callTool('traced', {}, { asSent: true });
+    assert.equal(sent.resultType, 'complete');
+    assert.deepEqual(sent._meta, { 'example.com/trace': 'abc', [M.serverInfo]: { name: 'http-modern', version: '2.0.0' } });
     assert.equal((await client.readResource('file:///a%20b/read me')).contents[0].uri, 'file:///a%20b/read me');
     // The discover POST doubled as the probe: one request, no second discover.
     assert.equal(rec.posts('server/discover').length, 1);
