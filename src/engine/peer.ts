@@ -7,6 +7,7 @@ import { InboundRequest, responseTo } from './inbound.js';
 import { systemClock, type Clock } from './clock.js';
 import { abortError, asError, reasonText } from './abort.js';
 import { IdTable } from './id-table.js';
+import { deadlines, type Deadlines } from './deadlines.js';
 import { Pending, type ProgressInfo, type RequestOptions } from './pending.js';
 import { InboundTable } from './inbound-table.js';
 
@@ -55,6 +56,8 @@ export class Peer {
   // and most have no close listener. (The inbound table holds one request in a field until two
   // overlap.)
   private pending: IdTable<Pending> | undefined;
+  /** The one timer of this connection's request timeouts (made with the first request that has one). */
+  private deadlines: Deadlines | undefined;
   private readonly inbounds = new InboundTable<InboundRequest>();
   private closed = false;
   private closeListeners: Array<(reason?: Error) => void> | undefined;
@@ -205,7 +208,7 @@ export class Peer {
         options.resetTimeoutOnProgress ?? false,
       );
       (this.pending ??= new IdTable()).set(id, p);
-      this.arm(id, p);
+      this.arm(p);
       if (signal) {
         const onAbort = () => this.cancelOutgoing(id, abortError(method, signal), reasonText(signal));
         signal.addEventListener('abort', onAbort, { once: true });
@@ -237,31 +240,39 @@ export class Peer {
    * `maxTotalTimeoutMs` after the request was sent: a progress reset must not stretch the total
    * past the cap, and the cap holds even when the per-request timeout is disabled (0).
    */
-  private arm(id: RequestId, p: Pending): void {
-    const left = p.maxTotal - (this.clock.now() - p.startedAt);
+  private arm(p: Pending): void {
+    const now = this.clock.now();
+    const left = p.maxTotal - (now - p.startedAt);
     const wait = Math.min(p.timeoutMs > 0 ? p.timeoutMs : Infinity, left);
-    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
-    if (!(wait <= MAX_TIMER_MS)) return;
-    const capped = wait === left;
-    p.timer = this.clock.setTimeout(
-      () => {
-        this.cancelOutgoing(
-          id,
-          capped
-            ? new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`)
-            : new LocalError('timeout', `Request "${p.method}" timed out after ${p.timeoutMs} ms`),
-          capped ? 'Maximum total timeout exceeded' : `Request timed out after ${p.timeoutMs} ms`,
-        );
-      },
-      Math.max(0, wait),
-    );
+    // Timers fire at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
+    if (!(wait <= MAX_TIMER_MS)) {
+      p.deadline = Infinity;
+      return;
+    }
+    p.capped = wait === left;
+    p.deadline = now + Math.max(0, wait);
+    (this.deadlines ??= deadlines(this.clock, (at) => this.expire(at))).watch(p.deadline);
+  }
+
+  /** Times out the requests due at `now`; the earliest deadline left. */
+  private expire(now: number): number {
+    let next = Infinity;
+    const due: Array<[RequestId, Pending]> = [];
+    for (const entry of this.pending?.entries() ?? []) {
+      const d = entry[1].deadline;
+      if (d <= now) due.push(entry);
+      else if (d < next) next = d;
+    }
+    for (const [id, p] of due) this.cancelOutgoing(id, p.timedOut(), p.capped ? CAPPED : `Request timed out after ${p.timeoutMs} ms`);
+    return next;
   }
 
   private settle(id: RequestId): Pending | undefined {
     const p = this.pending?.get(id);
     if (!p) return undefined;
     this.pending!.delete(id);
-    if (p.timer !== undefined) this.clock.clearTimeout(p.timer);
+    // Its deadline is left to lapse (see Deadlines); with nothing left to wait for, the timer goes.
+    if (this.pending!.size === 0) this.deadlines?.idle();
     p.cleanup?.();
     return p;
   }
@@ -380,16 +391,11 @@ export class Peer {
     const token = params.progressToken as RequestId;
     const p = this.pending?.get(token);
     if (!p?.onprogress) return;
-    if (p.resetOnProgress && p.timer !== undefined) {
-      this.clock.clearTimeout(p.timer);
-      p.timer = undefined;
-      if (this.clock.now() - p.startedAt < p.maxTotal) this.arm(token, p);
+    if (p.resetOnProgress && p.deadline !== Infinity) {
+      if (this.clock.now() - p.startedAt < p.maxTotal) this.arm(p);
       else {
-        this.cancelOutgoing(
-          token,
-          new LocalError('timeout', `Request "${p.method}" exceeded its maximum total time of ${p.maxTotal} ms`),
-          'Maximum total timeout exceeded',
-        );
+        p.capped = true;
+        this.cancelOutgoing(token, p.timedOut(), CAPPED);
         return;
       }
     }
@@ -477,6 +483,7 @@ export class Peer {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const CAPPED = 'Maximum total timeout exceeded';
 const BATCH_REFUSED = 'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26';
 const idInUse = (id: RequestId) =>
   errorResponse(id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`);

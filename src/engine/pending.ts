@@ -1,5 +1,5 @@
 import type { JsonObject, RequestId } from '../jsonrpc/messages.js';
-import type { TimerHandle } from './clock.js';
+import { LocalError } from '../jsonrpc/errors.js';
 
 // Outgoing requests: what a caller may ask of one, and the record the peer keeps while it waits.
 
@@ -31,7 +31,9 @@ export interface RequestOptions {
  * constructor have no allocation site, so this cannot happen to them.
  */
 export class Pending {
-  timer: TimerHandle | undefined = undefined;
+  /** When it times out (a clock time; Infinity: never), and whether that is the total cap. */
+  deadline = Infinity;
+  capped = false;
   cleanup: (() => void) | undefined = undefined;
   constructor(
     readonly method: string,
@@ -43,4 +45,11 @@ export class Pending {
     readonly maxTotal: number,
     readonly resetOnProgress: boolean,
   ) {}
+
+  /** The error it fails with when its deadline passes. */
+  timedOut(): LocalError {
+    return this.capped
+      ? new LocalError('timeout', `Request "${this.method}" exceeded its maximum total time of ${this.maxTotal} ms`)
+      : new LocalError('timeout', `Request "${this.method}" timed out after ${this.timeoutMs} ms`);
+  }
 }

@@ -53,17 +53,37 @@ export function encodeWithEnvelope(message: JsonRpcMessage): string {
   }
   const m = meta as JsonObject;
   for (let i = 0; i < env.keys.length; i++) if (m[env.keys[i]] !== env.values[i]) return JSON.stringify(message);
-  // The message again without the envelope's keys, `params` last and `_meta` last in it, encoded in
-  // one call; the envelope's text then goes in before the three closing braces.
-  const metaOut: JsonObject = {};
-  for (const k of Object.keys(m)) if (!env.keys.includes(k)) metaOut[k] = m[k];
-  const paramsOut: JsonObject = {};
-  for (const k of Object.keys(params!)) if (k !== '_meta') paramsOut[k] = params![k];
-  paramsOut._meta = metaOut;
-  const out: JsonObject = {};
-  for (const k of Object.keys(message)) if (k !== 'params') out[k] = (message as unknown as JsonObject)[k];
-  out.params = paramsOut;
-  const text = JSON.stringify(out);
+  // The envelope's text goes in before the three closing braces: `params` must be the message's
+  // last key and `_meta` the last of params (as the engine and withEnvelope make them), which
+  // for-in, in the order JSON.stringify writes keys, says without copying anything.
+  let last: string | undefined;
+  for (const k in message) last = k;
+  if (last !== 'params') return JSON.stringify(message);
+  for (const k in params) last = k;
+  if (last !== '_meta') return JSON.stringify(message);
+  // The rest of `_meta` (a progress token, the caller's own keys), usually nothing.
+  let rest = NOTHING;
+  for (const k in m) if (!env.keys.includes(k)) (rest === NOTHING ? (rest = {}) : rest)[k] = m[k];
+  // Encoded with the rest in place of `_meta`, in one call, then put back: these params are the
+  // session's own copy (withEnvelope), which nothing else reads meanwhile.
+  const own = params as JsonObject;
+  try {
+    own._meta = rest;
+  } catch {
+    // Frozen params (a middleware's doing): encoded as they are, as anything else would be.
+    return JSON.stringify(message);
+  }
+  let text: string | undefined;
+  try {
+    if (own._meta === rest) text = JSON.stringify(message);
+  } finally {
+    own._meta = m;
+  }
+  // Not a plain property (an accessor would not keep what it was given): encoded as it is.
+  if (text === undefined) return JSON.stringify(message);
   // `{}}}`: the rest of `_meta` is empty, and the envelope's keys are all of it.
   return text.charCodeAt(text.length - 4) === 123 ? `${text.slice(0, -3)}${env.text}}}}` : `${text.slice(0, -3)},${env.text}}}}`;
 }
+
+/** The rest of an envelope-only `_meta`: encoded as `{}`, never written to. */
+const NOTHING: JsonObject = Object.freeze({}) as JsonObject;

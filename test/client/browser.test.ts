@@ -21,7 +21,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { browserBundle, OFFICIAL_APP, OFFICIAL_FULL, OURS_APP, OURS_FULL, type Bundle } from './browser-bundle.js';
 
 /** Budgets, minified + gzip (docs/performance.md): all of mcpkit/client, and what `connect` pulls in. */
-const BUDGET_FULL = 42 * 1024;
+const BUDGET_FULL = 43 * 1024;
 const BUDGET_APP = 35 * 1024;
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
-import { aborted, deferred, flush, ManualClock, sleep, waitFor } from '../support/index.js';
+import { aborted, deferred, flush, ManualClock, sleep, waitFor, WatchedClock } from '../support/index.js';
 
 /**
  * `test/progress` reports `values` (with `gap` ms between them, `total`, and a message each);
@@ -97,6 +97,38 @@ test('timeout: rejects with LocalError "timeout" at timeoutMs, not before, and s
   assert.deepEqual(aborts, [req.id]);
   await client.request('ping', {});
   assert.equal(wire.entries.filter((x) => x.direction === 'server→client' && !('method' in x.message) && x.message.id === req.id).length, 0);
+  await client.close();
+});
+
+test('timeouts share one timer: each request times out at its own deadline (a later, shorter one first); an answered one never; nothing armed while nothing waits', async () => {
+  const { server } = testServer();
+  const clock = new WatchedClock();
+  const { client } = await clientPair(server, { clock, requestTimeoutMs: 0 });
+  const start = clock.now();
+  const a = watch(client.request('test/wait', {}, { timeoutMs: 100 }).catch((e: Error) => e.message));
+  const slow = client.request('test/wait', {}, { timeoutMs: 100 });
+  const b = client.request('test/wait', {}, { timeoutMs: 30 });
+  const c = client.request('test/wait', {}, { timeoutMs: 60 });
+  // One timer, for the earliest deadline, though the first request asked for a later one.
+  assert.equal(clock.nextDue()! - start, 30);
+  clock.advance(29);
+  assert.equal(await a.settled(), false);
+  clock.advance(1);
+  await rejectsLocally(b, 'timeout', /after 30 ms/);
+  assert.equal(await a.settled(), false);
+  // Answered before its deadline: its deadline passes without a word.
+  assert.deepEqual(await client.request('ping', {}, { timeoutMs: 5 }), {});
+  clock.advance(30);
+  await rejectsLocally(c, 'timeout', /after 60 ms/);
+  clock.advance(39);
+  assert.equal(await a.settled(), false, 'still waiting at 99 ms');
+  clock.advance(1);
+  await rejectsLocally(slow, 'timeout', /after 100 ms/);
+  assert.equal(await a.settled(), true);
+  assert.equal(clock.nextDue(), undefined, 'no timer armed with nothing to wait for');
+  // The timer armed for an answered request goes with it when nothing else waits.
+  assert.deepEqual(await client.request('ping', {}, { timeoutMs: 5 }), {});
+  assert.equal(clock.nextDue(), undefined, 'no timer left behind by an answered request');
   await client.close();
 });
 

@@ -76,3 +76,31 @@ test('a message without the envelope text is JSON.stringify exactly', () => {
   const note = { jsonrpc: '2.0', method: 'notifications/initialized' } as JsonRpcMessage;
   assert.equal(encodeWithEnvelope(note), JSON.stringify(note));
 });
+
+test('params encoded in place are left as they were; odd shapes (meta not last, a key after params, frozen or accessor params) are encoded as JSON.stringify does', () => {
+  const m = request({ name: 'echo', arguments: { a: 1 }, _meta: { progressToken: 4 } });
+  const meta = m.params._meta;
+  const before = JSON.stringify(m);
+  same(m);
+  assert.equal(m.params._meta, meta, 'the same _meta object is back in place');
+  assert.equal(JSON.stringify(m), before);
+  // _meta given first by the caller: not the last key of params.
+  same(request({ _meta: { progressToken: 1 }, name: 'x', arguments: { b: 2 } }));
+  // A key after params: the envelope must not be written into it.
+  const extra = request({ name: 'x' }) as Req & { extra?: JsonObject };
+  extra.extra = { _meta: {} };
+  same(extra);
+  assert.deepEqual(JSON.parse(encode(extra)).extra, { _meta: {} });
+  // Frozen params: encoded, not thrown.
+  const frozen = request({ name: 'x' });
+  Object.freeze(frozen.params);
+  same(frozen);
+  // An accessor _meta whose setter ignores what it is given.
+  const odd = request({ name: 'x' });
+  const kept = odd.params._meta;
+  delete (odd.params as Partial<Req['params']>)._meta;
+  Object.defineProperty(odd.params, '_meta', { get: () => kept, set: () => {}, enumerable: true, configurable: true });
+  same(odd);
+  assert.equal(encode(odd).split('io.modelcontextprotocol/protocolVersion').length, 2, 'each envelope key once');
+  assert.equal(odd.params._meta, kept);
+});
