@@ -4,9 +4,11 @@
 // records its deadline; one timer is armed for the earliest, and when it fires the connection
 // looks for the requests whose deadline has passed and arms the timer for the next one. An answer
 // touches nothing: a deadline whose request has gone is simply not found when the timer fires.
-import type { Clock, TimerHandle } from './clock.js';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
 
 export interface Deadlines {
+  /** The time deadlines are kept in (ms; not the epoch with the system clock, see below). */
+  now(): number;
   /** A request's deadline is `when` (a clock time): the timer is brought forward when it must be. */
   watch(when: number): void;
   /** No request is waiting: the timer goes (an armed timer keeps a Node process alive). */
@@ -19,6 +21,10 @@ export interface Deadlines {
  * browser client, where every byte is counted.
  */
 export function deadlines(clock: Clock, expire: (now: number) => number): Deadlines {
+  // Deadlines are kept on a clock that does not step: with the system clock, performance.now()
+  // (Date.now() follows the wall clock, and a step of it would time requests out early, or late,
+  // as timers per request never did); a clock a test drives is read as it is.
+  const now = clock === systemClock ? () => performance.now() : () => clock.now();
   let timer: TimerHandle | undefined;
   /** When the armed timer fires (Infinity: none armed). */
   let at = Infinity;
@@ -31,15 +37,15 @@ export function deadlines(clock: Clock, expire: (now: number) => number): Deadli
     if (when >= at) return;
     idle();
     at = when;
-    timer = clock.setTimeout(fire, Math.max(0, when - clock.now()));
+    timer = clock.setTimeout(fire, Math.max(0, when - now()));
   };
   const fire = () => {
     timer = undefined;
     at = Infinity;
     // A timer may fire a little before the clock reads its time (they keep time apart): what is
     // not due yet is simply watched again.
-    const next = expire(clock.now());
+    const next = expire(now());
     if (next !== Infinity) watch(next);
   };
-  return { watch, idle };
+  return { now, watch, idle };
 }

@@ -236,13 +236,12 @@ export class Peer {
   }
 
   /**
-   * (Re)starts the request's timer. It fires after `timeoutMs`, but never later than
+   * (Re)sets the request's deadline: `timeoutMs` from now, but never later than
    * `maxTotalTimeoutMs` after the request was sent: a progress reset must not stretch the total
    * past the cap, and the cap holds even when the per-request timeout is disabled (0).
    */
   private arm(p: Pending): void {
-    const now = this.clock.now();
-    const left = p.maxTotal - (now - p.startedAt);
+    const left = p.maxTotal - (this.clock.now() - p.startedAt);
     const wait = Math.min(p.timeoutMs > 0 ? p.timeoutMs : Infinity, left);
     // Timers fire at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (!(wait <= MAX_TIMER_MS)) {
@@ -250,8 +249,9 @@ export class Peer {
       return;
     }
     p.capped = wait === left;
-    p.deadline = now + Math.max(0, wait);
-    (this.deadlines ??= deadlines(this.clock, (at) => this.expire(at))).watch(p.deadline);
+    const d = (this.deadlines ??= deadlines(this.clock, (at) => this.expire(at)));
+    p.deadline = d.now() + Math.max(0, wait);
+    d.watch(p.deadline);
   }
 
   /** Times out the requests due at `now`; the earliest deadline left. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { JsonObject, JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { ProgressInfo } from '../../src/engine/peer.js';
 import { clientPair, rawClient, rejectsLocally, testServer } from '../jsonrpc/harness.js';
+import { systemClock } from '../../src/engine/clock.js';
 import { aborted, deferred, flush, ManualClock, sleep, waitFor, WatchedClock } from '../support/index.js';
 
 /**
@@ -130,6 +131,27 @@ test('timeouts share one timer: each request times out at its own deadline (a la
   assert.deepEqual(await client.request('ping', {}, { timeoutMs: 5 }), {});
   assert.equal(clock.nextDue(), undefined, 'no timer left behind by an answered request');
   await client.close();
+});
+
+test('with the system clock, a step of the wall clock neither times requests out early nor late', async () => {
+  const { server } = testServer();
+  const { client } = await clientPair(server, { requestTimeoutMs: 0 });
+  // The wall clock as the library reads it (systemClock.now is Date.now, taken when it loaded).
+  const wall = systemClock as { now: () => number };
+  const realNow = wall.now;
+  try {
+    const short = client.request('test/wait', {}, { timeoutMs: 50 });
+    const long = watch(client.request('test/wait', {}, { timeoutMs: 600_000 }));
+    // The wall clock jumps an hour ahead while both wait (an NTP step, a resumed VM).
+    wall.now = () => realNow() + 3_600_000;
+    // The short one times out when its time has passed...
+    await rejectsLocally(short, 'timeout', /after 50 ms/);
+    // ...and the long one, whose deadline the wall clock now reads as passed, is still waiting.
+    assert.equal(await long.settled(), false);
+  } finally {
+    wall.now = realNow;
+    await client.close();
+  }
 });
 
 test('timeout: the client-wide default (requestTimeoutMs) applies; 0 disables it', async () => {
