@@ -145,7 +145,8 @@ export class StreamableHttpHandler {
     };
     try {
       const found = authenticate(req);
-      return found instanceof Promise ? found.then(go) : go(found);
+      // Any thenable is awaited, as admit's await would (not only a native Promise).
+      return typeof (found as { then?: unknown } | undefined)?.then === 'function' ? Promise.resolve(found).then(go) : go(found as AuthInfo | undefined);
     } catch (err) {
       return Promise.reject(err); // as admit's would: the hook's failure rejects the handling
     }

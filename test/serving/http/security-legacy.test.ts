@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiKeyGuard } from '../../../src/serving/http/security.js';
+import type { AuthInfo } from '../../../src/engine/transport.js';
 import { BOTH, call, initReq, jsonError, LATEST, open, post, raw, SseReader, start, type Started } from './helpers.js';
 import { waitFor } from '../../support/index.js';
 
@@ -143,6 +144,8 @@ test('an authenticate hook that answers at once: a foreign Origin is refused bef
       const who = req.header('x-user');
       if (who === 'boom') throw new Error('the key store is down');
       if (who === 'bound') return { principal: 'bound', confirmation: { jkt: 'x' } };
+      // A thenable that is not a native Promise (another library's): awaited, not taken as the caller.
+      if (who === 'thenable') return { then: (ok: (v: undefined) => void) => ok(undefined) } as unknown as AuthInfo;
       return who ? { principal: `user:${who}` } : undefined;
     },
   });
@@ -150,7 +153,7 @@ test('an authenticate hook that answers at once: a foreign Origin is refused bef
   try {
     await jsonError(await post(s.url, initReq(), { origin: 'https://evil.example.com', 'x-user': 'ada' }), 403);
     assert.equal(asked, 0, 'the hook is not asked for a request the Origin check refuses');
-    for (const headers of [{}, { 'x-user': 'bound' }] as Array<Record<string, string>>) {
+    for (const headers of [{}, { 'x-user': 'bound' }, { 'x-user': 'thenable' }] as Array<Record<string, string>>) {
       const r = await post(s.url, initReq(), headers);
       const err = await jsonError(r, 401);
       assert.match(err.message, /Unauthorized/);
