@@ -263,7 +263,7 @@ export class Peer {
       if (d <= now) due.push(entry);
       else if (d < next) next = d;
     }
-    for (const [id, p] of due) this.cancelOutgoing(id, p.timedOut(), p.capped ? CAPPED : `Request timed out after ${p.timeoutMs} ms`);
+    for (const [id, p] of due) this.cancelOutgoing(id, p.timedOut(), p.timeoutReason());
     return next;
   }
 
@@ -395,7 +395,7 @@ export class Peer {
       if (this.clock.now() - p.startedAt < p.maxTotal) this.arm(p);
       else {
         p.capped = true;
-        this.cancelOutgoing(token, p.timedOut(), CAPPED);
+        this.cancelOutgoing(token, p.timedOut(), p.timeoutReason());
         return;
       }
     }
@@ -483,7 +483,6 @@ export class Peer {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const CAPPED = 'Maximum total timeout exceeded';
 const BATCH_REFUSED = 'Invalid request: JSON-RPC batches are only accepted with protocol version 2025-03-26';
 const idInUse = (id: RequestId) =>
   errorResponse(id, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`);

@@ -46,6 +46,11 @@ export class Pending {
     readonly resetOnProgress: boolean,
   ) {}
 
+  /** Why it is cancelled when its deadline passes (the `reason` of notifications/cancelled). */
+  timeoutReason(): string {
+    return this.capped ? 'Maximum total timeout exceeded' : `Request timed out after ${this.timeoutMs} ms`;
+  }
+
   /** The error it fails with when its deadline passes. */
   timedOut(): LocalError {
     return this.capped

@@ -4,6 +4,7 @@
 // test sees an ordinary message; alongside, the params carry (under a symbol, which JSON skips and
 // object copies keep) the envelope's JSON text, made once, which the HTTP client writes in place
 // of encoding those keys again. Anything that changed them since is encoded as it is.
+import { encodeMessage } from '../jsonrpc/codec.js';
 import type { JsonObject, JsonRpcMessage } from '../jsonrpc/messages.js';
 
 /** An envelope (its own copy), its keys, their values, and the JSON text of them (without braces). */
@@ -49,18 +50,18 @@ export function encodeWithEnvelope(message: JsonRpcMessage): string {
     Array.isArray(meta) ||
     typeof (meta as { toJSON?: unknown }).toJSON === 'function'
   ) {
-    return JSON.stringify(message);
+    return encodeMessage(message);
   }
   const m = meta as JsonObject;
-  for (let i = 0; i < env.keys.length; i++) if (m[env.keys[i]] !== env.values[i]) return JSON.stringify(message);
+  for (let i = 0; i < env.keys.length; i++) if (m[env.keys[i]] !== env.values[i]) return encodeMessage(message);
   // The envelope's text goes in before the three closing braces: `params` must be the message's
   // last key and `_meta` the last of params (as the engine and withEnvelope make them), which
   // for-in, in the order JSON.stringify writes keys, says without copying anything.
   let last: string | undefined;
   for (const k in message) last = k;
-  if (last !== 'params') return JSON.stringify(message);
+  if (last !== 'params') return encodeMessage(message);
   for (const k in params) last = k;
-  if (last !== '_meta') return JSON.stringify(message);
+  if (last !== '_meta') return encodeMessage(message);
   // The rest of `_meta` (a progress token, the caller's own keys), usually nothing.
   let rest = NOTHING;
   for (const k in m) if (!env.keys.includes(k)) (rest === NOTHING ? (rest = {}) : rest)[k] = m[k];
@@ -71,16 +72,16 @@ export function encodeWithEnvelope(message: JsonRpcMessage): string {
     own._meta = rest;
   } catch {
     // Frozen params (a middleware's doing): encoded as they are, as anything else would be.
-    return JSON.stringify(message);
+    return encodeMessage(message);
   }
   let text: string | undefined;
   try {
-    if (own._meta === rest) text = JSON.stringify(message);
+    if (own._meta === rest) text = encodeMessage(message);
   } finally {
     own._meta = m;
   }
   // Not a plain property (an accessor would not keep what it was given): encoded as it is.
-  if (text === undefined) return JSON.stringify(message);
+  if (text === undefined) return encodeMessage(message);
   // `{}}}`: the rest of `_meta` is empty, and the envelope's keys are all of it.
   return text.charCodeAt(text.length - 4) === 123 ? `${text.slice(0, -3)}${env.text}}}}` : `${text.slice(0, -3)},${env.text}}}}`;
 }
